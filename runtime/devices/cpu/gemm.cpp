@@ -1,0 +1,275 @@
+// Dispatch, packing and the portable fallback of the CPU device's GEMM (see gemm.h for layouts).
+#include "runtime/devices/cpu/gemm.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace asc::cpu {
+namespace {
+
+// Element i of an f32/f16/bf16 buffer as f32.
+float load_f32(DType in, const void* base, int64_t i) {
+  switch (in) {
+    case DType::kF16:
+      return f16_to_f32(static_cast<const f16*>(base)[i]);
+    case DType::kBF16:
+      return bf16_to_f32(static_cast<const bf16*>(base)[i]);
+    default:
+      return static_cast<const float*>(base)[i];
+  }
+}
+
+}  // namespace
+
+namespace gemm_detail {
+namespace {
+
+// ---- portable fallback: mr x nr = 4 x 16, plain loops the compiler may vectorise ----
+constexpr int kGenMr = 4;
+constexpr int kGenNr = 16;
+
+void generic_mmad_f32(const float* pa, const float* pb, float* c, int64_t ldc, int64_t m, int64_t n,
+                      int64_t k, bool accumulate) {
+  for (int64_t p = 0; p * kGenMr < m; ++p) {
+    const float* a = pa + p * kGenMr * k;
+    const int64_t rows = std::min<int64_t>(kGenMr, m - p * kGenMr);
+    for (int64_t q = 0; q * kGenNr < n; ++q) {
+      const float* b = pb + q * kGenNr * k;
+      const int64_t cols = std::min<int64_t>(kGenNr, n - q * kGenNr);
+      float acc[kGenMr][kGenNr] = {};
+      for (int64_t kk = 0; kk < k; ++kk) {
+        for (int i = 0; i < kGenMr; ++i) {
+          const float ai = a[kk * kGenMr + i];
+          for (int j = 0; j < kGenNr; ++j) acc[i][j] += ai * b[kk * kGenNr + j];
+        }
+      }
+      for (int64_t i = 0; i < rows; ++i) {
+        float* crow = c + (p * kGenMr + i) * ldc + q * kGenNr;
+        for (int64_t j = 0; j < cols; ++j) crow[j] = (accumulate ? crow[j] : 0.0f) + acc[i][j];
+      }
+    }
+  }
+}
+
+void generic_direct(DType in, const float* a, int64_t lda, const void* b, int64_t ldb, float* c,
+                    int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate) {
+  std::vector<float> brow(static_cast<size_t>(n));
+  for (int64_t i = 0; i < m; ++i) {
+    float* crow = c + i * ldc;
+    if (!accumulate) std::fill(crow, crow + n, 0.0f);
+  }
+  for (int64_t kk = 0; kk < k; ++kk) {
+    for (int64_t j = 0; j < n; ++j) brow[j] = load_f32(in, b, kk * ldb + j);
+    for (int64_t i = 0; i < m; ++i) {
+      const float ai = a[i * lda + kk];
+      float* crow = c + i * ldc;
+      for (int64_t j = 0; j < n; ++j) crow[j] += ai * brow[j];
+    }
+  }
+}
+
+}  // namespace
+
+const GemmIsa& gemm_isa_generic() {
+  static const GemmIsa isa{"generic",
+                           {kGenMr, kGenNr, 1, DType::kF32, "generic"},
+                           {0, 0, 0, DType::kUndefined, "generic"},
+                           generic_mmad_f32,
+                           nullptr,
+                           generic_direct,
+                           nullptr};
+  return isa;
+}
+
+}  // namespace gemm_detail
+
+namespace {
+
+using gemm_detail::GemmIsa;
+
+enum class IsaLevel { kGeneric = 0, kAvx2 = 1, kAvx512 = 2 };
+
+std::atomic<int> g_forced{-1};  // -1: automatic
+
+const GemmIsa& isa_at(IsaLevel level) {
+  if (level >= IsaLevel::kAvx512)
+    if (const GemmIsa* isa = gemm_detail::gemm_isa_avx512()) return *isa;
+  if (level >= IsaLevel::kAvx2)
+    if (const GemmIsa* isa = gemm_detail::gemm_isa_avx2()) return *isa;
+  return gemm_detail::gemm_isa_generic();
+}
+
+const GemmIsa& active() {
+  static const GemmIsa& best = isa_at(IsaLevel::kAvx512);
+  const int forced = g_forced.load(std::memory_order_relaxed);
+  return forced < 0 ? best : isa_at(static_cast<IsaLevel>(forced));
+}
+
+void check_in(DType in, const char* fn) {
+  if (in != DType::kF32 && in != DType::kF16 && in != DType::kBF16)
+    throw std::invalid_argument(std::string(fn) + ": input dtype " + std::string(dtype_name(in)) +
+                                " is not f32, f16 or bf16");
+}
+
+bool packs_bf16(const GemmIsa& isa, DType in) {
+  return in == DType::kBF16 && isa.mmad_bf16 != nullptr;
+}
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// Packs `rows` x `k` of a source into panels of `r` rows (the A layout; B is packed as B^T with
+// the same code, swapping the strides). k_pack 1 -> f32 panels; k_pack 2 -> bf16 pair panels.
+void pack_panels_f32(DType in, const void* src, int64_t rs, int64_t cs, int64_t rows, int64_t k,
+                     int r, float* dst) {
+  for (int64_t p = 0; p * r < rows; ++p) {
+    const int64_t valid = std::min<int64_t>(r, rows - p * r);
+    float* d = dst + p * r * k;
+    if (in == DType::kF32 && rs == 1) {  // panel rows are contiguous in the source: copy rows of k
+      const float* s = static_cast<const float*>(src) + p * r;
+      for (int64_t kk = 0; kk < k; ++kk) {
+        std::memcpy(d + kk * r, s + kk * cs, static_cast<size_t>(valid) * sizeof(float));
+        std::fill(d + kk * r + valid, d + kk * r + r, 0.0f);
+      }
+      continue;
+    }
+    if (in == DType::kF32 && cs == 1) {
+      const float* s = static_cast<const float*>(src) + p * r * rs;
+      for (int64_t i = 0; i < valid; ++i)
+        for (int64_t kk = 0; kk < k; ++kk) d[kk * r + i] = s[i * rs + kk];
+    } else {
+      for (int64_t i = 0; i < valid; ++i)
+        for (int64_t kk = 0; kk < k; ++kk)
+          d[kk * r + i] = load_f32(in, src, (p * r + i) * rs + kk * cs);
+    }
+    for (int64_t i = valid; i < r; ++i)
+      for (int64_t kk = 0; kk < k; ++kk) d[kk * r + i] = 0.0f;
+  }
+}
+
+void pack_panels_bf16(const void* src, int64_t rs, int64_t cs, int64_t rows, int64_t k, int r,
+                      uint16_t* dst) {
+  const uint16_t* s = static_cast<const uint16_t*>(src);
+  const int64_t kp = (k + 1) / 2 * 2;
+  for (int64_t p = 0; p * r < rows; ++p) {
+    const int64_t valid = std::min<int64_t>(r, rows - p * r);
+    uint16_t* d = dst + p * r * kp;
+    if (rs == 1) {  // panel rows contiguous in the source: interleave two source rows of k
+      const uint16_t* sp = s + p * r;
+      for (int64_t kk = 0; kk < kp; kk += 2) {
+        uint16_t* dk = d + kk * r;
+        const uint16_t* s0 = sp + kk * cs;
+        const uint16_t* s1 = kk + 1 < k ? s0 + cs : nullptr;
+        for (int64_t i = 0; i < valid; ++i) {
+          dk[2 * i] = s0[i];
+          dk[2 * i + 1] = s1 ? s1[i] : 0;
+        }
+        for (int64_t i = valid; i < r; ++i) dk[2 * i] = dk[2 * i + 1] = 0;
+      }
+      continue;
+    }
+    for (int64_t i = 0; i < r; ++i) {
+      const uint16_t* si = s + (p * r + i) * rs;
+      for (int64_t kk = 0; kk < kp; ++kk)
+        d[(kk / 2) * r * 2 + i * 2 + kk % 2] = (i < valid && kk < k) ? si[kk * cs] : 0;
+    }
+  }
+}
+
+}  // namespace
+
+const char* gemm_force_isa(const char* isa) {
+  const std::string_view s = isa ? isa : "";
+  if (s.empty())
+    g_forced = -1;
+  else if (s == "avx512")
+    g_forced = static_cast<int>(IsaLevel::kAvx512);
+  else if (s == "avx2")
+    g_forced = static_cast<int>(IsaLevel::kAvx2);
+  else if (s == "generic")
+    g_forced = static_cast<int>(IsaLevel::kGeneric);
+  else
+    throw std::invalid_argument("gemm_force_isa: unknown ISA '" + std::string(s) + "'");
+  return active().name;
+}
+
+const char* gemm_active_isa() {
+  return active().name;
+}
+
+const GemmKernel& gemm_kernel(DType in) {
+  check_in(in, "gemm_kernel");
+  const GemmIsa& isa = active();
+  return packs_bf16(isa, in) ? isa.bf16 : isa.f32;
+}
+
+size_t gemm_packed_a_bytes(DType in, int64_t m, int64_t k) {
+  const GemmKernel& g = gemm_kernel(in);
+  const int64_t kp = ceil_div(k, g.k_pack) * g.k_pack;
+  return static_cast<size_t>(ceil_div(m, g.mr) * g.mr * kp) * dtype_size(g.packed);
+}
+
+size_t gemm_packed_b_bytes(DType in, int64_t k, int64_t n) {
+  const GemmKernel& g = gemm_kernel(in);
+  const int64_t kp = ceil_div(k, g.k_pack) * g.k_pack;
+  return static_cast<size_t>(ceil_div(n, g.nr) * g.nr * kp) * dtype_size(g.packed);
+}
+
+void gemm_pack_a(DType in, const void* src, int64_t rs, int64_t cs, int64_t m, int64_t k,
+                 void* dst) {
+  const GemmKernel& g = gemm_kernel(in);
+  if (g.k_pack == 2)
+    pack_panels_bf16(src, rs, cs, m, k, g.mr, static_cast<uint16_t*>(dst));
+  else
+    pack_panels_f32(in, src, rs, cs, m, k, g.mr, static_cast<float*>(dst));
+}
+
+void gemm_pack_b(DType in, const void* src, int64_t rs, int64_t cs, int64_t k, int64_t n,
+                 void* dst) {
+  const GemmKernel& g = gemm_kernel(in);
+  // B panels are A panels of B^T: panel rows are B's columns (stride cs), k runs along rs.
+  const GemmIsa& isa = active();
+  if (g.k_pack == 2 && cs == 1 && isa.pack_b_bf16_rows)
+    isa.pack_b_bf16_rows(static_cast<const uint16_t*>(src), rs, k, n, static_cast<uint16_t*>(dst));
+  else if (g.k_pack == 2)
+    pack_panels_bf16(src, cs, rs, n, k, g.nr, static_cast<uint16_t*>(dst));
+  else
+    pack_panels_f32(in, src, cs, rs, n, k, g.nr, static_cast<float*>(dst));
+}
+
+void gemm_mmad(DType in, const void* pa, const void* pb, float* c, int64_t ldc, int64_t m,
+               int64_t n, int64_t k, bool accumulate) {
+  check_in(in, "gemm_mmad");
+  if (m <= 0 || n <= 0) return;
+  const GemmIsa& isa = active();
+  if (packs_bf16(isa, in))
+    isa.mmad_bf16(static_cast<const uint16_t*>(pa), static_cast<const uint16_t*>(pb), c, ldc, m, n,
+                  k, accumulate);
+  else
+    isa.mmad_f32(static_cast<const float*>(pa), static_cast<const float*>(pb), c, ldc, m, n, k,
+                 accumulate);
+}
+
+void gemm_direct(DType in, const void* a, int64_t lda, const void* b, int64_t ldb, float* c,
+                 int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate) {
+  check_in(in, "gemm_direct");
+  if (m <= 0 || n <= 0) return;
+  const GemmIsa& isa = active();
+  if (in == DType::kF32) {
+    isa.direct(in, static_cast<const float*>(a), lda, b, ldb, c, ldc, m, n, k, accumulate);
+    return;
+  }
+  // A is small on this path (m rows): convert it to f32 once.
+  std::vector<float> af(static_cast<size_t>(m * k));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t kk = 0; kk < k; ++kk) af[i * k + kk] = load_f32(in, a, i * lda + kk);
+  isa.direct(in, af.data(), k, b, ldb, c, ldc, m, n, k, accumulate);
+}
+
+}  // namespace asc::cpu

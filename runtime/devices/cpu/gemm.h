@@ -1,0 +1,93 @@
+// Packed GEMM micro-kernels of the CPU device: the lowering of the cube unit's `mmad`
+// (C in L0C += A in L0A x B in L0B, fp32 accumulation).
+//
+// Packed ("fractal") layouts, the analogue of Ascend's Zz/Zn layouts in L0A/L0B:
+//  A block [m, k] -> ceil(m/mr) row panels of mr * kp elements each (kp = k rounded up to k_pack);
+//    k_pack = 1: panel p stores A[p*mr + i][kk] at offset kk*mr + i;
+//    k_pack = 2: pairs of k are interleaved: (kk/2)*mr*2 + i*2 + kk%2 (so one 32-bit broadcast
+//    feeds a bf16 dot product).
+//  B block [k, n] -> ceil(n/nr) column panels of nr * kp elements each;
+//    k_pack = 1: panel q stores B[kk][q*nr + j] at kk*nr + j;
+//    k_pack = 2: (kk/2)*nr*2 + j*2 + kk%2.
+//  Rows of A past m, columns of B past n and k past the true k are zero-padded.
+//
+// Blocking expected from the caller (it sizes tiles from GemmKernel and the cache sizes):
+//  - the packed A block [m, k] should fit in L2 (~256 x 512 f32 = 512 KiB is the upper end);
+//  - the packed B block [k, n] should fit in L2/L3;
+//  - m a multiple of mr and n a multiple of nr where the shape allows (tails are handled, but
+//    a partial panel runs at lower efficiency).
+// Inside gemm_mmad the loop nest is: k in chunks of ~kL1 (so one B panel chunk, kL1 * nr
+// elements, stays in L1) -> B panels (nr columns) -> A panels (mr rows) -> micro-kernel that
+// keeps the mr x nr C tile in registers for the whole k chunk.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "registry/dtype.h"
+
+namespace asc::cpu {
+
+// mr x nr is the register tile of C; k_pack is 2 for bf16 dot products (pairs of k), else 1.
+// `packed` is the element type of the packed buffers (f32, or bf16 with k_pack = 2).
+struct GemmKernel {
+  int mr;
+  int nr;
+  int k_pack;
+  DType packed;
+  const char* isa;
+};
+
+// f32/f16 in -> packed f32; bf16 in -> packed bf16 where avx512_bf16 exists, else f32.
+const GemmKernel& gemm_kernel(DType in);
+size_t gemm_packed_a_bytes(DType in, int64_t m, int64_t k);
+size_t gemm_packed_b_bytes(DType in, int64_t k, int64_t n);
+
+// Source element (i, j) is at src[i*rs + j*cs] (strides in elements; cs != 1 means a transposed
+// read). in = f32, f16 or bf16.
+void gemm_pack_a(DType in, const void* src, int64_t rs, int64_t cs, int64_t m, int64_t k,
+                 void* dst);
+void gemm_pack_b(DType in, const void* src, int64_t rs, int64_t cs, int64_t k, int64_t n,
+                 void* dst);
+
+// C[m, n] (f32, row stride ldc) = (accumulate ? C : 0) + packedA x packedB.
+void gemm_mmad(DType in, const void* pa, const void* pb, float* c, int64_t ldc, int64_t m,
+               int64_t n, int64_t k, bool accumulate);
+
+// Same product with A and B unpacked (A row stride lda, unit column stride; B row-major with row
+// stride ldb, unit column stride): the path for small m (decode, m <= ~8) where packing B would
+// cost more than it saves. B is streamed once (per 8 rows of A) at close to memory bandwidth.
+void gemm_direct(DType in, const void* a, int64_t lda, const void* b, int64_t ldb, float* c,
+                 int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate);
+
+// Test/bench hook: restrict dispatch to "avx512", "avx2" or "generic" (a level the CPU lacks is
+// clamped to what it has); "" or nullptr restores automatic selection. Returns the active ISA.
+// Not thread-safe: call it while no GEMM runs.
+const char* gemm_force_isa(const char* isa);
+// Name of the ISA gemm_mmad/gemm_direct currently dispatch to.
+const char* gemm_active_isa();
+
+namespace gemm_detail {
+
+// One ISA's kernels. Packed operands follow the layouts above with that ISA's mr/nr/k_pack.
+// Direct kernels take A already converted to f32 (row stride lda) and B of type `in`.
+struct GemmIsa {
+  const char* name;
+  GemmKernel f32;   // kernel for packed f32 (f32 and f16 inputs; bf16 where bf16 is null)
+  GemmKernel bf16;  // kernel for packed bf16 (k_pack 2); mr == 0 when unsupported
+  void (*mmad_f32)(const float* pa, const float* pb, float* c, int64_t ldc, int64_t m, int64_t n,
+                   int64_t k, bool accumulate);
+  void (*mmad_bf16)(const uint16_t* pa, const uint16_t* pb, float* c, int64_t ldc, int64_t m,
+                    int64_t n, int64_t k, bool accumulate);
+  void (*direct)(DType in, const float* a, int64_t lda, const void* b, int64_t ldb, float* c,
+                 int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate);
+  // Optional fast gemm_pack_b for bf16 pairs from a row-major source (row stride ldb); may be null.
+  void (*pack_b_bf16_rows)(const uint16_t* src, int64_t ldb, int64_t k, int64_t n, uint16_t* dst);
+};
+
+const GemmIsa* gemm_isa_avx512();  // nullptr when the CPU lacks AVX-512F/BW/VL/DQ
+const GemmIsa* gemm_isa_avx2();    // nullptr when the CPU lacks AVX2/FMA/F16C
+const GemmIsa& gemm_isa_generic();
+
+}  // namespace gemm_detail
+}  // namespace asc::cpu

@@ -1,0 +1,429 @@
+// AVX-512 GEMM micro-kernels (f32 FMA, bf16 dot products). Compiled without -march: every
+// function that uses the intrinsics carries ASC_AVX512 and runs only after the CPU check.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "runtime/devices/cpu/gemm.h"
+
+#define ASC_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,fma")))
+
+namespace asc::cpu::gemm_detail {
+namespace {
+
+// Register tile: kMr rows x 32 columns (two zmm), 2 * kMr accumulators.
+constexpr int kMr = 12;
+constexpr int kNr = 32;
+// k chunk of the L1 blocking: one B panel chunk is kKcF32 * 32 * 4 bytes (or the bf16 analogue).
+constexpr int64_t kKcF32 = 256;
+constexpr int64_t kKcBf16 = 512;  // in k (= 256 pairs)
+
+ASC_AVX512 inline __mmask16 tail_mask(int64_t cols) {
+  return cols >= 16 ? __mmask16(0xffff) : cols <= 0 ? __mmask16(0) : __mmask16((1u << cols) - 1);
+}
+
+// C[MR rows, 32 cols] (masked by m0/m1) = (load_c ? C : 0) + acc.
+template <int MR>
+ASC_AVX512 inline void store_tile(const __m512* acc0, const __m512* acc1, float* c, int64_t ldc,
+                                  __mmask16 m0, __mmask16 m1, bool load_c) {
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) {
+    float* ci = c + i * ldc;
+    __m512 r0 = acc0[i], r1 = acc1[i];
+    if (load_c) {
+      r0 = _mm512_add_ps(r0, _mm512_maskz_loadu_ps(m0, ci));
+      r1 = _mm512_add_ps(r1, _mm512_maskz_loadu_ps(m1, ci + 16));
+    }
+    _mm512_mask_storeu_ps(ci, m0, r0);
+    _mm512_mask_storeu_ps(ci + 16, m1, r1);
+  }
+}
+
+// f32: a = A panel chunk (kMr per k), b = 32 columns of B with stride bs per k (kNr when packed,
+// ldb when read straight from a row-major B, then masked by m0/m1), MR valid rows.
+template <int MR, bool kMaskB>
+ASC_AVX512 void ukr_f32(const float* a, const float* b, int64_t bs, int64_t k, float* c,
+                        int64_t ldc, __mmask16 m0, __mmask16 m1, bool load_c) {
+  __m512 acc0[MR], acc1[MR];
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
+  for (int i = 0; i < MR; ++i)
+    _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
+  for (int64_t kk = 0; kk < k; ++kk) {
+    const __m512 b0 = kMaskB ? _mm512_maskz_loadu_ps(m0, b) : _mm512_loadu_ps(b);
+    const __m512 b1 = kMaskB ? _mm512_maskz_loadu_ps(m1, b + 16) : _mm512_loadu_ps(b + 16);
+    _mm_prefetch(reinterpret_cast<const char*>(a + 8 * kMr), _MM_HINT_T0);
+    if (kMaskB) _mm_prefetch(reinterpret_cast<const char*>(b + 8 * bs), _MM_HINT_T0);
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      const __m512 ai = _mm512_set1_ps(a[i]);
+      acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
+      acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
+    }
+    a += kMr;
+    b += bs;
+  }
+  store_tile<MR>(acc0, acc1, c, ldc, m0, m1, load_c);
+}
+
+// bf16: k counted in pairs; a holds kMr 32-bit pairs per step, b holds 32 pairs per step.
+template <int MR>
+ASC_AVX512 void ukr_bf16(const uint16_t* a, const uint16_t* b, int64_t /*bs*/, int64_t kpairs,
+                         float* c, int64_t ldc, __mmask16 m0, __mmask16 m1, bool load_c) {
+  __m512 acc0[MR], acc1[MR];
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
+  for (int i = 0; i < MR; ++i)
+    _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
+  const int32_t* a32 = reinterpret_cast<const int32_t*>(a);
+  for (int64_t kk = 0; kk < kpairs; ++kk) {
+    const __m512bh b0 = (__m512bh)_mm512_loadu_si512(b);
+    const __m512bh b1 = (__m512bh)_mm512_loadu_si512(b + 32);
+    _mm_prefetch(reinterpret_cast<const char*>(a32 + 8 * kMr), _MM_HINT_T0);
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      const __m512bh ai = (__m512bh)_mm512_set1_epi32(a32[i]);
+      acc0[i] = _mm512_dpbf16_ps(acc0[i], ai, b0);
+      acc1[i] = _mm512_dpbf16_ps(acc1[i], ai, b1);
+    }
+    a32 += kMr;
+    b += 2 * kNr;
+  }
+  store_tile<MR>(acc0, acc1, c, ldc, m0, m1, load_c);
+}
+
+template <class T>
+using Ukr = void (*)(const T*, const T*, int64_t, int64_t, float*, int64_t, __mmask16, __mmask16,
+                     bool);
+
+template <class T, template <int> class Pick, int... R>
+constexpr auto make_table(std::integer_sequence<int, R...>) {
+  return std::array<Ukr<T>, sizeof...(R)>{Pick<R + 1>::fn...};
+}
+template <int MR>
+struct PickF32 {
+  static constexpr Ukr<float> fn = ukr_f32<MR, false>;
+};
+template <int MR>
+struct PickF32Rows {
+  static constexpr Ukr<float> fn = ukr_f32<MR, true>;
+};
+template <int MR>
+struct PickBf16 {
+  static constexpr Ukr<uint16_t> fn = ukr_bf16<MR>;
+};
+
+// Loop nest of gemm.h: k chunks -> B panels -> A panels -> micro-kernel. `kstep` is the number of
+// packed k rows per chunk unit (1 for f32, 2 for bf16 pairs); kp is the padded k in those units.
+template <class T, class Table>
+ASC_AVX512 void mmad_loop(const Table& table, const T* pa, const T* pb, float* c, int64_t ldc,
+                          int64_t m, int64_t n, int64_t kp, int64_t kc, int64_t elems_per_k,
+                          bool accumulate) {
+  if (kp == 0) {
+    if (!accumulate)
+      for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    return;
+  }
+  for (int64_t k0 = 0; k0 < kp; k0 += kc) {
+    const int64_t kl = std::min(kc, kp - k0);
+    const bool load_c = accumulate || k0 > 0;
+    for (int64_t q = 0; q * kNr < n; ++q) {
+      const T* b = pb + (q * kp + k0) * kNr * elems_per_k;
+      const int64_t cols = n - q * kNr;
+      const __mmask16 m0 = tail_mask(cols), m1 = tail_mask(cols - 16);
+      for (int64_t p = 0; p * kMr < m; ++p) {
+        const T* a = pa + (p * kp + k0) * kMr * elems_per_k;
+        const int64_t rows = std::min<int64_t>(kMr, m - p * kMr);
+        table[rows - 1](a, b, kNr * elems_per_k, kl, c + p * kMr * ldc + q * kNr, ldc, m0, m1,
+                        load_c);
+      }
+    }
+  }
+}
+
+ASC_AVX512 void mmad_f32(const float* pa, const float* pb, float* c, int64_t ldc, int64_t m,
+                         int64_t n, int64_t k, bool accumulate) {
+  static constexpr auto table = make_table<float, PickF32>(std::make_integer_sequence<int, kMr>{});
+  mmad_loop(table, pa, pb, c, ldc, m, n, k, kKcF32, 1, accumulate);
+}
+
+ASC_AVX512 void mmad_bf16(const uint16_t* pa, const uint16_t* pb, float* c, int64_t ldc, int64_t m,
+                          int64_t n, int64_t k, bool accumulate) {
+  static constexpr auto table =
+      make_table<uint16_t, PickBf16>(std::make_integer_sequence<int, kMr>{});
+  mmad_loop(table, pa, pb, c, ldc, m, n, (k + 1) / 2, kKcBf16 / 2, 2, accumulate);
+}
+
+// ---- direct path: M rows of A (f32) x B rows streamed once, NV zmm of columns per chunk ----
+
+template <DType In>
+ASC_AVX512 inline __m512 load_b(const void* b, int64_t idx, __mmask16 mask) {
+  if constexpr (In == DType::kF32) {
+    return _mm512_maskz_loadu_ps(mask, static_cast<const float*>(b) + idx);
+  } else if constexpr (In == DType::kF16) {
+    // The maskz forms avoid g++ 12's spurious -Wmaybe-uninitialized on _mm512_undefined_*().
+    const __m256i h = _mm256_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(b) + idx);
+    return _mm512_maskz_cvtph_ps(mask, h);
+  } else {
+    const __m256i h = _mm256_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(b) + idx);
+    return _mm512_castsi512_ps(
+        _mm512_maskz_slli_epi32(mask, _mm512_maskz_cvtepu16_epi32(mask, h), 16));
+  }
+}
+
+constexpr int64_t kDirectPrefetchRows = 6;
+
+template <DType In, int M, int NV>
+ASC_AVX512 void direct_rows(const float* a, int64_t lda, const void* b, int64_t ldb, float* c,
+                            int64_t ldc, int64_t n, int64_t k, bool accumulate) {
+  constexpr int64_t kW = 16 * NV;
+  constexpr int64_t kElem = In == DType::kF32 ? 4 : 2;
+  const char* bbytes = static_cast<const char*>(b);
+  for (int64_t j0 = 0; j0 < n; j0 += kW) {
+    __mmask16 mask[NV];
+    for (int v = 0; v < NV; ++v) mask[v] = tail_mask(n - j0 - 16 * v);
+    __m512 acc[M][NV];
+#pragma GCC unroll 32
+    for (int i = 0; i < M; ++i)
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_setzero_ps();
+    for (int64_t kk = 0; kk < k; ++kk) {
+      if (kk + kDirectPrefetchRows < k) {
+        const char* pf = bbytes + ((kk + kDirectPrefetchRows) * ldb + j0) * kElem;
+#pragma GCC unroll 8
+        for (int64_t off = 0; off < kW * kElem; off += 64) _mm_prefetch(pf + off, _MM_HINT_T0);
+      }
+      __m512 bv[NV];
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) bv[v] = load_b<In>(b, kk * ldb + j0 + 16 * v, mask[v]);
+#pragma GCC unroll 8
+      for (int i = 0; i < M; ++i) {
+        const __m512 ai = _mm512_set1_ps(a[i * lda + kk]);
+#pragma GCC unroll 8
+        for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
+      }
+    }
+#pragma GCC unroll 8
+    for (int i = 0; i < M; ++i) {
+#pragma GCC unroll 8
+      for (int v = 0; v < NV; ++v) {
+        float* ci = c + i * ldc + j0 + 16 * v;
+        __m512 r = acc[i][v];
+        if (accumulate) r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(mask[v], ci));
+        _mm512_mask_storeu_ps(ci, mask[v], r);
+      }
+    }
+  }
+}
+
+template <DType In>
+ASC_AVX512 void direct_typed(const float* a, int64_t lda, const void* b, int64_t ldb, float* c,
+                             int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate) {
+  for (int64_t i0 = 0; i0 < m; i0 += 8) {
+    const float* ai = a + i0 * lda;
+    float* ci = c + i0 * ldc;
+    switch (std::min<int64_t>(8, m - i0)) {
+      case 1:
+        direct_rows<In, 1, 8>(ai, lda, b, ldb, ci, ldc, n, k, accumulate);
+        break;
+      case 2:
+        direct_rows<In, 2, 8>(ai, lda, b, ldb, ci, ldc, n, k, accumulate);
+        break;
+      case 3:
+        direct_rows<In, 3, 6>(ai, lda, b, ldb, ci, ldc, n, k, accumulate);
+        break;
+      case 4:
+        direct_rows<In, 4, 6>(ai, lda, b, ldb, ci, ldc, n, k, accumulate);
+        break;
+      case 5:
+        direct_rows<In, 5, 4>(ai, lda, b, ldb, ci, ldc, n, k, accumulate);
+        break;
+      case 6:
+        direct_rows<In, 6, 4>(ai, lda, b, ldb, ci, ldc, n, k, accumulate);
+        break;
+      case 7:
+        direct_rows<In, 7, 3>(ai, lda, b, ldb, ci, ldc, n, k, accumulate);
+        break;
+      default:
+        direct_rows<In, 8, 3>(ai, lda, b, ldb, ci, ldc, n, k, accumulate);
+        break;
+    }
+  }
+}
+
+// ---- bf16 pairs straight from a row-major B: two rows interleaved in registers ----
+
+// unpacklo/hi_epi16 of rows kk, kk+1 give pairs for columns {0-3, 8-11, 16-19, 24-27} (lo) and
+// {4-7, ...} (hi); these permutations restore column order (lanes of 64 bits = 4 bf16 columns).
+ASC_AVX512 inline void interleave_rows(__m512i r0, __m512i r1, __m512i& out0, __m512i& out1) {
+  const __m512i lo = _mm512_unpacklo_epi16(r0, r1), hi = _mm512_unpackhi_epi16(r0, r1);
+  out0 = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), hi);
+  out1 = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15), hi);
+}
+
+// B [k, n] bf16 row-major (row stride ldb) -> panels of 32 columns, pairs of k interleaved.
+ASC_AVX512 void pack_b_bf16_rows(const uint16_t* src, int64_t ldb, int64_t k, int64_t n,
+                                 uint16_t* dst) {
+  const int64_t kpairs = (k + 1) / 2;
+  for (int64_t q = 0; q * kNr < n; ++q) {
+    const int64_t cols = std::min<int64_t>(kNr, n - q * kNr);
+    const __mmask32 mask = cols >= 32 ? ~__mmask32(0) : (__mmask32(1) << cols) - 1;
+    uint16_t* d = dst + q * kpairs * 2 * kNr;
+    const uint16_t* s = src + q * kNr;
+    for (int64_t t = 0; t < kpairs; ++t) {
+      const uint16_t* s0 = s + 2 * t * ldb;
+      _mm_prefetch(reinterpret_cast<const char*>(s0 + 8 * ldb), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(s0 + 9 * ldb), _MM_HINT_T0);
+      const __m512i r0 = _mm512_maskz_loadu_epi16(mask, s0);
+      const __m512i r1 =
+          2 * t + 1 < k ? _mm512_maskz_loadu_epi16(mask, s0 + ldb) : _mm512_setzero_si512();
+      __m512i o0, o1;
+      interleave_rows(r0, r1, o0, o1);
+      _mm512_storeu_si512(d + t * 2 * kNr, o0);
+      _mm512_storeu_si512(d + t * 2 * kNr + 32, o1);
+    }
+  }
+}
+
+// bf16 micro-kernel reading 32 columns of a row-major B (row stride ldb) for k rows; a holds kMr
+// bf16 pairs per k pair (the packed A layout).
+template <int MR>
+ASC_AVX512 void ukr_bf16_rows(const uint16_t* a, const uint16_t* b, int64_t ldb, int64_t k,
+                              float* c, int64_t ldc, __mmask16 m0, __mmask16 m1, bool load_c) {
+  const __mmask32 mb = __mmask32(m0) | (__mmask32(m1) << 16);
+  __m512 acc0[MR], acc1[MR];
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
+  const int32_t* a32 = reinterpret_cast<const int32_t*>(a);
+  for (int64_t kk = 0; kk < k; kk += 2) {
+    const __m512i r0 = _mm512_maskz_loadu_epi16(mb, b);
+    const __m512i r1 = kk + 1 < k ? _mm512_maskz_loadu_epi16(mb, b + ldb) : _mm512_setzero_si512();
+    _mm_prefetch(reinterpret_cast<const char*>(b + 8 * ldb), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + 9 * ldb), _MM_HINT_T0);
+    __m512i p0, p1;
+    interleave_rows(r0, r1, p0, p1);
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      const __m512bh ai = (__m512bh)_mm512_set1_epi32(a32[i]);
+      acc0[i] = _mm512_dpbf16_ps(acc0[i], ai, (__m512bh)p0);
+      acc1[i] = _mm512_dpbf16_ps(acc1[i], ai, (__m512bh)p1);
+    }
+    a32 += kMr;
+    b += 2 * ldb;
+  }
+  store_tile<MR>(acc0, acc1, c, ldc, m0, m1, load_c);
+}
+
+template <int MR>
+struct PickBf16Rows {
+  static constexpr Ukr<uint16_t> fn = ukr_bf16_rows<MR>;
+};
+
+// Direct path for m > 8: A (small) is packed per k chunk, B is read straight from its rows by
+// the 12 x 32 kernels, once per k chunk from memory and then from L2 for the other A panels.
+constexpr int64_t kKcDirect = 256;
+
+ASC_AVX512 void direct_rows_f32(const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
+                                int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate) {
+  static constexpr auto table =
+      make_table<float, PickF32Rows>(std::make_integer_sequence<int, kMr>{});
+  const int64_t panels = (m + kMr - 1) / kMr;
+  std::vector<float> pa(static_cast<size_t>(panels * kMr * kKcDirect));
+  for (int64_t k0 = 0; k0 < k; k0 += kKcDirect) {
+    const int64_t kl = std::min(kKcDirect, k - k0);
+    for (int64_t p = 0; p < panels; ++p)
+      for (int64_t i = 0; i < kMr; ++i)
+        for (int64_t kk = 0; kk < kl; ++kk)
+          pa[(p * kl + kk) * kMr + i] = p * kMr + i < m ? a[(p * kMr + i) * lda + k0 + kk] : 0.0f;
+    for (int64_t j0 = 0; j0 < n; j0 += kNr) {
+      const __mmask16 m0 = tail_mask(n - j0), m1 = tail_mask(n - j0 - 16);
+      for (int64_t p = 0; p < panels; ++p)
+        table[std::min<int64_t>(kMr, m - p * kMr) - 1](pa.data() + p * kl * kMr, b + k0 * ldb + j0,
+                                                       ldb, kl, c + p * kMr * ldc + j0, ldc, m0, m1,
+                                                       accumulate || k0 > 0);
+    }
+  }
+}
+
+ASC_AVX512 void direct_rows_bf16(const float* a, int64_t lda, const uint16_t* b, int64_t ldb,
+                                 float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                                 bool accumulate) {
+  static constexpr auto table =
+      make_table<uint16_t, PickBf16Rows>(std::make_integer_sequence<int, kMr>{});
+  const int64_t panels = (m + kMr - 1) / kMr;
+  std::vector<uint16_t> pa(static_cast<size_t>(panels * kMr * kKcDirect));
+  for (int64_t k0 = 0; k0 < k; k0 += kKcDirect) {
+    const int64_t kl = std::min(kKcDirect, k - k0), kpl = (kl + 1) / 2 * 2;
+    for (int64_t p = 0; p < panels; ++p)
+      for (int64_t i = 0; i < kMr; ++i)
+        for (int64_t kk = 0; kk < kpl; ++kk) {
+          // A came from bf16 and was widened exactly; truncating back is exact.
+          float v = p * kMr + i < m && kk < kl ? a[(p * kMr + i) * lda + k0 + kk] : 0.0f;
+          uint32_t u;
+          std::memcpy(&u, &v, 4);
+          pa[p * kpl * kMr + (kk / 2) * kMr * 2 + i * 2 + kk % 2] = static_cast<uint16_t>(u >> 16);
+        }
+    for (int64_t j0 = 0; j0 < n; j0 += kNr) {
+      const __mmask16 m0 = tail_mask(n - j0), m1 = tail_mask(n - j0 - 16);
+      for (int64_t p = 0; p < panels; ++p)
+        table[std::min<int64_t>(kMr, m - p * kMr) - 1](pa.data() + p * kpl * kMr, b + k0 * ldb + j0,
+                                                       ldb, kl, c + p * kMr * ldc + j0, ldc, m0, m1,
+                                                       accumulate || k0 > 0);
+    }
+  }
+}
+
+void direct(DType in, const float* a, int64_t lda, const void* b, int64_t ldb, float* c,
+            int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate) {
+  if (m > 8 && k > 0 && in == DType::kF32)
+    return direct_rows_f32(a, lda, static_cast<const float*>(b), ldb, c, ldc, m, n, k, accumulate);
+  if (m > 8 && k > 0 && in == DType::kBF16 && __builtin_cpu_supports("avx512bf16"))
+    return direct_rows_bf16(a, lda, static_cast<const uint16_t*>(b), ldb, c, ldc, m, n, k,
+                            accumulate);
+  switch (in) {
+    case DType::kF16:
+      direct_typed<DType::kF16>(a, lda, b, ldb, c, ldc, m, n, k, accumulate);
+      break;
+    case DType::kBF16:
+      direct_typed<DType::kBF16>(a, lda, b, ldb, c, ldc, m, n, k, accumulate);
+      break;
+    default:
+      direct_typed<DType::kF32>(a, lda, b, ldb, c, ldc, m, n, k, accumulate);
+      break;
+  }
+}
+
+}  // namespace
+
+const GemmIsa* gemm_isa_avx512() {
+  static const GemmIsa* isa = []() -> const GemmIsa* {
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
+        !__builtin_cpu_supports("avx512vl") || !__builtin_cpu_supports("avx512dq") ||
+        !__builtin_cpu_supports("fma"))
+      return nullptr;
+    const bool has_bf16 = __builtin_cpu_supports("avx512bf16");
+    static const GemmIsa with_bf16{"avx512",
+                                   {kMr, kNr, 1, DType::kF32, "avx512"},
+                                   {kMr, kNr, 2, DType::kBF16, "avx512_bf16"},
+                                   mmad_f32,
+                                   mmad_bf16,
+                                   direct,
+                                   pack_b_bf16_rows};
+    static const GemmIsa without_bf16{"avx512",
+                                      {kMr, kNr, 1, DType::kF32, "avx512"},
+                                      {0, 0, 0, DType::kUndefined, "avx512"},
+                                      mmad_f32,
+                                      nullptr,
+                                      direct,
+                                      nullptr};
+    return has_bf16 ? &with_bf16 : &without_bf16;
+  }();
+  return isa;
+}
+
+}  // namespace asc::cpu::gemm_detail
