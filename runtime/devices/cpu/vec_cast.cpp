@@ -5,10 +5,13 @@
 #include "runtime/devices/cpu/vec.h"
 #include "runtime/devices/cpu/vec_internal.h"
 
+// foreach_target.h must precede the other Highway headers.
+// clang-format off
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "runtime/devices/cpu/vec_cast.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
+// clang-format on
 
 HWY_BEFORE_NAMESPACE();
 namespace asc::cpu::HWY_NAMESPACE {
