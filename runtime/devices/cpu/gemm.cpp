@@ -128,17 +128,25 @@ int64_t ceil_div(int64_t a, int64_t b) {
 // the same code, swapping the strides). k_pack 1 -> f32 panels; k_pack 2 -> bf16 pair panels.
 void pack_panels_f32(DType in, const void* src, int64_t rs, int64_t cs, int64_t rows, int64_t k,
                      int r, float* dst) {
+  if (in == DType::kF32 && rs == 1) {  // panel rows contiguous in the source (row-major B)
+    // Groups of 8 source rows outer, panels inner: the source is read nearly in memory order
+    // and each panel gets 8 contiguous rows (no aliasing of many write streams in L1).
+    const float* s = static_cast<const float*>(src);
+    for (int64_t k0 = 0; k0 < k; k0 += 8) {
+      for (int64_t p = 0; p * r < rows; ++p) {
+        const int64_t valid = std::min<int64_t>(r, rows - p * r);
+        for (int64_t kk = k0; kk < std::min<int64_t>(k, k0 + 8); ++kk) {
+          float* d = dst + p * r * k + kk * r;
+          std::memcpy(d, s + kk * cs + p * r, static_cast<size_t>(valid) * sizeof(float));
+          std::fill(d + valid, d + r, 0.0f);
+        }
+      }
+    }
+    return;
+  }
   for (int64_t p = 0; p * r < rows; ++p) {
     const int64_t valid = std::min<int64_t>(r, rows - p * r);
     float* d = dst + p * r * k;
-    if (in == DType::kF32 && rs == 1) {  // panel rows are contiguous in the source: copy rows of k
-      const float* s = static_cast<const float*>(src) + p * r;
-      for (int64_t kk = 0; kk < k; ++kk) {
-        std::memcpy(d + kk * r, s + kk * cs, static_cast<size_t>(valid) * sizeof(float));
-        std::fill(d + kk * r + valid, d + kk * r + r, 0.0f);
-      }
-      continue;
-    }
     if (in == DType::kF32 && cs == 1) {
       const float* s = static_cast<const float*>(src) + p * r * rs;
       for (int64_t i = 0; i < valid; ++i)
@@ -171,6 +179,19 @@ void pack_panels_bf16(const void* src, int64_t rs, int64_t cs, int64_t rows, int
           dk[2 * i + 1] = s1 ? s1[i] : 0;
         }
         for (int64_t i = valid; i < r; ++i) dk[2 * i] = dk[2 * i + 1] = 0;
+      }
+      continue;
+    }
+    if (cs == 1) {  // k contiguous (row-major A): a pair of k is one 32-bit word to transpose
+      uint32_t* d32 = reinterpret_cast<uint32_t*>(d);
+      for (int64_t i = 0; i < r; ++i) {
+        const uint16_t* si = s + (p * r + i) * rs;
+        for (int64_t t = 0; t < k / 2; ++t) {
+          uint32_t w = 0;
+          if (i < valid) std::memcpy(&w, si + 2 * t, 4);
+          d32[t * r + i] = w;
+        }
+        if (k % 2) d32[(k / 2) * r + i] = i < valid ? si[k - 1] : 0;  // little-endian: low half
       }
       continue;
     }

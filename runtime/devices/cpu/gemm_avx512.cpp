@@ -43,9 +43,8 @@ ASC_AVX512 inline void store_tile(const __m512* acc0, const __m512* acc1, float*
   }
 }
 
-// f32: a = A panel chunk (kMr per k), b = 32 columns of B with stride bs per k (kNr when packed,
-// ldb when read straight from a row-major B, then masked by m0/m1), MR valid rows.
-template <int MR, bool kMaskB>
+// f32: a = A panel chunk (kMr per k), b = B panel chunk (bs = kNr per k), MR valid rows.
+template <int MR>
 ASC_AVX512 void ukr_f32(const float* a, const float* b, int64_t bs, int64_t k, float* c,
                         int64_t ldc, __mmask16 m0, __mmask16 m1, bool load_c) {
   __m512 acc0[MR], acc1[MR];
@@ -54,10 +53,9 @@ ASC_AVX512 void ukr_f32(const float* a, const float* b, int64_t bs, int64_t k, f
   for (int i = 0; i < MR; ++i)
     _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
   for (int64_t kk = 0; kk < k; ++kk) {
-    const __m512 b0 = kMaskB ? _mm512_maskz_loadu_ps(m0, b) : _mm512_loadu_ps(b);
-    const __m512 b1 = kMaskB ? _mm512_maskz_loadu_ps(m1, b + 16) : _mm512_loadu_ps(b + 16);
+    const __m512 b0 = _mm512_loadu_ps(b);
+    const __m512 b1 = _mm512_loadu_ps(b + 16);
     _mm_prefetch(reinterpret_cast<const char*>(a + 8 * kMr), _MM_HINT_T0);
-    if (kMaskB) _mm_prefetch(reinterpret_cast<const char*>(b + 8 * bs), _MM_HINT_T0);
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
       const __m512 ai = _mm512_set1_ps(a[i]);
@@ -106,12 +104,9 @@ constexpr auto make_table(std::integer_sequence<int, R...>) {
 }
 template <int MR>
 struct PickF32 {
-  static constexpr Ukr<float> fn = ukr_f32<MR, false>;
+  static constexpr Ukr<float> fn = ukr_f32<MR>;
 };
-template <int MR>
-struct PickF32Rows {
-  static constexpr Ukr<float> fn = ukr_f32<MR, true>;
-};
+
 template <int MR>
 struct PickBf16 {
   static constexpr Ukr<uint16_t> fn = ukr_bf16<MR>;
@@ -177,9 +172,11 @@ ASC_AVX512 inline __m512 load_b(const void* b, int64_t idx, __mmask16 mask) {
 
 constexpr int64_t kDirectPrefetchRows = 6;
 
-template <DType In, int M, int NV>
+// A element (i, kk) is a[i*lda + kk], or a[kk*kPackedA + i] when kPackedA > 0 (a k block of A
+// packed by pack_a_rows). Only the first `rows` of the M rows are stored.
+template <DType In, int M, int NV, int kPackedA = 0>
 ASC_AVX512 void direct_rows(const float* a, int64_t lda, const void* b, int64_t ldb, float* c,
-                            int64_t ldc, int64_t n, int64_t k, bool accumulate) {
+                            int64_t ldc, int64_t n, int64_t k, bool accumulate, int rows = M) {
   constexpr int64_t kW = 16 * NV;
   constexpr int64_t kElem = In == DType::kF32 ? 4 : 2;
   const char* bbytes = static_cast<const char*>(b);
@@ -200,15 +197,16 @@ ASC_AVX512 void direct_rows(const float* a, int64_t lda, const void* b, int64_t 
       __m512 bv[NV];
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) bv[v] = load_b<In>(b, kk * ldb + j0 + 16 * v, mask[v]);
-#pragma GCC unroll 8
+#pragma GCC unroll 16
       for (int i = 0; i < M; ++i) {
-        const __m512 ai = _mm512_set1_ps(a[i * lda + kk]);
+        const __m512 ai = _mm512_set1_ps(kPackedA ? a[kk * kPackedA + i] : a[i * lda + kk]);
 #pragma GCC unroll 8
         for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(ai, bv[v], acc[i][v]);
       }
     }
-#pragma GCC unroll 8
+#pragma GCC unroll 16
     for (int i = 0; i < M; ++i) {
+      if (i >= rows) break;
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) {
         float* ci = c + i * ldc + j0 + 16 * v;
@@ -220,36 +218,61 @@ ASC_AVX512 void direct_rows(const float* a, int64_t lda, const void* b, int64_t 
   }
 }
 
+// k block of the direct path: B is walked kb rows x all n at a time, so consecutive column
+// strips hit the same pages and lines (TLB- and prefetch-friendly); C is re-read once per block.
+constexpr int64_t kDirectKb = 128;
+constexpr int kDirectWide = 16;  // rows per block when m > 8 (A packed, one zmm of columns)
+
 template <DType In>
 ASC_AVX512 void direct_typed(const float* a, int64_t lda, const void* b, int64_t ldb, float* c,
                              int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate) {
-  for (int64_t i0 = 0; i0 < m; i0 += 8) {
-    const float* ai = a + i0 * lda;
+  constexpr int64_t kElem = In == DType::kF32 ? 4 : 2;
+  if (k == 0) {
+    if (!accumulate)
+      for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    return;
+  }
+  alignas(64) float ap[kDirectKb * kDirectWide];
+  for (int64_t k0 = 0; k0 < k; k0 += kDirectKb) {
+    const int64_t kl = std::min(kDirectKb, k - k0);
+    const bool acc = accumulate || k0 > 0;
+    const void* bk = static_cast<const char*>(b) + k0 * ldb * kElem;
+    int64_t i0 = 0;
+    for (; m - i0 > 8; i0 += kDirectWide) {
+      const int rows = static_cast<int>(std::min<int64_t>(kDirectWide, m - i0));
+      for (int64_t kk = 0; kk < kl; ++kk)
+        for (int i = 0; i < kDirectWide; ++i)
+          ap[kk * kDirectWide + i] = i < rows ? a[(i0 + i) * lda + k0 + kk] : 0.0f;
+      direct_rows<In, kDirectWide, 1, kDirectWide>(ap, 0, bk, ldb, c + i0 * ldc, ldc, n, kl, acc,
+                                                   rows);
+    }
+    if (i0 >= m) continue;
+    const float* ai = a + i0 * lda + k0;
     float* ci = c + i0 * ldc;
-    switch (std::min<int64_t>(8, m - i0)) {
+    switch (m - i0) {
       case 1:
-        direct_rows<In, 1, 8>(ai, lda, b, ldb, ci, ldc, n, k, accumulate);
+        direct_rows<In, 1, 8>(ai, lda, bk, ldb, ci, ldc, n, kl, acc);
         break;
       case 2:
-        direct_rows<In, 2, 8>(ai, lda, b, ldb, ci, ldc, n, k, accumulate);
+        direct_rows<In, 2, 8>(ai, lda, bk, ldb, ci, ldc, n, kl, acc);
         break;
       case 3:
-        direct_rows<In, 3, 6>(ai, lda, b, ldb, ci, ldc, n, k, accumulate);
+        direct_rows<In, 3, 6>(ai, lda, bk, ldb, ci, ldc, n, kl, acc);
         break;
       case 4:
-        direct_rows<In, 4, 6>(ai, lda, b, ldb, ci, ldc, n, k, accumulate);
+        direct_rows<In, 4, 6>(ai, lda, bk, ldb, ci, ldc, n, kl, acc);
         break;
       case 5:
-        direct_rows<In, 5, 4>(ai, lda, b, ldb, ci, ldc, n, k, accumulate);
+        direct_rows<In, 5, 4>(ai, lda, bk, ldb, ci, ldc, n, kl, acc);
         break;
       case 6:
-        direct_rows<In, 6, 4>(ai, lda, b, ldb, ci, ldc, n, k, accumulate);
+        direct_rows<In, 6, 4>(ai, lda, bk, ldb, ci, ldc, n, kl, acc);
         break;
       case 7:
-        direct_rows<In, 7, 3>(ai, lda, b, ldb, ci, ldc, n, k, accumulate);
+        direct_rows<In, 7, 3>(ai, lda, bk, ldb, ci, ldc, n, kl, acc);
         break;
       default:
-        direct_rows<In, 8, 3>(ai, lda, b, ldb, ci, ldc, n, k, accumulate);
+        direct_rows<In, 8, 3>(ai, lda, bk, ldb, ci, ldc, n, kl, acc);
         break;
     }
   }
@@ -269,22 +292,23 @@ ASC_AVX512 inline void interleave_rows(__m512i r0, __m512i r1, __m512i& out0, __
 ASC_AVX512 void pack_b_bf16_rows(const uint16_t* src, int64_t ldb, int64_t k, int64_t n,
                                  uint16_t* dst) {
   const int64_t kpairs = (k + 1) / 2;
-  for (int64_t q = 0; q * kNr < n; ++q) {
-    const int64_t cols = std::min<int64_t>(kNr, n - q * kNr);
-    const __mmask32 mask = cols >= 32 ? ~__mmask32(0) : (__mmask32(1) << cols) - 1;
-    uint16_t* d = dst + q * kpairs * 2 * kNr;
-    const uint16_t* s = src + q * kNr;
-    for (int64_t t = 0; t < kpairs; ++t) {
-      const uint16_t* s0 = s + 2 * t * ldb;
-      _mm_prefetch(reinterpret_cast<const char*>(s0 + 8 * ldb), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(s0 + 9 * ldb), _MM_HINT_T0);
-      const __m512i r0 = _mm512_maskz_loadu_epi16(mask, s0);
-      const __m512i r1 =
-          2 * t + 1 < k ? _mm512_maskz_loadu_epi16(mask, s0 + ldb) : _mm512_setzero_si512();
-      __m512i o0, o1;
-      interleave_rows(r0, r1, o0, o1);
-      _mm512_storeu_si512(d + t * 2 * kNr, o0);
-      _mm512_storeu_si512(d + t * 2 * kNr + 32, o1);
+  // Groups of 8 row pairs outer, panels inner: the source is read nearly in memory order and
+  // each panel gets 8 contiguous pair rows (no aliasing of many write streams in L1).
+  for (int64_t t0 = 0; t0 < kpairs; t0 += 8) {
+    for (int64_t q = 0; q * kNr < n; ++q) {
+      const int64_t cols = std::min<int64_t>(kNr, n - q * kNr);
+      const __mmask32 mask = cols >= 32 ? ~__mmask32(0) : (__mmask32(1) << cols) - 1;
+      for (int64_t t = t0; t < std::min<int64_t>(kpairs, t0 + 8); ++t) {
+        const uint16_t* s0 = src + 2 * t * ldb + q * kNr;
+        const __m512i r0 = _mm512_maskz_loadu_epi16(mask, s0);
+        const __m512i r1 =
+            2 * t + 1 < k ? _mm512_maskz_loadu_epi16(mask, s0 + ldb) : _mm512_setzero_si512();
+        __m512i o0, o1;
+        interleave_rows(r0, r1, o0, o1);
+        uint16_t* d = dst + (q * kpairs + t) * 2 * kNr;
+        _mm512_storeu_si512(d, o0);
+        _mm512_storeu_si512(d + 32, o1);
+      }
     }
   }
 }
@@ -327,28 +351,6 @@ struct PickBf16Rows {
 // the 12 x 32 kernels, once per k chunk from memory and then from L2 for the other A panels.
 constexpr int64_t kKcDirect = 256;
 
-ASC_AVX512 void direct_rows_f32(const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
-                                int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate) {
-  static constexpr auto table =
-      make_table<float, PickF32Rows>(std::make_integer_sequence<int, kMr>{});
-  const int64_t panels = (m + kMr - 1) / kMr;
-  std::vector<float> pa(static_cast<size_t>(panels * kMr * kKcDirect));
-  for (int64_t k0 = 0; k0 < k; k0 += kKcDirect) {
-    const int64_t kl = std::min(kKcDirect, k - k0);
-    for (int64_t p = 0; p < panels; ++p)
-      for (int64_t i = 0; i < kMr; ++i)
-        for (int64_t kk = 0; kk < kl; ++kk)
-          pa[(p * kl + kk) * kMr + i] = p * kMr + i < m ? a[(p * kMr + i) * lda + k0 + kk] : 0.0f;
-    for (int64_t j0 = 0; j0 < n; j0 += kNr) {
-      const __mmask16 m0 = tail_mask(n - j0), m1 = tail_mask(n - j0 - 16);
-      for (int64_t p = 0; p < panels; ++p)
-        table[std::min<int64_t>(kMr, m - p * kMr) - 1](pa.data() + p * kl * kMr, b + k0 * ldb + j0,
-                                                       ldb, kl, c + p * kMr * ldc + j0, ldc, m0, m1,
-                                                       accumulate || k0 > 0);
-    }
-  }
-}
-
 ASC_AVX512 void direct_rows_bf16(const float* a, int64_t lda, const uint16_t* b, int64_t ldb,
                                  float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
                                  bool accumulate) {
@@ -379,8 +381,6 @@ ASC_AVX512 void direct_rows_bf16(const float* a, int64_t lda, const uint16_t* b,
 
 void direct(DType in, const float* a, int64_t lda, const void* b, int64_t ldb, float* c,
             int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate) {
-  if (m > 8 && k > 0 && in == DType::kF32)
-    return direct_rows_f32(a, lda, static_cast<const float*>(b), ldb, c, ldc, m, n, k, accumulate);
   if (m > 8 && k > 0 && in == DType::kBF16 && __builtin_cpu_supports("avx512bf16"))
     return direct_rows_bf16(a, lda, static_cast<const uint16_t*>(b), ldb, c, ldc, m, n, k,
                             accumulate);
