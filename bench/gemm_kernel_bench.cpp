@@ -109,8 +109,9 @@ class Helper {
   void run_pair(const std::function<void()>& job, const std::function<void()>& mine) {
     run(job, false);
     mine();
-    while (done_.load(std::memory_order_acquire) != gen_.load(std::memory_order_relaxed)) {
-    }
+    for (int spin = 0;
+         done_.load(std::memory_order_acquire) != gen_.load(std::memory_order_relaxed); ++spin)
+      if (spin > 10000) std::this_thread::yield();  // the helper may be preempted on a busy box
   }
 
  private:

@@ -194,6 +194,11 @@ ASC_AVX512 void direct_rows(const float* a, int64_t lda, const void* b, int64_t 
 #pragma GCC unroll 8
         for (int64_t off = 0; off < kW * kElem; off += 64) _mm_prefetch(pf + off, _MM_HINT_T0);
       }
+      if (j0 + kW < n) {  // the next strip's row, a whole strip ahead (covers DRAM latency)
+        const char* pf = bbytes + (kk * ldb + j0 + kW) * kElem;
+#pragma GCC unroll 8
+        for (int64_t off = 0; off < kW * kElem; off += 64) _mm_prefetch(pf + off, _MM_HINT_T1);
+      }
       __m512 bv[NV];
 #pragma GCC unroll 8
       for (int v = 0; v < NV; ++v) bv[v] = load_b<In>(b, kk * ldb + j0 + 16 * v, mask[v]);
