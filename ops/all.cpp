@@ -1,0 +1,20 @@
+#include "ops/ops.h"
+
+namespace asc {
+
+void register_all_ops(Registry& r) {
+  register_elementwise_binary(r);
+  register_elementwise_unary(r);
+  register_cast_where(r);
+}
+
+const Registry& global_registry() {
+  static const Registry r = [] {
+    Registry reg;
+    register_all_ops(reg);
+    return reg;
+  }();
+  return r;
+}
+
+}  // namespace asc

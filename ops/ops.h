@@ -1,0 +1,17 @@
+// Op families. Each registers its ops explicitly; register_all_ops calls every family once.
+#pragma once
+
+#include "registry/registry.h"
+
+namespace asc {
+
+void register_elementwise_binary(Registry& r);
+void register_elementwise_unary(Registry& r);
+void register_cast_where(Registry& r);
+
+void register_all_ops(Registry& r);
+
+// The process-wide registry holding every op asc ships, built on first use.
+const Registry& global_registry();
+
+}  // namespace asc

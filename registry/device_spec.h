@@ -1,0 +1,42 @@
+// What a kernel may assume about the device it is tiled for: local-memory capacities, core
+// counts and the alignment rules of DMA, vector and cube units.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "registry/tile_ops.h"
+
+namespace asc {
+
+struct DeviceSpec {
+  std::string name;
+  int64_t ub_bytes = 0;
+  int64_t l1_bytes = 0;
+  int64_t l0a_bytes = 0;
+  int64_t l0b_bytes = 0;
+  int64_t l0c_bytes = 0;
+  int cube_cores = 0;
+  int vector_cores = 0;
+  int64_t block_bytes = 32;    // DMA granularity and local-buffer alignment
+  int64_t repeat_bytes = 256;  // bytes one vector instruction repeat processes
+  int fractal = 16;            // cube fractal edge: m, n, k granules (fp16)
+  // Cube tile granules: mmad tiles are multiples of these in m and n (k: mmad_k_align).
+  int64_t mmad_m_align = 16;
+  int64_t mmad_n_align = 16;
+  int64_t mmad_k_align = 16;
+  // Buffers in these positions start at multiples of these bytes (L0A/L0B 512, L0C 1024 on A2).
+  int64_t l0ab_align = 512;
+  int64_t l0c_align = 1024;
+  bool host =
+      false;  // executes on the host CPU (cpu device); the mmad lowering may pick direct forms
+
+  int64_t capacity(Pos p) const;
+  int64_t alignment(Pos p) const;
+  std::string str() const;  // one line: name and capacities
+};
+
+// Atlas A2 / 910B: UB 192 KiB, L1 512 KiB, L0A/L0B 64 KiB, L0C 128 KiB, 24 cube + 48 vector cores.
+DeviceSpec ascend910b();
+
+}  // namespace asc

@@ -1,0 +1,282 @@
+#include "registry/dsl.h"
+
+#include "registry/error.h"
+#include "registry/strings.h"
+
+namespace asc {
+
+TileBuilder::TileBuilder(const LaunchContext& ctx, const TilingData& tiling)
+    : ctx_(ctx), tiling_(tiling) {
+  prog_.op = ctx.str();
+  prog_.args = ctx.inputs;
+  prog_.args.insert(prog_.args.end(), ctx.outputs.begin(), ctx.outputs.end());
+  prog_.num_inputs = static_cast<int>(ctx.inputs.size());
+  prog_.grid = tiling.grid;
+  prog_.block_dim = tiling.block_dim;
+}
+
+void TileBuilder::check(Buf b, const char* what) const {
+  if (b.b != this || b.id < 0 || b.id >= static_cast<int>(prog_.buffers.size()))
+    throw ShapeError(prog_.op + ": " + what + " got a buffer of another program");
+}
+
+Buf TileBuilder::new_buffer(Pos pos, DType dtype, Shape dims, std::string name, bool copy_in) {
+  BufferDecl d;
+  d.id = static_cast<int>(prog_.buffers.size());
+  d.name = name.empty() ? cat("t", d.id) : std::move(name);
+  d.pos = pos;
+  d.dtype = dtype;
+  d.dims = std::move(dims);
+  d.copy_in = copy_in;
+  prog_.buffers.push_back(std::move(d));
+  return Buf{prog_.buffers.back().id, this};
+}
+
+Buf TileBuilder::emit(Instr in, Pos pos, DType dtype, Shape dims, const char* name) {
+  Buf out = new_buffer(pos, dtype, std::move(dims), name ? name : "");
+  in.dst = out.id;
+  prog_.instrs.push_back(in);
+  return out;
+}
+
+int TileBuilder::loop_begin(int64_t count) {
+  Instr in;
+  in.kind = InstrKind::kLoopBegin;
+  in.count = count;
+  in.var = prog_.grid_rank() + prog_.num_loop_vars++;
+  prog_.instrs.push_back(in);
+  ++open_loops_;
+  return in.var;
+}
+
+void TileBuilder::loop_end() {
+  Instr in;
+  in.kind = InstrKind::kLoopEnd;
+  prog_.instrs.push_back(in);
+  --open_loops_;
+}
+
+Buf TileBuilder::copy_in(int input, const GmBox& box, Pos pos, std::string name) {
+  if (input < 0 || input >= prog_.num_inputs)
+    throw ShapeError(prog_.op + ": copy_in of input " + std::to_string(input) + " out of range");
+  Instr in;
+  in.kind = InstrKind::kCopyIn;
+  in.arg = input;
+  in.box = box;
+  Buf out = new_buffer(pos, ctx_.inputs[input].dtype, box.sizes(),
+                       name.empty() ? "in" + std::to_string(input) : std::move(name), true);
+  in.dst = out.id;
+  prog_.instrs.push_back(in);
+  return out;
+}
+
+void TileBuilder::copy_out(int output, Buf src, const GmBox& box) {
+  check(src, "copy_out");
+  if (output < 0 || output >= static_cast<int>(ctx_.outputs.size()))
+    throw ShapeError(prog_.op + ": copy_out to output " + std::to_string(output) + " out of range");
+  if (numel(box.sizes()) != numel(dims(src)))
+    throw ShapeError(prog_.op + ": copy_out box " + to_string(box.sizes()) + " != buffer " +
+                     to_string(dims(src)));
+  Instr in;
+  in.kind = InstrKind::kCopyOut;
+  in.arg = prog_.num_inputs + output;
+  in.src[0] = src.id;
+  in.box = box;
+  prog_.instrs.push_back(in);
+}
+
+Buf TileBuilder::unary(UnaryOp op, Buf x, float alpha, float beta) {
+  check(x, "unary");
+  Instr in;
+  in.kind = InstrKind::kUnary;
+  in.op = static_cast<uint8_t>(op);
+  in.src[0] = x.id;
+  in.alpha = alpha;
+  in.beta = beta;
+  return emit(in, Pos::kUB, dtype(x), dims(x), nullptr);
+}
+
+Buf TileBuilder::binary(BinaryOp op, Buf a, Buf b) {
+  check(a, "binary");
+  check(b, "binary");
+  if (numel(dims(a)) != numel(dims(b)) || dtype(a) != dtype(b))
+    throw ShapeError(prog_.op + ": binary " + std::string(op_name(op)) + " of " +
+                     std::string(dtype_name(dtype(a))) + to_string(dims(a)) + " and " +
+                     std::string(dtype_name(dtype(b))) + to_string(dims(b)));
+  Instr in;
+  in.kind = InstrKind::kBinary;
+  in.op = static_cast<uint8_t>(op);
+  in.src[0] = a.id;
+  in.src[1] = b.id;
+  return emit(in, Pos::kUB, dtype(a), dims(a), nullptr);
+}
+
+Buf TileBuilder::scalar(BinaryOp op, Buf a, double s, bool scalar_left) {
+  check(a, "scalar");
+  Instr in;
+  in.kind = InstrKind::kScalar;
+  in.op = static_cast<uint8_t>(op);
+  in.src[0] = a.id;
+  in.scalar = s;
+  in.scalar_left = scalar_left;
+  return emit(in, Pos::kUB, dtype(a), dims(a), nullptr);
+}
+
+Buf TileBuilder::bcast_mid(BinaryOp op, Buf a, Buf b, int axis) {
+  check(a, "bcast_mid");
+  check(b, "bcast_mid");
+  Shape expect = dims(a);
+  if (axis < 0 || axis >= static_cast<int>(expect.size()))
+    throw ShapeError(prog_.op + ": bcast_mid axis out of range");
+  expect[axis] = 1;
+  if (numel(dims(b)) != numel(expect) || dtype(a) != dtype(b))
+    throw ShapeError(prog_.op + ": bcast_mid of " + to_string(dims(a)) + " and " +
+                     to_string(dims(b)) + " along axis " + std::to_string(axis));
+  Instr in;
+  in.kind = InstrKind::kBcastMid;
+  in.op = static_cast<uint8_t>(op);
+  in.src[0] = a.id;
+  in.src[1] = b.id;
+  in.axis = axis;
+  return emit(in, Pos::kUB, dtype(a), dims(a), nullptr);
+}
+
+Buf TileBuilder::compare(CmpOp op, Buf a, Buf b) {
+  check(a, "compare");
+  check(b, "compare");
+  if (numel(dims(a)) != numel(dims(b)) || dtype(a) != dtype(b))
+    throw ShapeError(prog_.op + ": compare of mismatched buffers");
+  Instr in;
+  in.kind = InstrKind::kCompare;
+  in.op = static_cast<uint8_t>(op);
+  in.src[0] = a.id;
+  in.src[1] = b.id;
+  return emit(in, Pos::kUB, DType::kBool, dims(a), nullptr);
+}
+
+Buf TileBuilder::select(Buf cond, Buf a, Buf b) {
+  check(cond, "select");
+  check(a, "select");
+  check(b, "select");
+  if (numel(dims(a)) != numel(dims(b)) || numel(dims(cond)) != numel(dims(a)) ||
+      dtype(a) != dtype(b) || dtype_size(dtype(cond)) != 1)
+    throw ShapeError(prog_.op + ": select of mismatched buffers");
+  Instr in;
+  in.kind = InstrKind::kSelect;
+  in.src[0] = cond.id;
+  in.src[1] = a.id;
+  in.src[2] = b.id;
+  return emit(in, Pos::kUB, dtype(a), dims(a), nullptr);
+}
+
+Buf TileBuilder::cast(Buf x, DType to) {
+  check(x, "cast");
+  if (dtype(x) == to) return x;
+  Instr in;
+  in.kind = InstrKind::kCast;
+  in.src[0] = x.id;
+  return emit(in, Pos::kUB, to, dims(x), nullptr);
+}
+
+Buf TileBuilder::reduce(ReduceOp op, Buf x, int axis) {
+  check(x, "reduce");
+  Shape d = dims(x);
+  if (axis < 0 || axis >= static_cast<int>(d.size()))
+    throw ShapeError(prog_.op + ": reduce axis out of range");
+  d[axis] = 1;
+  Instr in;
+  in.kind = InstrKind::kReduce;
+  in.op = static_cast<uint8_t>(op);
+  in.src[0] = x.id;
+  in.axis = axis;
+  return emit(in, Pos::kUB, dtype(x), d, nullptr);
+}
+
+Buf TileBuilder::duplicate(DType dt, Shape d, double value) {
+  Instr in;
+  in.kind = InstrKind::kDuplicate;
+  in.scalar = value;
+  return emit(in, Pos::kUB, dt, std::move(d), nullptr);
+}
+
+Buf TileBuilder::alloc(Pos pos, DType dt, Shape d, std::string name) {
+  return new_buffer(pos, dt, std::move(d), std::move(name));
+}
+
+Buf TileBuilder::load_l0(Buf l1, Pos pos) {
+  check(l1, "load_l0");
+  if (pos != Pos::kL0A && pos != Pos::kL0B)
+    throw ShapeError(prog_.op + ": load_l0 targets L0A or L0B");
+  Instr in;
+  in.kind = InstrKind::kLoadL0;
+  in.src[0] = l1.id;
+  return emit(in, pos, dtype(l1), dims(l1), pos == Pos::kL0A ? "a0" : "b0");
+}
+
+void TileBuilder::mmad(Buf c, Buf a, Buf b, Coord k) {
+  check(c, "mmad");
+  check(a, "mmad");
+  check(b, "mmad");
+  const Shape &dc = dims(c), &da = dims(a), &db = dims(b);
+  if (dc.size() != 2 || da.size() != 2 || db.size() != 2 || da[0] != dc[0] || db[1] != dc[1] ||
+      da[1] != db[0] || decl(c).pos != Pos::kL0C || dtype(c) != DType::kF32)
+    throw ShapeError(prog_.op + ": mmad needs L0C f32 c[m,n], a[m,k], b[k,n]; got c" +
+                     to_string(dc) + " a" + to_string(da) + " b" + to_string(db));
+  Instr in;
+  in.kind = InstrKind::kMmad;
+  in.dst = c.id;
+  in.src[0] = a.id;
+  in.src[1] = b.id;
+  in.var = k.var;
+  prog_.instrs.push_back(in);
+}
+
+TileProgram TileBuilder::finish() && {
+  if (open_loops_ != 0) throw ShapeError(prog_.op + ": unbalanced loop in tile kernel");
+  return std::move(prog_);
+}
+
+Buf operator+(Buf a, Buf b) {
+  return a.b->binary(BinaryOp::kAdd, a, b);
+}
+Buf operator-(Buf a, Buf b) {
+  return a.b->binary(BinaryOp::kSub, a, b);
+}
+Buf operator*(Buf a, Buf b) {
+  return a.b->binary(BinaryOp::kMul, a, b);
+}
+Buf operator/(Buf a, Buf b) {
+  return a.b->binary(BinaryOp::kDiv, a, b);
+}
+Buf operator+(Buf a, double s) {
+  return a.b->scalar(BinaryOp::kAdd, a, s);
+}
+Buf operator-(Buf a, double s) {
+  return a.b->scalar(BinaryOp::kSub, a, s);
+}
+Buf operator*(Buf a, double s) {
+  return a.b->scalar(BinaryOp::kMul, a, s);
+}
+Buf operator/(Buf a, double s) {
+  return a.b->scalar(BinaryOp::kDiv, a, s);
+}
+Buf operator-(Buf a) {
+  return a.b->unary(UnaryOp::kNeg, a);
+}
+Buf exp(Buf x) {
+  return x.b->unary(UnaryOp::kExp, x);
+}
+Buf log(Buf x) {
+  return x.b->unary(UnaryOp::kLog, x);
+}
+Buf sqrt(Buf x) {
+  return x.b->unary(UnaryOp::kSqrt, x);
+}
+Buf max(Buf a, Buf b) {
+  return a.b->binary(BinaryOp::kMax, a, b);
+}
+Buf min(Buf a, Buf b) {
+  return a.b->binary(BinaryOp::kMin, a, b);
+}
+
+}  // namespace asc

@@ -1,0 +1,111 @@
+// The kernel DSL: an op's tile kernel is a C++ function over a TileBuilder. Calling it once
+// records a TileProgram (tile_program.h); the framework then places buffers, double-buffers
+// copy-ins and runs the program for every tile on a device.
+//
+//   void add_kernel(TileBuilder& t) {      // one tile of C = A + B
+//     ew_store(t, 0, ew_load(t, 0) + ew_load(t, 1));
+//   }
+//
+// Values are buffer handles in SSA style: every operation yields a new local buffer and the
+// placement pass reuses memory once a buffer is dead.
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "registry/launch.h"
+#include "registry/tile_program.h"
+
+namespace asc {
+
+class TileBuilder;
+
+// A local buffer handle; arithmetic on handles records vector instructions.
+struct Buf {
+  int id = -1;
+  TileBuilder* b = nullptr;
+  bool valid() const { return b != nullptr; }
+};
+
+class TileBuilder {
+ public:
+  TileBuilder(const LaunchContext& ctx, const TilingData& tiling);
+
+  const LaunchContext& ctx() const { return ctx_; }
+  const TilingData& tiling() const { return tiling_; }
+  int64_t param(const std::string& key) const { return tiling_.get(key); }
+  const BufferDecl& decl(Buf b) const { return prog_.buffers[b.id]; }
+  const Shape& dims(Buf b) const { return decl(b).dims; }
+  DType dtype(Buf b) const { return decl(b).dtype; }
+
+  // Grid coordinate `axis` of the current tile, times `scale`.
+  Coord grid(int axis, int64_t scale = 1) const { return Coord{axis, scale, 0}; }
+
+  // for k in [0, count): body(k) — k is a Coord with scale 1.
+  template <typename F>
+  void loop(int64_t count, F&& body) {
+    const int var = loop_begin(count);
+    body(Coord{var, 1, 0});
+    loop_end();
+  }
+
+  // DMA.
+  Buf copy_in(int input, const GmBox& box, Pos pos = Pos::kUB, std::string name = "");
+  void copy_out(int output, Buf src, const GmBox& box);
+
+  // Vector unit (UB). Results are new UB buffers shaped like the first operand.
+  Buf unary(UnaryOp op, Buf x, float alpha = 0.f, float beta = 0.f);
+  Buf binary(BinaryOp op, Buf a, Buf b);
+  Buf scalar(BinaryOp op, Buf a, double s, bool scalar_left = false);
+  Buf bcast_mid(BinaryOp op, Buf a, Buf b, int axis);  // b = a's shape with dims[axis] = 1
+  Buf compare(CmpOp op, Buf a, Buf b);
+  Buf select(Buf cond, Buf a, Buf b);
+  Buf cast(Buf x, DType to);
+  Buf reduce(ReduceOp op, Buf x, int axis);  // keeps the axis, size 1
+  Buf duplicate(DType dtype, Shape dims, double value);
+
+  // Cube unit. c is an L0C f32 [m, n] buffer; a is L0A [m, k], b is L0B [k, n].
+  Buf alloc(Pos pos, DType dtype, Shape dims, std::string name);
+  Buf load_l0(Buf l1, Pos pos);             // L1 -> L0A / L0B in fractal layout
+  void mmad(Buf c, Buf a, Buf b, Coord k);  // c = (k == 0 ? 0 : c) + a x b
+
+  // The recorded program (grid, block_dim and args filled in from the tiling and context).
+  TileProgram finish() &&;
+
+ private:
+  int loop_begin(int64_t count);
+  void loop_end();
+  Buf new_buffer(Pos pos, DType dtype, Shape dims, std::string name, bool copy_in = false);
+  Buf emit(Instr in, Pos pos, DType dtype, Shape dims, const char* name);
+  void check(Buf b, const char* what) const;
+
+  const LaunchContext& ctx_;
+  const TilingData& tiling_;
+  TileProgram prog_;
+  int open_loops_ = 0;
+};
+
+Buf operator+(Buf a, Buf b);
+Buf operator-(Buf a, Buf b);
+Buf operator*(Buf a, Buf b);
+Buf operator/(Buf a, Buf b);
+Buf operator+(Buf a, double s);
+Buf operator-(Buf a, double s);
+Buf operator*(Buf a, double s);
+Buf operator/(Buf a, double s);
+Buf operator-(Buf a);
+Buf exp(Buf x);
+Buf log(Buf x);
+Buf sqrt(Buf x);
+Buf max(Buf a, Buf b);
+Buf min(Buf a, Buf b);
+
+// Traces `kernel` for one launch; throws ShapeError naming the op and shapes on misuse.
+template <typename Kernel>
+TileProgram trace(const LaunchContext& ctx, const TilingData& tiling, Kernel&& kernel) {
+  TileBuilder b(ctx, tiling);
+  kernel(b);
+  return std::move(b).finish();
+}
+
+}  // namespace asc

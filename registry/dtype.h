@@ -1,0 +1,73 @@
+// Element types. Numeric values equal ONNX TensorProto.DataType so importers map 1:1.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace asc {
+
+enum class DType : uint8_t {
+  kUndefined = 0,
+  kF32 = 1,
+  kU8 = 2,
+  kI8 = 3,
+  kU16 = 4,
+  kI16 = 5,
+  kI32 = 6,
+  kI64 = 7,
+  kString = 8,
+  kBool = 9,
+  kF16 = 10,
+  kF64 = 11,
+  kU32 = 12,
+  kU64 = 13,
+  kBF16 = 16,
+};
+
+// Bytes per element; 0 for kUndefined and kString (strings are host objects).
+size_t dtype_size(DType t);
+// Short lower-case name: "f32", "bf16", "i64", "bool", ...
+std::string_view dtype_name(DType t);
+// Inverse of dtype_name; returns kUndefined for an unknown name.
+DType dtype_from_name(std::string_view name);
+bool dtype_is_float(DType t);    // f16, bf16, f32, f64
+bool dtype_is_integer(DType t);  // signed and unsigned integers (not bool)
+bool dtype_is_signed(DType t);
+
+// Storage types for the 16-bit floats. Conversions round to nearest even.
+struct f16 {
+  uint16_t bits = 0;
+};
+struct bf16 {
+  uint16_t bits = 0;
+};
+
+float f16_to_f32(f16 h);
+f16 f32_to_f16(float f);
+inline float bf16_to_f32(bf16 h) {
+  uint32_t u = static_cast<uint32_t>(h.bits) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline bf16 f32_to_bf16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return bf16{static_cast<uint16_t>((u >> 16) | 0x40)};  // NaN
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return bf16{static_cast<uint16_t>(u >> 16)};
+}
+
+// Element i of a typed buffer read as / written from double (for references and host kernels).
+double load_as_double(DType t, const void* base, int64_t i);
+void store_from_double(DType t, void* base, int64_t i, double v);
+
+// Named groups used in type constraints.
+const std::vector<DType>& float_types();    // f32, f16, bf16, f64
+const std::vector<DType>& numeric_types();  // floats and all integers
+const std::vector<DType>& all_types();      // every dtype except kUndefined
+
+}  // namespace asc

@@ -1,0 +1,41 @@
+// What a tiling function and a tile kernel see at launch: concrete input/output types, the
+// node's attributes, the device spec; and what a tiling function returns.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "registry/attr.h"
+#include "registry/device_spec.h"
+#include "registry/shape.h"
+
+namespace asc {
+
+struct OpDef;
+
+struct LaunchContext {
+  const OpDef* op = nullptr;
+  std::vector<TensorDesc> inputs;
+  std::vector<TensorDesc> outputs;
+  const Attrs* attrs = nullptr;  // defaults already filled in
+  const DeviceSpec* spec = nullptr;
+  bool optimize = true;  // double buffering, prefetch
+
+  const Attrs& attr() const { return *attrs; }
+  // "Add(in f32[2,3], f32[3]) -> f32[2,3]" for error messages.
+  std::string str() const;
+};
+
+// Tiling data: a plain record copied to every core, as CANN's tiling structs are.
+struct TilingData {
+  Shape grid;                             // tile grid
+  int64_t block_dim = 1;                  // cores to use
+  std::map<std::string, int64_t> params;  // op-specific values (tile sizes, flags)
+
+  int64_t get(const std::string& key) const;  // throws Error naming the key
+  int64_t get(const std::string& key, int64_t dflt) const;
+  std::string str() const;  // "grid [4,2] block_dim 2 {TM=128, TN=256}"
+};
+
+}  // namespace asc

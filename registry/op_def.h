@@ -1,0 +1,114 @@
+// OpDef: an operator declared once — schema, shape inference, tiling, kernel and reference.
+// Everything else (asc-ops, the importer's coverage, the tests' self-check) reads it.
+#pragma once
+
+#include <climits>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "registry/attr.h"
+#include "registry/dsl.h"
+#include "registry/launch.h"
+#include "registry/tensor.h"
+
+namespace asc {
+
+// Op traits: what passes ask instead of switching on op names.
+enum Trait : uint32_t {
+  kElementwise = 1u << 0,    // output element i depends only on input elements at i
+  kBroadcast = 1u << 1,      // inputs broadcast numpy-style
+  kCommutative = 1u << 2,    // binary op with op(a, b) == op(b, a)
+  kReduction = 1u << 3,      // reduces along axes
+  kMovement = 1u << 4,       // moves data without arithmetic (transpose, reshape, slice)
+  kContraction = 1u << 5,    // matmul-like: runs on the cube unit
+  kNormalization = 1u << 6,  // softmax, layer norm, ...
+};
+std::string traits_str(uint32_t traits);  // "elementwise|broadcast"
+
+enum class Arity : uint8_t { kSingle, kOptional, kVariadic };
+
+struct ParamDef {
+  std::string name;
+  std::string type;  // type-constraint name ("T") or a fixed dtype name ("i64")
+  Arity arity = Arity::kSingle;
+};
+
+struct AttrDef {
+  std::string name;
+  AttrKind kind = AttrKind::kInt;
+  std::optional<AttrValue> dflt;  // nullopt: required
+};
+
+struct TypeConstraint {
+  std::string name;
+  std::vector<DType> types;
+};
+
+struct InferContext {
+  const OpDef& op;
+  const std::vector<TensorType>& inputs;  // absent optional inputs have dtype kUndefined
+  const Attrs& attrs;                     // defaults filled in
+  std::vector<const Tensor*> values;      // constant input values where known, else nullptr
+};
+
+using InferFn = std::function<std::vector<TensorType>(const InferContext&)>;
+using TilingFn = std::function<TilingData(const LaunchContext&)>;
+using TileKernelFn = std::function<void(TileBuilder&)>;
+using HostKernelFn =
+    std::function<void(const LaunchContext&, std::span<const Tensor>, std::span<Tensor>)>;
+// Naive reference accumulating in double; outputs are preallocated with the inferred shapes.
+using ReferenceFn = std::function<void(const Attrs&, std::span<const Tensor>, std::span<Tensor>)>;
+
+enum class KernelKind : uint8_t { kNone, kTile, kHost };
+std::string_view kernel_kind_name(KernelKind k);
+
+struct OpDef {
+  std::string type;
+  std::string domain;  // "" is ai.onnx
+  int since = 1;
+  int until = INT_MAX;  // last opset this version covers (inclusive)
+  std::vector<ParamDef> inputs;
+  std::vector<ParamDef> outputs;
+  std::vector<AttrDef> attrs;
+  std::vector<TypeConstraint> constraints;
+  uint32_t traits = 0;
+  std::string doc;
+  InferFn infer_fn;
+  TilingFn tiling_fn;
+  TileKernelFn tile_kernel_fn;
+  HostKernelFn host_kernel_fn;
+  ReferenceFn reference_fn;
+
+  // Builder.
+  OpDef& input(std::string name, std::string type, Arity a = Arity::kSingle);
+  OpDef& output(std::string name, std::string type, Arity a = Arity::kSingle);
+  OpDef& attr(std::string name, AttrKind kind, std::optional<AttrValue> dflt = std::nullopt);
+  OpDef& type_constraint(std::string name, std::vector<DType> types);
+  OpDef& trait(uint32_t t);
+  OpDef& describe(std::string line);
+  OpDef& infer(InferFn f);
+  OpDef& tiling(TilingFn f);
+  OpDef& kernel(TileKernelFn f);
+  OpDef& host_kernel(HostKernelFn f);
+  OpDef& reference(ReferenceFn f);
+
+  bool has(Trait t) const { return (traits & t) != 0; }
+  KernelKind kernel_kind() const;
+  std::string name() const;      // "Add" or "com.microsoft.RotaryEmbedding"
+  std::string versions() const;  // "7-12" or "14+"
+  // Allowed dtypes of a parameter's type string.
+  std::vector<DType> allowed(const std::string& type) const;
+
+  // Validates given attributes against the schema and fills in defaults; throws ShapeError.
+  Attrs resolve(const Attrs& given) const;
+  // Checks input dtypes against type constraints (consistent binding of each constraint).
+  void check_types(const std::vector<DType>& in) const;
+};
+
+// Starts a definition: def_op("Add", 7, 12) covers opsets 7..12 of ai.onnx.
+OpDef def_op(std::string type, int since, int until = INT_MAX, std::string domain = "");
+
+}  // namespace asc

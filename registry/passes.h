@@ -1,0 +1,41 @@
+// Passes over a traced TileProgram: double buffering, L1 prefetch, liveness-based placement with
+// reuse and alignment, and the capacity check against a DeviceSpec. docs/DSL.md explains them.
+#pragma once
+
+#include <vector>
+
+#include "registry/device_spec.h"
+#include "registry/tile_program.h"
+
+namespace asc {
+
+// Live range of every buffer in instruction indices; [-1, -1] when never touched.
+struct Liveness {
+  std::vector<int> first;
+  std::vector<int> last;
+};
+
+// Loops extend live ranges: a buffer live across a loop boundary, or read before written inside
+// a loop body (a loop-carried accumulator), is live for the whole loop.
+Liveness analyze_liveness(const TileProgram& p);
+
+// optimize: copy-in buffers get two ping-pong slots (the copy-in of tile i+1 overlaps compute of
+// tile i) and copy-ins into L1 inside a loop prefetch the next iteration's block.
+void double_buffer(TileProgram& p, bool optimize);
+
+// Assigns each buffer an offset in its position: first-fit over live ranges, starts aligned to
+// spec.alignment(pos) (32 B in UB/L1, 512 B in L0A/L0B, 1 KiB in L0C); a dead operand's space
+// may be taken in place by an elementwise result of the same size. Fills p.placement.
+void place_buffers(TileProgram& p, const DeviceSpec& spec);
+
+// Throws CapacityError naming the op, the position, the buffer that overflows, the bytes needed
+// and the bytes available.
+void check_capacity(const TileProgram& p, const DeviceSpec& spec);
+
+// All of the above in order.
+void run_passes(TileProgram& p, const DeviceSpec& spec, bool optimize);
+
+// True when the placed program fits every local memory of spec.
+bool fits(const TileProgram& p, const DeviceSpec& spec);
+
+}  // namespace asc

@@ -1,0 +1,130 @@
+// TileProgram: the IR a tile kernel is traced into. One program describes one tile; the device
+// runs it for every tile of the grid, split over block_dim cores.
+//
+// Coordinates: variables [0, grid.size()) are the tile's grid coordinates, variables
+// [grid.size(), grid.size() + loops) are loop counters. A GM box dimension starts at
+// start.var * start.scale + start.offset and covers `size` elements, clamped to the tensor's
+// `extent` (tail tiles); local buffers store the box densely (row-major over the sizes) and tail
+// tiles are zero-padded, so vector instructions always run on whole buffers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "registry/shape.h"
+#include "registry/tile_ops.h"
+
+namespace asc {
+
+// An affine function of one coordinate variable (or a constant when var < 0).
+struct Coord {
+  int var = -1;
+  int64_t scale = 0;
+  int64_t offset = 0;
+
+  int64_t eval(const int64_t* vars) const { return (var < 0 ? 0 : vars[var] * scale) + offset; }
+  std::string str(int grid_rank) const;
+};
+
+struct BoxDim {
+  int64_t extent = 1;  // tensor extent along this dim (tail clamp)
+  int64_t stride = 0;  // GM stride in elements; 0 broadcasts
+  Coord start;         // first element of the box along this dim
+  int64_t size = 1;    // box (local buffer) extent
+};
+
+// A box of a GM tensor: element (i_0..i_r) of the box is at
+// offset + sum_j (start_j + i_j) * stride_j.
+struct GmBox {
+  int64_t offset = 0;
+  std::vector<BoxDim> dims;
+
+  Shape sizes() const;
+  bool unit_inner() const { return dims.empty() || dims.back().stride == 1; }
+  // True when the whole box is one contiguous GM range (for every tile).
+  bool contiguous() const;
+  std::string str(int grid_rank) const;
+};
+
+struct BufferDecl {
+  int id = -1;
+  std::string name;
+  Pos pos = Pos::kUB;
+  DType dtype = DType::kF32;
+  Shape dims;            // local extents; bytes = numel(dims) * dtype_size
+  bool copy_in = false;  // filled by DMA from GM: a double-buffering candidate
+  int slots = 1;         // ping-pong slots after the double-buffer pass
+
+  int64_t bytes() const { return numel(dims) * static_cast<int64_t>(dtype_size(dtype)); }
+};
+
+enum class InstrKind : uint8_t {
+  kCopyIn,     // dst <- GM[arg] box            (MTE2)
+  kCopyOut,    // GM[arg] box <- src0           (MTE3 / Fixpipe: casts to the GM dtype)
+  kUnary,      // dst = op(src0; alpha, beta)
+  kBinary,     // dst = src0 op src1
+  kScalar,     // dst = src0 op scalar (scalar op src0 when scalar_left)
+  kBcastMid,   // dst[o,r,i] = src0[o,r,i] op src1[o,i]; r is dims[axis] of src0
+  kCompare,    // dst(bool) = src0 cmp src1
+  kSelect,     // dst = src0(bool) ? src1 : src2
+  kCast,       // dst = cast(src0)
+  kReduce,     // dst[o,i] = reduce_r src0[o,r,i]; r is dims[axis]
+  kDuplicate,  // dst[:] = scalar
+  kLoadL0,     // dst (L0A/L0B) = fractal layout of src0 (L1)       (MTE1)
+  kMmad,       // dst (L0C, f32) = (var == 0 ? 0 : dst) + src0 x src1 (Cube)
+  kLoopBegin,  // for var in [0, count)
+  kLoopEnd,
+};
+std::string_view instr_name(InstrKind k);
+
+struct Instr {
+  InstrKind kind = InstrKind::kUnary;
+  int dst = -1;
+  int src[3] = {-1, -1, -1};
+  int arg = -1;  // GM argument: inputs first, then outputs
+  GmBox box;
+  uint8_t op = 0;  // UnaryOp / BinaryOp / CmpOp / ReduceOp by kind
+  float alpha = 0.f, beta = 0.f;
+  double scalar = 0.0;
+  bool scalar_left = false;
+  int axis = 0;
+  int64_t count = 0;           // loop trip count
+  int var = -1;                // loop variable (kLoopBegin), k variable (kMmad)
+  bool prefetch_next = false;  // copy-in in a loop: fetch the next iteration's box ahead (pass)
+
+  bool reads(int buf) const;
+  // Instructions that read each element before writing the same element (legal in place).
+  bool elementwise() const;
+};
+
+// Where the placement pass put each buffer, per position.
+struct Placement {
+  std::vector<int64_t> offset;           // per buffer: byte offset of slot 0 in its position
+  std::vector<int64_t> slot_stride;      // per buffer: bytes between ping-pong slots
+  int64_t used[6] = {0, 0, 0, 0, 0, 0};  // bytes per Pos with liveness reuse
+  int64_t used_no_reuse[6] = {0, 0, 0, 0, 0, 0};  // bytes per Pos if every buffer had its own
+  int64_t total_used() const;
+  int64_t total_no_reuse() const;
+};
+
+struct TileProgram {
+  std::string op;                // op type, e.g. "Add"
+  std::vector<TensorDesc> args;  // GM arguments: inputs then outputs
+  int num_inputs = 0;
+  Shape grid;             // tile grid; tiles run in row-major order (last axis fastest)
+  int64_t block_dim = 1;  // cores; core c runs a contiguous range of tiles
+  int num_loop_vars = 0;
+  std::vector<BufferDecl> buffers;
+  std::vector<Instr> instrs;
+  bool optimized = false;  // passes ran with optimisation (double buffering, prefetch)
+  Placement placement;
+
+  int64_t num_tiles() const { return numel(grid); }
+  int grid_rank() const { return static_cast<int>(grid.size()); }
+  int num_vars() const { return grid_rank() + num_loop_vars; }
+  // Loop nest with buffers, offsets and the reuse report.
+  std::string dump() const;
+};
+
+}  // namespace asc

@@ -1,0 +1,103 @@
+#include "runtime/devices/cpu/cpu_device.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <thread>
+
+#include "runtime/devices/cpu/tile_exec.h"
+
+namespace asc::cpu {
+namespace {
+
+// Bytes of the data/unified cache at `level`, from sysfs (sysconf may report 0 in VMs).
+int64_t cache_bytes(int level, int64_t fallback) {
+  for (int idx = 0; idx < 8; ++idx) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(idx) + "/";
+    std::ifstream lf(dir + "level"), tf(dir + "type"), sf(dir + "size");
+    int l = 0;
+    std::string type, size;
+    if (!(lf >> l) || !(tf >> type) || !(sf >> size)) continue;
+    if (l != level || type == "Instruction") continue;
+    int64_t v = std::stoll(size);
+    if (size.back() == 'K') v *= 1024;
+    if (size.back() == 'M') v *= 1024 * 1024;
+    return v;
+  }
+  return fallback;
+}
+
+}  // namespace
+
+DeviceSpec cpu_spec(int threads) {
+  DeviceSpec s;
+  s.name = "cpu";
+  const int64_t l2 = std::max<int64_t>(cache_bytes(2, 1 << 20), 256 << 10);
+  s.ub_bytes = l2 / 2;
+  s.l1_bytes = l2;
+  s.l0a_bytes = l2 / 4;
+  s.l0b_bytes = l2 / 2;
+  s.l0c_bytes = l2 / 4;
+  s.cube_cores = threads;
+  s.vector_cores = threads;
+  s.block_bytes = 32;
+  s.repeat_bytes = 64;
+  s.fractal = 16;
+  s.mmad_m_align = 16;
+  s.mmad_n_align = 32;
+  s.mmad_k_align = 16;
+  s.l0ab_align = 64;
+  s.l0c_align = 64;
+  s.host = true;
+  return s;
+}
+
+struct CpuDevice::Impl {
+  explicit Impl(int threads) : arena(threads) {}
+  tbb::task_arena arena;
+  tbb::enumerable_thread_specific<CoreArena> cores;
+};
+
+CpuDevice::CpuDevice(int threads)
+    : threads_(threads > 0 ? threads
+                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
+      spec_(cpu_spec(threads_)),
+      impl_(std::make_unique<Impl>(threads_)) {}
+
+CpuDevice::~CpuDevice() = default;
+
+void CpuDevice::launch(const TileProgram& p, std::span<void* const> args) const {
+  const int64_t tiles = p.num_tiles();
+  if (tiles <= 0) return;
+  const Lowering low = lower(p);
+  const int64_t cores = std::clamp<int64_t>(p.block_dim, 1, tiles);
+  const int64_t per = (tiles + cores - 1) / cores;
+  auto run_core = [&](int64_t c) {
+    CoreArena& a = impl_->cores.local();
+    a.reserve(p);
+    run_tiles(p, low, args, a, c * per, std::min(tiles, (c + 1) * per));
+  };
+  if (cores == 1) {
+    run_core(0);
+    return;
+  }
+  impl_->arena.execute([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<int64_t>(0, cores, 1),
+        [&](const tbb::blocked_range<int64_t>& r) {
+          for (int64_t c = r.begin(); c < r.end(); ++c) run_core(c);
+        },
+        tbb::simple_partitioner());
+  });
+}
+
+void CpuDevice::run(const std::function<void()>& f) const {
+  impl_->arena.execute(f);
+}
+
+}  // namespace asc::cpu

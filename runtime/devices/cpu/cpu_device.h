@@ -1,0 +1,43 @@
+// The cpu device: runs TilePrograms on the host. Cores are oneTBB workers; each owns an arena
+// with the spec's local memories; vector instructions are Highway loops (vec.h) and mmad runs on
+// packed GEMM micro-kernels (gemm.h).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+
+#include "registry/device_spec.h"
+#include "registry/tile_program.h"
+
+namespace asc::cpu {
+
+// Local-memory capacities derived from the host's caches, so the same tiling code gives cache
+// blocking: UB = L2/2, L1 = L2, L0A = L2/4, L0B = L2/2, L0C = L2/4; cores = threads.
+DeviceSpec cpu_spec(int threads);
+
+class CpuDevice {
+ public:
+  explicit CpuDevice(int threads = 0);  // 0: all hardware threads
+  ~CpuDevice();
+  CpuDevice(const CpuDevice&) = delete;
+  CpuDevice& operator=(const CpuDevice&) = delete;
+
+  const DeviceSpec& spec() const { return spec_; }
+  int threads() const { return threads_; }
+
+  // Runs every tile of a placed program: core c of block_dim takes a contiguous range of tiles.
+  // args[i] is GM argument i (inputs, then outputs), dense row-major of p.args[i].
+  void launch(const TileProgram& p, std::span<void* const> args) const;
+
+  // Runs f inside this device's thread arena (for host kernels and whole-graph parallelism).
+  void run(const std::function<void()>& f) const;
+
+ private:
+  struct Impl;
+  int threads_;
+  DeviceSpec spec_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace asc::cpu

@@ -1,0 +1,447 @@
+#include "runtime/devices/cpu/tile_exec.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "registry/error.h"
+#include "runtime/devices/cpu/gemm.h"
+#include "runtime/devices/cpu/vec.h"
+
+namespace asc::cpu {
+namespace {
+
+constexpr int kMaxRank = 8;
+constexpr int64_t kDirectMaxM = 8;  // mmad rows up to which B is streamed unpacked
+
+struct BoxEval {
+  int64_t base = 0;  // element offset of the box's first element
+  int64_t valid[kMaxRank] = {};
+  bool full = true;
+  bool empty = false;
+};
+
+BoxEval eval_box(const GmBox& box, const int64_t* vars) {
+  BoxEval e;
+  e.base = box.offset;
+  for (size_t j = 0; j < box.dims.size(); ++j) {
+    const BoxDim& d = box.dims[j];
+    const int64_t s = d.start.eval(vars);
+    const int64_t v = std::clamp<int64_t>(d.extent - s, 0, d.size);
+    e.valid[j] = v;
+    e.full = e.full && v == d.size;
+    e.empty = e.empty || v == 0;
+    e.base += s * d.stride;
+  }
+  return e;
+}
+
+// The (row, column) strides of a box viewed as a matrix: its last two dims.
+void box_matrix(const GmBox& box, const BoxEval& e, int64_t& rs, int64_t& cs, int64_t& rows,
+                int64_t& cols) {
+  const size_t r = box.dims.size();
+  cols = r >= 1 ? e.valid[r - 1] : 1;
+  cs = r >= 1 ? box.dims[r - 1].stride : 1;
+  rows = r >= 2 ? e.valid[r - 2] : 1;
+  rs = r >= 2 ? box.dims[r - 2].stride : cols;
+}
+
+// Dense local [sizes] <-> strided GM box, over the valid region only.
+void gather(const std::byte* gm, const GmBox& box, const BoxEval& e, size_t j, std::byte* dst,
+            const int64_t* inner, size_t es) {
+  const BoxDim& d = box.dims[j];
+  const int64_t n = e.valid[j];
+  if (j + 1 == box.dims.size()) {
+    if (d.stride == 1) {
+      std::memcpy(dst, gm, static_cast<size_t>(n) * es);
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        std::memcpy(dst + i * es, gm + static_cast<size_t>(i * d.stride) * es, es);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    gather(gm + static_cast<size_t>(i * d.stride) * es, box, e, j + 1,
+           dst + static_cast<size_t>(i * inner[j]) * es, inner, es);
+}
+
+void scatter(std::byte* gm, const GmBox& box, const BoxEval& e, size_t j, const std::byte* src,
+             const int64_t* inner, DType from, DType to) {
+  const BoxDim& d = box.dims[j];
+  const int64_t n = e.valid[j];
+  const size_t es_from = dtype_size(from), es_to = dtype_size(to);
+  if (j + 1 == box.dims.size()) {
+    if (d.stride == 1) {
+      if (from == to) {
+        std::memcpy(gm, src, static_cast<size_t>(n) * es_to);
+      } else {
+        vec_cast(from, to, src, gm, n);
+      }
+    } else {
+      for (int64_t i = 0; i < n; ++i)
+        vec_cast(from, to, src + i * es_from, gm + static_cast<size_t>(i * d.stride) * es_to, 1);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    scatter(gm + static_cast<size_t>(i * d.stride) * es_to, box, e, j + 1,
+            src + static_cast<size_t>(i * inner[j]) * es_from, inner, from, to);
+}
+
+void inner_sizes(const GmBox& box, int64_t* inner) {
+  int64_t acc = 1;
+  for (int64_t j = static_cast<int64_t>(box.dims.size()) - 1; j >= 0; --j) {
+    inner[j] = acc;
+    acc *= box.dims[j].size;
+  }
+}
+
+void prefetch_box(const std::byte* gm, const GmBox& box, const BoxEval& e, size_t es) {
+  int64_t rs, cs, rows, cols;
+  box_matrix(box, e, rs, cs, rows, cols);
+  if (cs != 1) return;
+  const int64_t row_bytes = cols * static_cast<int64_t>(es);
+  for (int64_t r = 0; r < std::min<int64_t>(rows, 64); ++r)
+    for (int64_t b = 0; b < row_bytes; b += 64)
+      __builtin_prefetch(gm + (r * rs) * static_cast<int64_t>(es) + b, 0, 1);
+}
+
+struct BufState {
+  std::byte* ptr = nullptr;
+  int64_t rs = 0, cs = 1;      // matrix view strides in elements
+  int64_t rows = 0, cols = 0;  // valid matrix extent (mmad operands)
+  bool packed = false;
+  uint64_t uses = 0;  // copy-in count: selects the ping-pong slot
+};
+
+int64_t outer_of(const Shape& d, int axis) {
+  int64_t o = 1;
+  for (int i = 0; i < axis; ++i) o *= d[i];
+  return o;
+}
+int64_t inner_of(const Shape& d, int axis) {
+  int64_t o = 1;
+  for (size_t i = static_cast<size_t>(axis) + 1; i < d.size(); ++i) o *= d[i];
+  return o;
+}
+
+}  // namespace
+
+Lowering lower(const TileProgram& p) {
+  Lowering low;
+  const int ni = static_cast<int>(p.instrs.size());
+  const int nb = static_cast<int>(p.buffers.size());
+  low.alias_in.assign(ni, false);
+  low.view_in.assign(ni, false);
+  low.alias_out.assign(nb, -1);
+  low.loop_end.assign(ni, -1);
+  low.loop_begin.assign(ni, -1);
+  std::vector<int> stack;
+  for (int i = 0; i < ni; ++i) {
+    if (p.instrs[i].kind == InstrKind::kLoopBegin) stack.push_back(i);
+    if (p.instrs[i].kind == InstrKind::kLoopEnd) {
+      low.loop_end[stack.back()] = i;
+      low.loop_begin[i] = stack.back();
+      stack.pop_back();
+    }
+  }
+  // Producers and consumers per buffer.
+  std::vector<std::vector<int>> producers(nb), consumers(nb);
+  for (int i = 0; i < ni; ++i) {
+    const Instr& in = p.instrs[i];
+    if (in.dst >= 0) producers[in.dst].push_back(i);
+    for (int s : in.src)
+      if (s >= 0) consumers[s].push_back(i);
+  }
+  for (int i = 0; i < ni; ++i) {
+    const Instr& in = p.instrs[i];
+    if (in.kind != InstrKind::kCopyIn) continue;
+    bool only_l0 = !consumers[in.dst].empty();
+    for (int c : consumers[in.dst]) only_l0 = only_l0 && p.instrs[c].kind == InstrKind::kLoadL0;
+    low.view_in[i] = only_l0;
+    low.alias_in[i] = !only_l0 && in.box.contiguous();
+  }
+  for (int b = 0; b < nb; ++b) {
+    if (producers[b].empty() || consumers[b].size() != 1) continue;
+    const Instr& out = p.instrs[consumers[b][0]];
+    if (out.kind != InstrKind::kCopyOut || p.args[out.arg].dtype != p.buffers[b].dtype) continue;
+    const Instr& prod = p.instrs[producers[b].front()];
+    if (prod.kind == InstrKind::kCopyIn || prod.kind == InstrKind::kLoadL0) continue;
+    bool box_on_grid = true;  // the copy-out box must not move with a loop variable
+    for (const auto& d : out.box.dims) box_on_grid = box_on_grid && d.start.var < p.grid_rank();
+    if (!box_on_grid) continue;
+    if (prod.kind == InstrKind::kMmad) {
+      if (out.box.unit_inner()) low.alias_out[b] = consumers[b][0];
+      continue;
+    }
+    if (producers[b].size() != 1 || !out.box.contiguous()) continue;
+    bool same_region = true;  // no loop boundary between producer and copy-out
+    for (int i = producers[b][0]; i < consumers[b][0]; ++i)
+      same_region = same_region && p.instrs[i].kind != InstrKind::kLoopBegin &&
+                    p.instrs[i].kind != InstrKind::kLoopEnd;
+    if (same_region) low.alias_out[b] = consumers[b][0];
+  }
+  for (const auto& in : p.instrs)
+    if (in.kind == InstrKind::kMmad && p.buffers[in.src[0]].dims[0] <= kDirectMaxM)
+      low.mmad_direct = true;
+  return low;
+}
+
+void CoreArena::reserve(const TileProgram& p) {
+  for (int pos = 1; pos < 6; ++pos) {
+    const size_t need = static_cast<size_t>(p.placement.used[pos]);
+    if (mem[pos].size() < need) mem[pos].resize(need);
+  }
+}
+
+void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const> args,
+               CoreArena& arena, int64_t begin, int64_t end) {
+  const int nb = static_cast<int>(p.buffers.size());
+  const int ni = static_cast<int>(p.instrs.size());
+  const int gr = p.grid_rank();
+  std::vector<BufState> st(nb);
+  std::vector<std::vector<std::byte>> packs(nb);
+  int64_t vars[kMaxRank * 2] = {};
+  int64_t inner[kMaxRank];
+
+  auto slot_ptr = [&](int b) {
+    const BufferDecl& d = p.buffers[b];
+    const int64_t slot = d.slots > 1 ? static_cast<int64_t>(st[b].uses++ % d.slots) : 0;
+    return arena.mem[static_cast<int>(d.pos)].data() + p.placement.offset[b] +
+           slot * p.placement.slot_stride[b];
+  };
+  auto gm = [&](int arg) { return static_cast<std::byte*>(args[arg]); };
+  // Points a result buffer at GM when it is only copied out and this tile is full.
+  auto bind_result = [&](int b, bool needs_full) {
+    BufState& s = st[b];
+    const BufferDecl& d = p.buffers[b];
+    s.ptr = nullptr;
+    if (low.alias_out[b] >= 0) {
+      const Instr& out = p.instrs[low.alias_out[b]];
+      const BoxEval e = eval_box(out.box, vars);
+      if (e.full || !needs_full) {
+        const size_t es = dtype_size(p.args[out.arg].dtype);
+        s.ptr = gm(out.arg) + static_cast<size_t>(e.base) * es;
+        box_matrix(out.box, e, s.rs, s.cs, s.rows, s.cols);
+        return;
+      }
+    }
+    s.ptr = slot_ptr(b);
+    s.cs = 1;
+    s.rs = d.dims.empty() ? 1 : d.dims.back();
+  };
+
+  for (int64_t tile = begin; tile < end; ++tile) {
+    int64_t rem = tile;  // row-major grid coordinates, last axis fastest
+    for (int g = gr - 1; g >= 0; --g) {
+      vars[g] = rem % p.grid[g];
+      rem /= p.grid[g];
+    }
+    for (int pc = 0; pc < ni; ++pc) {
+      const Instr& in = p.instrs[pc];
+      const auto n_of = [&](int b) { return numel(p.buffers[b].dims); };
+      switch (in.kind) {
+        case InstrKind::kLoopBegin:
+          vars[in.var] = 0;
+          if (in.count <= 0) pc = low.loop_end[pc];
+          break;
+        case InstrKind::kLoopEnd: {
+          const Instr& lb = p.instrs[low.loop_begin[pc]];
+          if (++vars[lb.var] < lb.count) pc = low.loop_begin[pc];
+          break;
+        }
+        case InstrKind::kCopyIn: {
+          BufState& s = st[in.dst];
+          const BufferDecl& d = p.buffers[in.dst];
+          const size_t es = dtype_size(d.dtype);
+          const BoxEval e = eval_box(in.box, vars);
+          std::byte* src = gm(in.arg) + static_cast<size_t>(e.base) * es;
+          if (low.view_in[pc]) {
+            s.ptr = src;
+            box_matrix(in.box, e, s.rs, s.cs, s.rows, s.cols);
+          } else if (low.alias_in[pc] && e.full) {
+            s.ptr = src;
+          } else {
+            s.ptr = slot_ptr(in.dst);
+            if (!e.full) std::memset(s.ptr, 0, static_cast<size_t>(d.bytes()));
+            if (!e.empty && !in.box.dims.empty()) {
+              inner_sizes(in.box, inner);
+              gather(src, in.box, e, 0, s.ptr, inner, es);
+            } else if (in.box.dims.empty()) {
+              std::memcpy(s.ptr, src, es);
+            }
+            int64_t rows, cols;
+            box_matrix(in.box, e, s.rs, s.cs, rows, cols);
+            s.rows = rows;
+            s.cols = cols;
+            s.cs = 1;
+            s.rs = d.dims.empty() ? 1 : d.dims.back();
+          }
+          if (in.prefetch_next) {  // next loop iteration's block
+            const Instr* loop = nullptr;
+            for (int q = pc; q >= 0 && !loop; --q)
+              if (p.instrs[q].kind == InstrKind::kLoopBegin && low.loop_end[q] > pc)
+                loop = &p.instrs[q];
+            if (loop && vars[loop->var] + 1 < loop->count) {
+              ++vars[loop->var];
+              const BoxEval next = eval_box(in.box, vars);
+              --vars[loop->var];
+              if (!next.empty)
+                prefetch_box(gm(in.arg) + static_cast<size_t>(next.base) * es, in.box, next, es);
+            }
+          }
+          break;
+        }
+        case InstrKind::kCopyOut: {
+          const BufState& s = st[in.src[0]];
+          const DType from = p.buffers[in.src[0]].dtype, to = p.args[in.arg].dtype;
+          const BoxEval e = eval_box(in.box, vars);
+          std::byte* dst = gm(in.arg) + static_cast<size_t>(e.base) * dtype_size(to);
+          if (s.ptr == dst || e.empty) break;  // written in place through an alias
+          if (in.box.dims.empty()) {
+            vec_cast(from, to, s.ptr, dst, 1);
+            break;
+          }
+          if (p.buffers[in.src[0]].pos == Pos::kL0C) {  // matrix with row stride s.rs
+            int64_t rs, cs, rows, cols;
+            box_matrix(in.box, e, rs, cs, rows, cols);
+            const int64_t es_to = static_cast<int64_t>(dtype_size(to));
+            for (int64_t r = 0; r < rows; ++r) {
+              const std::byte* row = s.ptr + r * s.rs * 4;
+              if (cs == 1) {
+                vec_cast(from, to, row, dst + r * rs * es_to, cols);
+              } else {
+                for (int64_t c = 0; c < cols; ++c)
+                  vec_cast(from, to, row + c * 4, dst + (r * rs + c * cs) * es_to, 1);
+              }
+            }
+            break;
+          }
+          inner_sizes(in.box, inner);
+          scatter(dst, in.box, e, 0, s.ptr, inner, from, to);
+          break;
+        }
+        case InstrKind::kUnary:
+          bind_result(in.dst, true);
+          vec_unary(static_cast<UnaryOp>(in.op), p.buffers[in.dst].dtype, st[in.src[0]].ptr,
+                    st[in.dst].ptr, n_of(in.dst), in.alpha, in.beta);
+          break;
+        case InstrKind::kBinary:
+          bind_result(in.dst, true);
+          vec_binary(static_cast<BinaryOp>(in.op), p.buffers[in.dst].dtype, st[in.src[0]].ptr,
+                     st[in.src[1]].ptr, st[in.dst].ptr, n_of(in.dst));
+          break;
+        case InstrKind::kScalar:
+          bind_result(in.dst, true);
+          vec_binary_scalar(static_cast<BinaryOp>(in.op), p.buffers[in.dst].dtype,
+                            st[in.src[0]].ptr, in.scalar, st[in.dst].ptr, n_of(in.dst),
+                            in.scalar_left);
+          break;
+        case InstrKind::kBcastMid: {
+          bind_result(in.dst, true);
+          const Shape& d = p.buffers[in.src[0]].dims;
+          vec_binary_bcast_mid(static_cast<BinaryOp>(in.op), p.buffers[in.dst].dtype,
+                               st[in.src[0]].ptr, st[in.src[1]].ptr, st[in.dst].ptr,
+                               outer_of(d, in.axis), d[in.axis], inner_of(d, in.axis));
+          break;
+        }
+        case InstrKind::kCompare:
+          bind_result(in.dst, true);
+          vec_compare(static_cast<CmpOp>(in.op), p.buffers[in.src[0]].dtype, st[in.src[0]].ptr,
+                      st[in.src[1]].ptr, reinterpret_cast<uint8_t*>(st[in.dst].ptr), n_of(in.dst));
+          break;
+        case InstrKind::kSelect:
+          bind_result(in.dst, true);
+          vec_select(dtype_size(p.buffers[in.dst].dtype),
+                     reinterpret_cast<const uint8_t*>(st[in.src[0]].ptr), st[in.src[1]].ptr,
+                     st[in.src[2]].ptr, st[in.dst].ptr, n_of(in.dst));
+          break;
+        case InstrKind::kCast:
+          bind_result(in.dst, true);
+          vec_cast(p.buffers[in.src[0]].dtype, p.buffers[in.dst].dtype, st[in.src[0]].ptr,
+                   st[in.dst].ptr, n_of(in.dst));
+          break;
+        case InstrKind::kReduce: {
+          bind_result(in.dst, true);
+          const Shape& d = p.buffers[in.src[0]].dims;
+          vec_reduce(static_cast<ReduceOp>(in.op), p.buffers[in.dst].dtype, st[in.src[0]].ptr,
+                     st[in.dst].ptr, outer_of(d, in.axis), d[in.axis], inner_of(d, in.axis));
+          break;
+        }
+        case InstrKind::kDuplicate:
+          bind_result(in.dst, true);
+          vec_duplicate(p.buffers[in.dst].dtype, in.scalar, st[in.dst].ptr, n_of(in.dst));
+          break;
+        case InstrKind::kLoadL0: {
+          const BufState& s = st[in.src[0]];
+          BufState& d = st[in.dst];
+          const DType dt = p.buffers[in.src[0]].dtype;
+          if (low.mmad_direct && s.cs == 1) {
+            d = s;
+            d.packed = false;
+            break;
+          }
+          const bool is_a = p.buffers[in.dst].pos == Pos::kL0A;
+          const size_t bytes = is_a ? gemm_packed_a_bytes(dt, s.rows, s.cols)
+                                    : gemm_packed_b_bytes(dt, s.rows, s.cols);
+          if (packs[in.dst].size() < bytes) packs[in.dst].resize(bytes);
+          if (is_a) {
+            gemm_pack_a(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, packs[in.dst].data());
+          } else {
+            gemm_pack_b(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, packs[in.dst].data());
+          }
+          d.ptr = packs[in.dst].data();
+          d.rows = s.rows;
+          d.cols = s.cols;
+          d.packed = true;
+          break;
+        }
+        case InstrKind::kMmad: {
+          const bool acc = in.var >= 0 && vars[in.var] > 0;
+          BufState& c = st[in.dst];
+          if (!acc) bind_result(in.dst, false);
+          const BufState& a = st[in.src[0]];
+          const BufState& b = st[in.src[1]];
+          const DType dt = p.buffers[in.src[0]].dtype;
+          const int64_t m = a.rows, k = a.cols, n = b.cols;
+          if (k != b.rows)
+            throw Error(p.op + ": mmad with k " + std::to_string(k) + " vs " +
+                        std::to_string(b.rows));
+          c.rows = m;
+          c.cols = n;
+          if (k == 0) {  // empty contraction: C = 0 (or unchanged when accumulating)
+            if (!acc)
+              for (int64_t r = 0; r < m; ++r)
+                std::memset(c.ptr + r * c.rs * 4, 0, static_cast<size_t>(n) * 4);
+            break;
+          }
+          if (a.packed != b.packed) {  // direct form refused for one operand: pack both
+            std::vector<std::byte> ta, tb;
+            const void* ap = a.ptr;
+            const void* bp = b.ptr;
+            if (!a.packed) {
+              ta.resize(gemm_packed_a_bytes(dt, m, k));
+              gemm_pack_a(dt, a.ptr, a.rs, a.cs, m, k, ta.data());
+              ap = ta.data();
+            }
+            if (!b.packed) {
+              tb.resize(gemm_packed_b_bytes(dt, k, n));
+              gemm_pack_b(dt, b.ptr, b.rs, b.cs, k, n, tb.data());
+              bp = tb.data();
+            }
+            gemm_mmad(dt, ap, bp, reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc);
+            break;
+          }
+          if (a.packed) {
+            gemm_mmad(dt, a.ptr, b.ptr, reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc);
+          } else {
+            gemm_direct(dt, a.ptr, a.rs, b.ptr, b.rs, reinterpret_cast<float*>(c.ptr), c.rs, m, n,
+                        k, acc);
+          }
+          break;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace asc::cpu

@@ -1,0 +1,99 @@
+#include "runtime/op_runner.h"
+
+#include "registry/error.h"
+#include "registry/tiling.h"
+
+namespace asc {
+namespace {
+
+std::string describe(const OpDef& op, std::span<const Tensor> inputs) {
+  std::string s = op.type + "(";
+  for (size_t i = 0; i < inputs.size(); ++i) s += (i ? ", " : "") + inputs[i].desc().str();
+  return s + ")";
+}
+
+}  // namespace
+
+std::vector<TensorDesc> infer_outputs(const OpDef& op, const Attrs& resolved,
+                                      std::span<const Tensor> inputs) {
+  std::vector<TensorType> in;
+  std::vector<const Tensor*> values;
+  std::vector<DType> dtypes;
+  for (const auto& t : inputs) {
+    in.push_back(t.defined() ? TensorType{t.dtype(), to_sym(t.shape())} : TensorType{});
+    values.push_back(t.defined() ? &t : nullptr);
+    dtypes.push_back(t.dtype());
+  }
+  std::vector<TensorType> out;
+  try {
+    op.check_types(dtypes);
+    if (!op.infer_fn) throw ShapeError("op has no shape inference");
+    out = op.infer_fn(InferContext{op, in, resolved, values});
+  } catch (const ShapeError& e) {
+    throw ShapeError(describe(op, inputs) + ": " + e.what());
+  }
+  std::vector<TensorDesc> r;
+  for (const auto& t : out) {
+    auto shape = t.shape ? to_concrete(*t.shape) : std::nullopt;
+    if (!shape)
+      throw ShapeError(describe(op, inputs) + ": output shape " + t.str() + " is not concrete");
+    r.push_back({t.dtype, *shape});
+  }
+  return r;
+}
+
+TileProgram plan_tile_program(const OpDef& op, const Attrs& resolved,
+                              std::span<const TensorDesc> inputs,
+                              std::span<const TensorDesc> outputs, const DeviceSpec& spec,
+                              const OpRunOptions& opts) {
+  LaunchContext ctx;
+  ctx.op = &op;
+  ctx.inputs.assign(inputs.begin(), inputs.end());
+  ctx.outputs.assign(outputs.begin(), outputs.end());
+  ctx.attrs = &resolved;
+  ctx.spec = &spec;
+  ctx.optimize = opts.optimize;
+  if (!op.tile_kernel_fn) throw Error(ctx.str() + ": op has no tile kernel");
+  const TilingData tiling = opts.tiling ? *opts.tiling : op.tiling_fn(ctx);
+  return trace_program(ctx, tiling);
+}
+
+std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const Tensor> inputs,
+                           const cpu::CpuDevice& device, const OpRunOptions& opts) {
+  const Attrs resolved = op.resolve(attrs);
+  const auto out_desc = infer_outputs(op, resolved, inputs);
+  std::vector<Tensor> outs;
+  for (const auto& d : out_desc) outs.emplace_back(d.dtype, d.shape);
+  if (op.kernel_kind() == KernelKind::kHost) {
+    LaunchContext ctx;
+    ctx.op = &op;
+    for (const auto& t : inputs) ctx.inputs.push_back(t.desc());
+    ctx.outputs = out_desc;
+    ctx.attrs = &resolved;
+    ctx.spec = &device.spec();
+    op.host_kernel_fn(ctx, inputs, outs);
+    return outs;
+  }
+  std::vector<TensorDesc> in_desc;
+  for (const auto& t : inputs) in_desc.push_back(t.desc());
+  const TileProgram p = plan_tile_program(op, resolved, in_desc, out_desc,
+                                          opts.spec ? *opts.spec : device.spec(), opts);
+  std::vector<void*> args;
+  for (const auto& t : inputs) args.push_back(const_cast<void*>(t.data()));
+  for (auto& t : outs) args.push_back(t.data());
+  device.launch(p, args);
+  return outs;
+}
+
+std::vector<Tensor> run_reference(const OpDef& op, const Attrs& attrs,
+                                  std::span<const Tensor> inputs) {
+  const Attrs resolved = op.resolve(attrs);
+  const auto out_desc = infer_outputs(op, resolved, inputs);
+  std::vector<Tensor> outs;
+  for (const auto& d : out_desc) outs.emplace_back(d.dtype, d.shape);
+  if (!op.reference_fn) throw Error(op.type + ": op has no reference");
+  op.reference_fn(resolved, inputs, outs);
+  return outs;
+}
+
+}  // namespace asc

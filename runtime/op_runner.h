@@ -1,0 +1,40 @@
+// Runs one registered op on concrete tensors: resolve attributes, infer output shapes, tile,
+// trace, place and launch (or call the host kernel). The graph executor and the tests use it.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "registry/op_def.h"
+#include "registry/tile_program.h"
+#include "runtime/devices/cpu/cpu_device.h"
+
+namespace asc {
+
+struct OpRunOptions {
+  bool optimize = true;              // double buffering, prefetch
+  std::optional<TilingData> tiling;  // override the op's tiling function (tiling tests)
+  std::optional<DeviceSpec> spec;    // tile for this spec instead of the device's own
+};
+
+// Output dtypes and concrete shapes from the op's inference; throws ShapeError naming the op and
+// the input shapes when inference cannot give concrete shapes.
+std::vector<TensorDesc> infer_outputs(const OpDef& op, const Attrs& resolved,
+                                      std::span<const Tensor> inputs);
+
+// The placed program the op would run for these inputs (for dumps and tests).
+TileProgram plan_tile_program(const OpDef& op, const Attrs& resolved,
+                              std::span<const TensorDesc> inputs,
+                              std::span<const TensorDesc> outputs, const DeviceSpec& spec,
+                              const OpRunOptions& opts = {});
+
+// Runs the op; `attrs` are the node's attributes (defaults are filled in here).
+std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const Tensor> inputs,
+                           const cpu::CpuDevice& device, const OpRunOptions& opts = {});
+
+// Runs the op's naive reference for the same inputs.
+std::vector<Tensor> run_reference(const OpDef& op, const Attrs& attrs,
+                                  std::span<const Tensor> inputs);
+
+}  // namespace asc

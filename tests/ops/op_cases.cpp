@@ -1,0 +1,118 @@
+#include "ops/op_cases.h"
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "registry/strings.h"
+
+namespace asc::test {
+
+std::string OpCase::name() const {
+  std::string s = op + "/";
+  s += inputs.empty() ? "none" : std::string(dtype_name(inputs[0].dtype));
+  s += "/";
+  for (size_t i = 0; i < inputs.size(); ++i) s += cat(i ? "x" : "", to_string(inputs[i].shape));
+  if (!label.empty()) s += cat("/", label);
+  return s;
+}
+
+InputSpec in(DType dt, Shape shape, double lo, double hi) {
+  InputSpec s;
+  s.dtype = dt;
+  s.shape = std::move(shape);
+  s.lo = lo;
+  s.hi = hi;
+  s.integral = dtype_is_integer(dt) || dt == DType::kBool;
+  if (dt == DType::kBool) {
+    s.lo = 0;
+    s.hi = 1;
+  }
+  return s;
+}
+
+InputSpec in_int(DType dt, Shape shape, double lo, double hi) {
+  InputSpec s = in(dt, std::move(shape), lo, hi);
+  s.integral = true;
+  return s;
+}
+
+const std::vector<OpCase>& all_op_cases() {
+  static const std::vector<OpCase> all = [] {
+    std::vector<OpCase> v;
+    for (auto* family : {cases_elementwise}) {
+      auto c = family();
+      v.insert(v.end(), c.begin(), c.end());
+    }
+    return v;
+  }();
+  return all;
+}
+
+std::vector<Tensor> make_inputs(const OpCase& c) {
+  std::mt19937_64 rng(std::hash<std::string>{}(c.name()));
+  std::vector<Tensor> ins;
+  for (const auto& s : c.inputs) {
+    if (s.fixed) {
+      ins.push_back(*s.fixed);
+      continue;
+    }
+    if (s.dtype == DType::kUndefined) {  // absent optional input
+      ins.emplace_back();
+      continue;
+    }
+    Tensor t(s.dtype, s.shape);
+    std::uniform_real_distribution<double> u(s.lo, s.hi);
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      double v = u(rng);
+      if (s.integral) v = std::floor(v + 0.5);
+      t.set(i, v);
+    }
+    ins.push_back(std::move(t));
+  }
+  return ins;
+}
+
+void default_tolerance(DType dt, double& atol, double& rtol) {
+  switch (dt) {
+    case DType::kF16:
+      atol = 1e-3;
+      rtol = 2e-3;
+      break;
+    case DType::kBF16:
+      atol = 1e-2;
+      rtol = 1.6e-2;
+      break;
+    case DType::kF32:
+      atol = 1e-5;
+      rtol = 1e-5;
+      break;
+    case DType::kF64:
+      atol = 1e-12;
+      rtol = 1e-12;
+      break;
+    default:
+      atol = 0;
+      rtol = 0;
+      break;  // integers and bool: exact
+  }
+}
+
+std::string compare(const Tensor& got, const Tensor& want, double atol, double rtol) {
+  if (got.dtype() != want.dtype())
+    return "dtype " + std::string(dtype_name(got.dtype())) +
+           " != " + std::string(dtype_name(want.dtype()));
+  if (got.shape() != want.shape())
+    return "shape " + to_string(got.shape()) + " != " + to_string(want.shape());
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    const double g = got.at(i), w = want.at(i);
+    if (std::isnan(w) && std::isnan(g)) continue;
+    if (std::isinf(w) && g == w) continue;
+    if (!(std::fabs(g - w) <= atol + rtol * std::fabs(w)))
+      return "element " + std::to_string(i) + ": got " + std::to_string(g) + ", want " +
+             std::to_string(w);
+  }
+  return "";
+}
+
+}  // namespace asc::test

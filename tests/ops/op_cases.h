@@ -1,0 +1,62 @@
+// One case table drives the op tests (vs the naive reference), the tiling-invariance tests and
+// the registry self-check (every op has a case). Each family contributes its own cases.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "registry/attr.h"
+#include "registry/tensor.h"
+
+namespace asc::test {
+
+// How to fill one input.
+struct InputSpec {
+  DType dtype = DType::kF32;
+  Shape shape;
+  double lo = -2.0, hi = 2.0;     // uniform range
+  bool integral = false;          // round values to integers
+  const Tensor* fixed = nullptr;  // use these values instead (not owned)
+};
+
+struct OpCase {
+  OpCase(std::string op_, int opset_, std::vector<InputSpec> inputs_, Attrs attrs_ = {},
+         std::string label_ = "")
+      : op(std::move(op_)),
+        opset(opset_),
+        inputs(std::move(inputs_)),
+        attrs(std::move(attrs_)),
+        label(std::move(label_)) {}
+
+  std::string op;
+  int opset = 17;
+  std::vector<InputSpec> inputs;
+  Attrs attrs;
+  double atol = -1, rtol = -1;  // < 0: defaults for the output dtype
+  std::string label;            // extra name part, e.g. "transB"
+
+  // "Add/f32/[3,1,5]x[4,5]" (+ "/label")
+  std::string name() const;
+};
+
+// Shorthands.
+InputSpec in(DType dt, Shape shape, double lo = -2.0, double hi = 2.0);
+InputSpec in_int(DType dt, Shape shape, double lo, double hi);
+
+std::vector<OpCase> cases_elementwise();
+std::vector<OpCase> cases_matmul();
+std::vector<OpCase> cases_softmax();
+std::vector<OpCase> cases_reduce();
+std::vector<OpCase> cases_transpose();
+
+const std::vector<OpCase>& all_op_cases();
+
+// Seeded inputs for a case (seed derived from the case name).
+std::vector<Tensor> make_inputs(const OpCase& c);
+
+// Compares dtype, shape, then values; returns "" when equal within tolerance, else a message
+// naming the first bad element.
+std::string compare(const Tensor& got, const Tensor& want, double atol, double rtol);
+void default_tolerance(DType dt, double& atol, double& rtol);
+
+}  // namespace asc::test
