@@ -34,7 +34,9 @@ constexpr BinaryOpInfo kBinary[] = {
 };
 
 void binary_kernel(TileBuilder& t, BinaryOp op) {
-  ew_store(t, 0, t.binary(op, ew_load(t, 0), ew_load(t, 1)));
+  Buf a = ew_load(t, 0);
+  Buf b = ew_load(t, 1);
+  ew_store(t, 0, t.binary(op, a, b));
 }
 
 }  // namespace

@@ -199,6 +199,23 @@ Buf TileBuilder::duplicate(DType dt, Shape d, double value) {
   return emit(in, Pos::kUB, dt, std::move(d), nullptr);
 }
 
+void TileBuilder::accumulate(BinaryOp op, Buf acc, Buf x) {
+  check(acc, "accumulate");
+  check(x, "accumulate");
+  if (numel(dims(acc)) != numel(dims(x)) || dtype(acc) != dtype(x) || decl(acc).pos != Pos::kUB)
+    throw ShapeError(prog_.op + ": accumulate into " + std::string(dtype_name(dtype(acc))) +
+                     to_string(dims(acc)) + " from " + std::string(dtype_name(dtype(x))) +
+                     to_string(dims(x)));
+  Instr in;
+  in.kind = InstrKind::kBinary;
+  in.op = static_cast<uint8_t>(op);
+  in.dst = acc.id;
+  in.src[0] = acc.id;
+  in.src[1] = x.id;
+  in.in_place = true;
+  prog_.instrs.push_back(in);
+}
+
 Buf TileBuilder::alloc(Pos pos, DType dt, Shape d, std::string name) {
   return new_buffer(pos, dt, std::move(d), std::move(name));
 }

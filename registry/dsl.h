@@ -63,6 +63,8 @@ class TileBuilder {
   Buf cast(Buf x, DType to);
   Buf reduce(ReduceOp op, Buf x, int axis);  // keeps the axis, size 1
   Buf duplicate(DType dtype, Shape dims, double value);
+  // acc = acc op x in place: the loop-carried form (split reductions, running max/sum).
+  void accumulate(BinaryOp op, Buf acc, Buf x);
 
   // Cube unit. c is an L0C f32 [m, n] buffer; a is L0A [m, k], b is L0B [k, n].
   Buf alloc(Pos pos, DType dtype, Shape dims, std::string name);

@@ -104,11 +104,11 @@ int64_t Placement::total_no_reuse() const {
 std::string TileProgram::dump() const {
   std::ostringstream os;
   const int gr = grid_rank();
-  os << "program " << op << "(";
+  os << "program " << op << "\n  args:";
   for (size_t i = 0; i < args.size(); ++i)
-    os << (i ? ", " : "") << (static_cast<int>(i) < num_inputs ? "in" : "out")
-       << (static_cast<int>(i) < num_inputs ? i : i - num_inputs) << ": " << args[i].str();
-  os << ")\n  grid " << to_string(grid) << " = " << num_tiles() << " tiles over block_dim "
+    os << (i ? ", " : " ") << (static_cast<int>(i) < num_inputs ? "in" : "out")
+       << (static_cast<int>(i) < num_inputs ? i : i - num_inputs) << " " << args[i].str();
+  os << "\n  grid " << to_string(grid) << " = " << num_tiles() << " tiles over block_dim "
      << block_dim << (optimized ? ", optimised" : ", unoptimised") << "\n";
   os << "  buffers:\n";
   for (const auto& b : buffers) {

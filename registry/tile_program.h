@@ -92,6 +92,7 @@ struct Instr {
   int64_t count = 0;           // loop trip count
   int var = -1;                // loop variable (kLoopBegin), k variable (kMmad)
   bool prefetch_next = false;  // copy-in in a loop: fetch the next iteration's box ahead (pass)
+  bool in_place = false;       // kBinary with dst == src0 (TileBuilder::accumulate)
 
   bool reads(int buf) const;
   // Instructions that read each element before writing the same element (legal in place).

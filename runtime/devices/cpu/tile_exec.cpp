@@ -326,7 +326,7 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
                     st[in.dst].ptr, n_of(in.dst), in.alpha, in.beta);
           break;
         case InstrKind::kBinary:
-          bind_result(in.dst, true);
+          if (!in.in_place) bind_result(in.dst, true);
           vec_binary(static_cast<BinaryOp>(in.op), p.buffers[in.dst].dtype, st[in.src[0]].ptr,
                      st[in.src[1]].ptr, st[in.dst].ptr, n_of(in.dst));
           break;
