@@ -2,6 +2,7 @@
 // the registry self-check (every op has a case). Each family contributes its own cases.
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ struct OpCase {
   // "Add/f32/[3,1,5]x[4,5]" (+ "/label")
   std::string name() const;
 };
+
+inline void PrintTo(const OpCase& c, std::ostream* os) { *os << c.name(); }
 
 // Shorthands.
 InputSpec in(DType dt, Shape shape, double lo = -2.0, double hi = 2.0);
