@@ -6,6 +6,8 @@ void register_all_ops(Registry& r) {
   register_elementwise_binary(r);
   register_elementwise_unary(r);
   register_cast_where(r);
+  register_softmax(r);
+  register_reduce(r);
 }
 
 const Registry& global_registry() {

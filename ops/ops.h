@@ -8,6 +8,8 @@ namespace asc {
 void register_elementwise_binary(Registry& r);
 void register_elementwise_unary(Registry& r);
 void register_cast_where(Registry& r);
+void register_softmax(Registry& r);
+void register_reduce(Registry& r);
 
 void register_all_ops(Registry& r);
 

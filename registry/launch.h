@@ -13,6 +13,7 @@
 namespace asc {
 
 struct OpDef;
+class Tensor;
 
 struct LaunchContext {
   const OpDef* op = nullptr;
@@ -21,6 +22,9 @@ struct LaunchContext {
   const Attrs* attrs = nullptr;  // defaults already filled in
   const DeviceSpec* spec = nullptr;
   bool optimize = true;  // double buffering, prefetch
+  // Per input: its host-visible value (a constant, or a shape-like input such as ReduceSum-13's
+  // axes) or nullptr when unknown at launch. May be shorter than `inputs` (missing = unknown).
+  std::vector<const Tensor*> values;
 
   const Attrs& attr() const { return *attrs; }
   // "Add(in f32[2,3], f32[3]) -> f32[2,3]" for error messages.

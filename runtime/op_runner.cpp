@@ -45,7 +45,7 @@ std::vector<TensorDesc> infer_outputs(const OpDef& op, const Attrs& resolved,
 TileProgram plan_tile_program(const OpDef& op, const Attrs& resolved,
                               std::span<const TensorDesc> inputs,
                               std::span<const TensorDesc> outputs, const DeviceSpec& spec,
-                              const OpRunOptions& opts) {
+                              const OpRunOptions& opts, std::span<const Tensor* const> values) {
   LaunchContext ctx;
   ctx.op = &op;
   ctx.inputs.assign(inputs.begin(), inputs.end());
@@ -53,6 +53,7 @@ TileProgram plan_tile_program(const OpDef& op, const Attrs& resolved,
   ctx.attrs = &resolved;
   ctx.spec = &spec;
   ctx.optimize = opts.optimize;
+  ctx.values.assign(values.begin(), values.end());
   if (!op.tile_kernel_fn) throw Error(ctx.str() + ": op has no tile kernel");
   const TilingData tiling = opts.tiling ? *opts.tiling : op.tiling_fn(ctx);
   return trace_program(ctx, tiling);
@@ -71,13 +72,18 @@ std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const 
     ctx.outputs = out_desc;
     ctx.attrs = &resolved;
     ctx.spec = &device.spec();
+    for (const auto& t : inputs) ctx.values.push_back(t.defined() ? &t : nullptr);
     op.host_kernel_fn(ctx, inputs, outs);
     return outs;
   }
   std::vector<TensorDesc> in_desc;
-  for (const auto& t : inputs) in_desc.push_back(t.desc());
+  std::vector<const Tensor*> values;  // every input is a host tensor here
+  for (const auto& t : inputs) {
+    in_desc.push_back(t.desc());
+    values.push_back(t.defined() ? &t : nullptr);
+  }
   const TileProgram p = plan_tile_program(op, resolved, in_desc, out_desc,
-                                          opts.spec ? *opts.spec : device.spec(), opts);
+                                          opts.spec ? *opts.spec : device.spec(), opts, values);
   std::vector<void*> args;
   for (const auto& t : inputs) args.push_back(const_cast<void*>(t.data()));
   for (auto& t : outs) args.push_back(t.data());

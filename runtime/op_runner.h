@@ -23,11 +23,13 @@ struct OpRunOptions {
 std::vector<TensorDesc> infer_outputs(const OpDef& op, const Attrs& resolved,
                                       std::span<const Tensor> inputs);
 
-// The placed program the op would run for these inputs (for dumps and tests).
+// The placed program the op would run for these inputs (for dumps and tests); `values` are the
+// host-visible input values (LaunchContext::values), empty when none are known.
 TileProgram plan_tile_program(const OpDef& op, const Attrs& resolved,
                               std::span<const TensorDesc> inputs,
                               std::span<const TensorDesc> outputs, const DeviceSpec& spec,
-                              const OpRunOptions& opts = {});
+                              const OpRunOptions& opts = {},
+                              std::span<const Tensor* const> values = {});
 
 // Runs the op; `attrs` are the node's attributes (defaults are filled in here).
 std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const Tensor> inputs,
