@@ -174,11 +174,13 @@ GmBox ew_box(const LaunchContext& ctx, const TilingData& tiling, int arg) {
     bd.extent = v.dims[d];
     bd.stride = v.strides[arg][d];
     const int var = r >= 2 ? static_cast<int>(d) : 0;
+    // A dim covered by one tile starts at a constant 0, so a box spanning whole rows stays
+    // contiguous (the cpu device then aliases GM instead of copying).
     if (d + 1 == r) {
-      bd.start = Coord{var, ti, 0};
+      bd.start = ti >= v.dims[d] ? Coord{} : Coord{var, ti, 0};
       bd.size = ti;
     } else if (d + 2 == r) {
-      bd.start = Coord{var, tr, 0};
+      bd.start = tr >= v.dims[d] ? Coord{} : Coord{var, tr, 0};
       bd.size = tr;
     } else {
       bd.start = Coord{var, 1, 0};

@@ -45,11 +45,54 @@ void box_matrix(const GmBox& box, const BoxEval& e, int64_t& rs, int64_t& cs, in
   rs = r >= 2 ? box.dims[r - 2].stride : cols;
 }
 
+// dst[a * ld + c] = src[a * sa + c * sc] (elements of T) for a < na, c < nc: the last two box
+// dims when the inner one is strided (a transposed read). 8x8 blocks: the 8 GM rows a block reads
+// stay in L1 while their lines are used up, even at a power-of-two stride where they all share
+// one 8-way L1 set, and the local rows are written contiguously.
+template <typename T>
+void gather_2d(const std::byte* src, int64_t sa, int64_t sc, int64_t na, int64_t nc,
+               std::byte* dst, int64_t ld) {
+  constexpr int64_t kBlock = 8;
+  for (int64_t a0 = 0; a0 < na; a0 += kBlock) {
+    const int64_t a1 = std::min(na, a0 + kBlock);
+    for (int64_t c0 = 0; c0 < nc; c0 += kBlock) {
+      const int64_t c1 = std::min(nc, c0 + kBlock);
+      for (int64_t a = a0; a < a1; ++a)
+        for (int64_t c = c0; c < c1; ++c)
+          std::memcpy(dst + (a * ld + c) * sizeof(T), src + (a * sa + c * sc) * sizeof(T),
+                      sizeof(T));
+    }
+  }
+}
+
+bool gather_2d_any(const std::byte* src, int64_t sa, int64_t sc, int64_t na, int64_t nc,
+                   std::byte* dst, int64_t ld, size_t es) {
+  switch (es) {
+    case 1:
+      gather_2d<uint8_t>(src, sa, sc, na, nc, dst, ld);
+      return true;
+    case 2:
+      gather_2d<uint16_t>(src, sa, sc, na, nc, dst, ld);
+      return true;
+    case 4:
+      gather_2d<uint32_t>(src, sa, sc, na, nc, dst, ld);
+      return true;
+    case 8:
+      gather_2d<uint64_t>(src, sa, sc, na, nc, dst, ld);
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Dense local [sizes] <-> strided GM box, over the valid region only.
 void gather(const std::byte* gm, const GmBox& box, const BoxEval& e, size_t j, std::byte* dst,
             const int64_t* inner, size_t es) {
   const BoxDim& d = box.dims[j];
   const int64_t n = e.valid[j];
+  if (j + 2 == box.dims.size() && box.dims[j + 1].stride != 1 &&
+      gather_2d_any(gm, d.stride, box.dims[j + 1].stride, n, e.valid[j + 1], dst, inner[j], es))
+    return;
   if (j + 1 == box.dims.size()) {
     if (d.stride == 1) {
       std::memcpy(dst, gm, static_cast<size_t>(n) * es);
