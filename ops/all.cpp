@@ -8,6 +8,7 @@ void register_all_ops(Registry& r) {
   register_cast_where(r);
   register_softmax(r);
   register_reduce(r);
+  register_matmul(r);
   register_transpose(r);
 }
 

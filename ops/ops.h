@@ -10,6 +10,7 @@ void register_elementwise_unary(Registry& r);
 void register_cast_where(Registry& r);
 void register_softmax(Registry& r);
 void register_reduce(Registry& r);
+void register_matmul(Registry& r);
 void register_transpose(Registry& r);
 
 void register_all_ops(Registry& r);

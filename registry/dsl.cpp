@@ -234,9 +234,17 @@ void TileBuilder::mmad(Buf c, Buf a, Buf b, Coord k) {
   check(c, "mmad");
   check(a, "mmad");
   check(b, "mmad");
+  // Operands are matrices over their last two dims; leading dims must be 1 (a batched GM box
+  // gives [1, .., m, k]).
+  auto matrix = [](const Shape& d) {
+    bool ok = d.size() >= 2;
+    for (size_t i = 0; ok && i + 2 < d.size(); ++i) ok = d[i] == 1;
+    return ok ? Shape{d[d.size() - 2], d.back()} : Shape{};
+  };
   const Shape &dc = dims(c), &da = dims(a), &db = dims(b);
-  if (dc.size() != 2 || da.size() != 2 || db.size() != 2 || da[0] != dc[0] || db[1] != dc[1] ||
-      da[1] != db[0] || decl(c).pos != Pos::kL0C || dtype(c) != DType::kF32)
+  const Shape mc = matrix(dc), ma = matrix(da), mb = matrix(db);
+  if (mc.empty() || ma.empty() || mb.empty() || ma[0] != mc[0] || mb[1] != mc[1] ||
+      ma[1] != mb[0] || decl(c).pos != Pos::kL0C || dtype(c) != DType::kF32)
     throw ShapeError(prog_.op + ": mmad needs L0C f32 c[m,n], a[m,k], b[k,n]; got c" +
                      to_string(dc) + " a" + to_string(da) + " b" + to_string(db));
   Instr in;

@@ -40,7 +40,8 @@ InputSpec in_int(DType dt, Shape shape, double lo, double hi) {
 const std::vector<OpCase>& all_op_cases() {
   static const std::vector<OpCase> all = [] {
     std::vector<OpCase> v;
-    for (auto* family : {cases_elementwise, cases_transpose, cases_softmax, cases_reduce}) {
+    for (auto* family :
+         {cases_elementwise, cases_transpose, cases_softmax, cases_reduce, cases_matmul}) {
       auto c = family();
       v.insert(v.end(), c.begin(), c.end());
     }

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <thread>
 
+#include "runtime/devices/cpu/gemm.h"
 #include "runtime/devices/cpu/tile_exec.h"
 
 namespace asc::cpu {
@@ -38,18 +39,24 @@ DeviceSpec cpu_spec(int threads) {
   DeviceSpec s;
   s.name = "cpu";
   const int64_t l2 = std::max<int64_t>(cache_bytes(2, 1 << 20), 256 << 10);
+  // L1 copy-ins feeding the cube are GM views on this device (no storage): L1 only bounds the
+  // panels' double-buffered footprint. L0A holds the packed A block the micro-kernel re-streams
+  // per B panel (L2-resident), L0B the packed B block, L0C the f32 C tile re-read per K block.
   s.ub_bytes = l2 / 2;
-  s.l1_bytes = l2;
+  s.l1_bytes = 2 * l2;
   s.l0a_bytes = l2 / 4;
   s.l0b_bytes = l2 / 2;
-  s.l0c_bytes = l2 / 4;
+  s.l0c_bytes = l2 / 2;
   s.cube_cores = threads;
   s.vector_cores = threads;
   s.block_bytes = 32;
   s.repeat_bytes = 64;
   s.fractal = 16;
-  s.mmad_m_align = 16;
-  s.mmad_n_align = 32;
+  // Cube granules = the GEMM micro-kernel's register tile (12 x 32 on AVX-512), so tiles are
+  // whole panels; k in pairs for bf16 dot products.
+  const GemmKernel& g = gemm_kernel(DType::kF32);
+  s.mmad_m_align = g.mr;
+  s.mmad_n_align = g.nr;
   s.mmad_k_align = 16;
   s.l0ab_align = 64;
   s.l0c_align = 64;

@@ -11,7 +11,7 @@ namespace asc::cpu {
 namespace {
 
 constexpr int kMaxRank = 8;
-constexpr int64_t kDirectMaxM = 8;  // mmad rows up to which B is streamed unpacked
+constexpr int64_t kDirectMaxM = 16;  // mmad rows up to which B is streamed unpacked
 
 struct BoxEval {
   int64_t base = 0;  // element offset of the box's first element

@@ -1,0 +1,147 @@
+// asc's MatMul op against oneDNN's matmul primitive, both on 2 threads, in one run. Run by hand:
+//   asc-matmul-bench [f32|bf16] [M] [K]
+// asc: the op's placed TileProgram is planned once per shape (as the runtime caches plans per
+// shape signature) and CpuDevice(2)::launch is timed on preallocated tensors. oneDNN: plain
+// row-major layouts, OpenMP with 2 threads. Output dtype = input dtype on both sides (f32 -> f32,
+// bf16 -> bf16, f32 accumulation). Reports GFLOP/s medians and asc / oneDNN.
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ops/ops.h"
+#include "registry/tensor.h"
+#include "runtime/devices/cpu/cpu_device.h"
+#include "runtime/op_runner.h"
+
+extern "C" void omp_set_num_threads(int);  // oneDNN's OpenMP runtime
+
+namespace {
+
+using asc::DType;
+
+constexpr int kThreads = 2;
+
+// Median wall times of `x` and `y`, run alternately (so both see the same machine load; the box
+// is shared) for ~0.6 s in all (3..15 runs each), after one warm-up run each.
+std::pair<double, double> median_pair(const std::function<void()>& x,
+                                      const std::function<void()>& y, double flops) {
+  x();
+  y();
+  const int runs = std::clamp(static_cast<int>(0.3 / std::max(flops / 150e9, 1e-6)), 3, 15);
+  std::vector<double> sx, sy;
+  auto time = [](const std::function<void()>& f) {
+    // Let the other runtime's workers (TBB after asc, OpenMP after oneDNN) stop spinning first:
+    // with 2 cores a spinning idle worker steals a core from the measured run.
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  for (int r = 0; r < runs; ++r) {
+    sx.push_back(time(x));
+    sy.push_back(time(y));
+  }
+  std::sort(sx.begin(), sx.end());
+  std::sort(sy.begin(), sy.end());
+  return {sx[sx.size() / 2], sy[sy.size() / 2]};
+}
+
+asc::Tensor random_tensor(DType dt, asc::Shape shape, uint32_t seed) {
+  asc::Tensor t(dt, std::move(shape));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, u(rng));
+  return t;
+}
+
+// "TM x TN x TK, grid [..], block_dim" of a placed MatMul program.
+std::string describe(const asc::TileProgram& p) {
+  int64_t tm = 0, tn = 0, tk = 0;
+  for (const auto& b : p.buffers) {
+    if (b.pos == asc::Pos::kL0A) tm = b.dims[b.dims.size() - 2], tk = b.dims.back();
+    if (b.pos == asc::Pos::kL0B) tn = b.dims.back();
+  }
+  return std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk) + " " +
+         asc::to_string(p.grid) + "/" + std::to_string(p.block_dim);
+}
+
+// The op's placed program for these shapes, planned once (the runtime caches plans per shape).
+asc::TileProgram plan_matmul(const asc::cpu::CpuDevice& dev, const asc::Tensor& a,
+                             const asc::Tensor& b, const asc::Tensor& y) {
+  const asc::OpDef& op = asc::global_registry().lookup("", "MatMul", 13);
+  const asc::Attrs attrs = op.resolve({});
+  const std::vector<asc::TensorDesc> in{a.desc(), b.desc()}, out{y.desc()};
+  return asc::plan_tile_program(op, attrs, in, out, dev.spec());
+}
+
+// oneDNN matmul on plain row-major layouts, output dtype = input dtype.
+struct Dnnl {
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream strm{eng};
+  dnnl::matmul prim;
+  dnnl::memory am, bm, ym;
+
+  Dnnl(const asc::Tensor& a, const asc::Tensor& b, asc::Tensor& y) {
+    using dt = dnnl::memory::data_type;
+    using tag = dnnl::memory::format_tag;
+    omp_set_num_threads(kThreads);
+    const dt t = a.dtype() == DType::kBF16 ? dt::bf16 : dt::f32;
+    const int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+    dnnl::memory::desc ad({m, k}, t, tag::ab), bd({k, n}, t, tag::ab), yd({m, n}, t, tag::ab);
+    prim = dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(ad, bd, yd), eng));
+    am = dnnl::memory(ad, eng, const_cast<void*>(a.data()));
+    bm = dnnl::memory(bd, eng, const_cast<void*>(b.data()));
+    ym = dnnl::memory(yd, eng, y.data());
+  }
+  void run() {
+    prim.execute(strm, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, ym}});
+    strm.wait();
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string only_type = argc > 1 ? argv[1] : "";
+  const int64_t only_m = argc > 2 ? std::atoll(argv[2]) : 0;
+  const int64_t only_k = argc > 3 ? std::atoll(argv[3]) : 0;
+  const asc::cpu::CpuDevice dev(kThreads);
+  std::printf("asc-matmul-bench: %d threads each; %s\n", kThreads, dev.spec().str().c_str());
+  std::printf("%-5s %5s %5s %6s %10s %10s %6s  %s\n", "type", "M", "K", "N", "asc GF/s",
+              "dnnl GF/s", "ratio", "asc tile TMxTNxTK grid/block_dim");
+  const int64_t kn[][2] = {{896, 4864}, {4864, 896}, {3584, 18944}};
+  for (DType dt : {DType::kF32, DType::kBF16}) {
+    if (!only_type.empty() && only_type != asc::dtype_name(dt)) continue;
+    for (const auto& s : kn) {
+      if (only_k && s[0] != only_k) continue;
+      const asc::Tensor b = random_tensor(dt, {s[0], s[1]}, 2);
+      for (int64_t m : {1, 16, 128, 512}) {
+        if (only_m && m != only_m) continue;
+        const asc::Tensor a = random_tensor(dt, {m, s[0]}, 1);
+        asc::Tensor y(dt, {m, s[1]});
+        const double flops = 2.0 * static_cast<double>(m * s[0] * s[1]);
+        asc::Tensor y_dnnl(dt, {m, s[1]});
+        const asc::TileProgram p = plan_matmul(dev, a, b, y);
+        const std::string tiling = describe(p);
+        std::vector<void*> args{const_cast<void*>(a.data()), const_cast<void*>(b.data()), y.data()};
+        Dnnl dnnl_mm(a, b, y_dnnl);
+        const auto [t_asc, t_dnnl] =
+            median_pair([&] { dev.launch(p, args); }, [&] { dnnl_mm.run(); }, flops);
+        std::printf("%-5s %5lld %5lld %6lld %10.1f %10.1f %6.2f  %s\n",
+                    std::string(asc::dtype_name(dt)).c_str(), static_cast<long long>(m),
+                    static_cast<long long>(s[0]), static_cast<long long>(s[1]),
+                    flops / t_asc * 1e-9, flops / t_dnnl * 1e-9, t_dnnl / t_asc, tiling.c_str());
+        std::fflush(stdout);
+      }
+    }
+  }
+  return 0;
+}
