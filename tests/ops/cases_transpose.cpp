@@ -1,7 +1,6 @@
 // Cases of Transpose: every perm of rank 3, the attention layouts, default (reversed) perm,
 // identity, rank 0/1/5/6, size-1 and empty dims, odd and large 2-D shapes, every storage width.
 #include <algorithm>
-#include <numeric>
 
 #include "ops/op_cases.h"
 #include "registry/strings.h"
