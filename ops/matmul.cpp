@@ -183,11 +183,13 @@ TilingData matmul_tiling(const LaunchContext& ctx) {
   const std::vector<int64_t> tms = direct ? std::vector<int64_t>{v.m} : tile_sizes(v.m, am);
   const std::vector<int64_t> tns = tile_sizes(v.n, an);
   std::vector<int64_t> tks = tile_sizes(v.k, ak, 4);
-  if (direct) {  // multiples of the direct kernel's 128-row k block (it re-reads C per block)
-    const int64_t kp = round_up(std::max<int64_t>(v.k, 1), ak);
-    tks = {kp};
-    for (int64_t tk = 128; tk < kp; tk *= 2) tks.push_back(tk);
-  }
+  // Powers of two from 128 too: whole k chunks of the host micro-kernels (direct: 128-row
+  // blocks; packed: kL1 = 256 f32 / 512 bf16 in k), each of which re-reads the C tile.
+  const int64_t kp = round_up(std::max<int64_t>(v.k, 1), ak);
+  if (direct) tks = {kp};
+  for (int64_t tk = 128; tk < kp; tk *= 2)
+    if (std::find(tks.begin(), tks.end(), tk) == tks.end()) tks.push_back(tk);
+  const int64_t k_chunk = !spec.host ? kp : ctx.inputs[0].dtype == DType::kBF16 ? 512 : 256;
   const int64_t slots = ctx.optimize ? 2 : 1;
   const double pack_a = spec.host ? 24 : 32, pack_b = spec.host ? 4 : 32, c_step = 8;
   struct Scored {
@@ -205,16 +207,21 @@ TilingData matmul_tiling(const LaunchContext& ctx) {
           continue;
         const int64_t tiles = numel(v.batch) * ceil_div(v.m, tm) * ceil_div(v.n, tn);
         const double waves = static_cast<double>(ceil_div(tiles, cores));
-        const double steps = static_cast<double>(ceil_div(std::max<int64_t>(v.k, 1), tk));
+        // Per tile: MACs over the padded K, packing A and B, and the C tile re-read once per
+        // k step plus once per micro-kernel k chunk.
         const double m = static_cast<double>(std::min(tm, round_up(v.m, am)));
         const double n = static_cast<double>(std::min(tn, round_up(v.n, an)));
-        const double k = static_cast<double>(std::min(tk, round_up(std::max<int64_t>(v.k, 1), ak)));
+        const double k = static_cast<double>(kp);
+        const int64_t rem = kp % tk;
+        const double steps = static_cast<double>(kp / tk + (rem > 0));
+        const double chunks =
+            static_cast<double>(kp / tk * ceil_div(tk, k_chunk) + ceil_div(rem, k_chunk));
         // Direct: bytes of B streamed, each row run costing ~256 bytes more (page, prefetch
         // start), plus the C tile re-read from L2 per k step.
-        const double per_step = direct
-                                    ? k * (n * static_cast<double>(es) + 256) + 2 * m * n
-                                    : m * n * k + pack_a * m * k + pack_b * k * n + c_step * m * n;
-        cands.push_back({waves * steps * per_step, {tm, tn, tk}});
+        const double per_tile = direct ? k * (n * static_cast<double>(es) + 256) + 2 * m * n * steps
+                                       : m * n * k + pack_a * m * k + pack_b * k * n +
+                                             c_step * m * n * (steps + chunks);
+        cands.push_back({waves * per_tile, {tm, tn, tk}});
       }
   std::stable_sort(cands.begin(), cands.end(), [](const Scored& a, const Scored& b) {
     if (a.cost != b.cost) return a.cost < b.cost;
