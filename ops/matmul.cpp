@@ -192,6 +192,9 @@ TilingData matmul_tiling(const LaunchContext& ctx) {
   const int64_t k_chunk = !spec.host ? kp : ctx.inputs[0].dtype == DType::kBF16 ? 512 : 256;
   const int64_t slots = ctx.optimize ? 2 : 1;
   const double pack_a = spec.host ? 24 : 32, pack_b = spec.host ? 4 : 32, c_step = 8;
+  // Fixed cost of one k step (instruction issue, DMA and pipe-sync latency; on the host: calls
+  // and packing set-up), in MACs: ~600 cycles at 16 MACs/cycle, ~64 cycles of a 4096-MAC cube.
+  const double step_fixed = spec.host ? 1e4 : 2.6e5;
   struct Scored {
     double cost;
     MmTile t;
@@ -220,7 +223,7 @@ TilingData matmul_tiling(const LaunchContext& ctx) {
         // start), plus the C tile re-read from L2 per k step.
         const double per_tile = direct ? k * (n * static_cast<double>(es) + 256) + 2 * m * n * steps
                                        : m * n * k + pack_a * m * k + pack_b * k * n +
-                                             c_step * m * n * (steps + chunks);
+                                             c_step * m * n * (steps + chunks) + step_fixed * steps;
         cands.push_back({waves * per_tile, {tm, tn, tk}});
       }
   std::stable_sort(cands.begin(), cands.end(), [](const Scored& a, const Scored& b) {
