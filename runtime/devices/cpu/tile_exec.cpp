@@ -242,7 +242,8 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
   const int ni = static_cast<int>(p.instrs.size());
   const int gr = p.grid_rank();
   std::vector<BufState> st(nb);
-  std::vector<std::vector<std::byte>> packs(nb);
+  std::vector<std::vector<std::byte>>& packs = arena.packs;  // kept across launches
+  if (packs.size() < static_cast<size_t>(nb)) packs.resize(nb);
   int64_t vars[kMaxRank * 2] = {};
   int64_t inner[kMaxRank];
 

@@ -25,7 +25,7 @@ Lowering lower(const TileProgram& p);
 // Per-core scratch: one block per position sized from the placement, plus packing space.
 struct CoreArena {
   std::vector<std::byte> mem[6];
-  std::vector<std::byte> pack_a, pack_b;
+  std::vector<std::vector<std::byte>> packs;  // per L0A/L0B buffer: packed panels
   void reserve(const TileProgram& p);
 };
 
