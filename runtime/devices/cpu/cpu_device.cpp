@@ -41,12 +41,14 @@ DeviceSpec cpu_spec(int threads) {
   const int64_t l2 = std::max<int64_t>(cache_bytes(2, 1 << 20), 256 << 10);
   // L1 copy-ins feeding the cube are GM views on this device (no storage): L1 only bounds the
   // panels' double-buffered footprint. L0A holds the packed A block the micro-kernel re-streams
-  // per B panel (L2-resident), L0B the packed B block, L0C the f32 C tile re-read per K block.
+  // per B panel (L2-resident), L0B the packed B block, L0C the f32 C tile (re-read once per K
+  // block, from L2/L3). Big L0A/L0C let a tile cover M up to ~512 rows, so B is packed once per
+  // K block rather than once per M tile (asc-matmul-bench: bf16 M=512 0.7 -> 0.9 of oneDNN).
   s.ub_bytes = l2 / 2;
   s.l1_bytes = 2 * l2;
-  s.l0a_bytes = l2 / 4;
+  s.l0a_bytes = l2 / 2;
   s.l0b_bytes = l2 / 2;
-  s.l0c_bytes = l2 / 2;
+  s.l0c_bytes = l2;
   s.cube_cores = threads;
   s.vector_cores = threads;
   s.block_bytes = 32;

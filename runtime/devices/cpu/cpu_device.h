@@ -13,7 +13,7 @@
 namespace asc::cpu {
 
 // Local-memory capacities derived from the host's caches, so the same tiling code gives cache
-// blocking: UB = L2/2, L1 = 2 L2, L0A = L2/4, L0B = L2/2, L0C = L2/2; cores = threads.
+// blocking: UB = L2/2, L1 = 2 L2, L0A = L2/2, L0B = L2/2, L0C = L2; cores = threads.
 DeviceSpec cpu_spec(int threads);
 
 class CpuDevice {
