@@ -66,7 +66,8 @@ class TileBuilder {
   // acc = acc op x in place: the loop-carried form (split reductions, running max/sum).
   void accumulate(BinaryOp op, Buf acc, Buf x);
 
-  // Cube unit. c is an L0C f32 [m, n] buffer; a is L0A [m, k], b is L0B [k, n].
+  // Cube unit. c is an L0C f32 [m, n] buffer; a is L0A [m, k], b is L0B [k, n]; each may carry
+  // leading size-1 dims (a batched GM box gives [1, .., m, k]).
   Buf alloc(Pos pos, DType dtype, Shape dims, std::string name);
   Buf load_l0(Buf l1, Pos pos);             // L1 -> L0A / L0B in fractal layout
   void mmad(Buf c, Buf a, Buf b, Coord k);  // c = (k == 0 ? 0 : c) + a x b

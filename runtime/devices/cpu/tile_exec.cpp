@@ -50,8 +50,8 @@ void box_matrix(const GmBox& box, const BoxEval& e, int64_t& rs, int64_t& cs, in
 // stay in L1 while their lines are used up, even at a power-of-two stride where they all share
 // one 8-way L1 set, and the local rows are written contiguously.
 template <typename T>
-void gather_2d(const std::byte* src, int64_t sa, int64_t sc, int64_t na, int64_t nc,
-               std::byte* dst, int64_t ld) {
+void gather_2d(const std::byte* src, int64_t sa, int64_t sc, int64_t na, int64_t nc, std::byte* dst,
+               int64_t ld) {
   constexpr int64_t kBlock = 8;
   for (int64_t a0 = 0; a0 < na; a0 += kBlock) {
     const int64_t a1 = std::min(na, a0 + kBlock);
@@ -176,6 +176,7 @@ Lowering lower(const TileProgram& p) {
   low.alias_in.assign(ni, false);
   low.view_in.assign(ni, false);
   low.alias_out.assign(nb, -1);
+  low.gm_view.assign(nb, false);
   low.loop_end.assign(ni, -1);
   low.loop_begin.assign(ni, -1);
   std::vector<int> stack;
@@ -201,6 +202,7 @@ Lowering lower(const TileProgram& p) {
     bool only_l0 = !consumers[in.dst].empty();
     for (int c : consumers[in.dst]) only_l0 = only_l0 && p.instrs[c].kind == InstrKind::kLoadL0;
     low.view_in[i] = only_l0;
+    low.gm_view[in.dst] = only_l0;
     low.alias_in[i] = !only_l0 && in.box.contiguous();
   }
   for (int b = 0; b < nb; ++b) {
@@ -242,8 +244,10 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
   const int ni = static_cast<int>(p.instrs.size());
   const int gr = p.grid_rank();
   std::vector<BufState> st(nb);
-  std::vector<std::vector<std::byte>>& packs = arena.packs;  // kept across launches
+  auto& packs = arena.packs;  // memory kept across launches, contents valid for this one only
   if (packs.size() < static_cast<size_t>(nb)) packs.resize(nb);
+  for (auto& slots : packs)
+    for (auto& blk : slots.blocks) blk.src = nullptr;
   int64_t vars[kMaxRank * 2] = {};
   int64_t inner[kMaxRank];
 
@@ -425,15 +429,36 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
             break;
           }
           const bool is_a = p.buffers[in.dst].pos == Pos::kL0A;
-          const size_t bytes = is_a ? gemm_packed_a_bytes(dt, s.rows, s.cols)
-                                    : gemm_packed_b_bytes(dt, s.rows, s.cols);
-          if (packs[in.dst].size() < bytes) packs[in.dst].resize(bytes);
-          if (is_a) {
-            gemm_pack_a(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, packs[in.dst].data());
-          } else {
-            gemm_pack_b(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, packs[in.dst].data());
+          // A view into GM may have been packed for an earlier tile of this launch; a dense
+          // local buffer (s.ptr in the arena) is refilled per tile and is never reused.
+          const bool from_gm = low.gm_view[in.src[0]];
+          PackedBlock* blk = nullptr;
+          auto& slots = packs[in.dst];
+          for (auto& b : slots.blocks)
+            if (from_gm && b.src == s.ptr && b.rs == s.rs && b.cs == s.cs && b.rows == s.rows &&
+                b.cols == s.cols)
+              blk = &b;
+          if (!blk) {
+            if (slots.blocks.size() < CoreArena::kPackedBlocks) {
+              blk = &slots.blocks.emplace_back();
+            } else {
+              blk = &slots.blocks[slots.next++ % CoreArena::kPackedBlocks];
+            }
+            const size_t bytes = is_a ? gemm_packed_a_bytes(dt, s.rows, s.cols)
+                                      : gemm_packed_b_bytes(dt, s.rows, s.cols);
+            if (blk->data.size() < bytes) blk->data.resize(bytes);
+            if (is_a) {
+              gemm_pack_a(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, blk->data.data());
+            } else {
+              gemm_pack_b(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, blk->data.data());
+            }
+            blk->src = from_gm ? s.ptr : nullptr;
+            blk->rs = s.rs;
+            blk->cs = s.cs;
+            blk->rows = s.rows;
+            blk->cols = s.cols;
           }
-          d.ptr = packs[in.dst].data();
+          d.ptr = blk->data.data();
           d.rows = s.rows;
           d.cols = s.cols;
           d.packed = true;

@@ -14,6 +14,7 @@ namespace asc::cpu {
 struct Lowering {
   std::vector<bool> alias_in;   // per instr: copy-in may point at GM (full tiles)
   std::vector<bool> view_in;    // per instr: copy-in feeding load_l0 may be a strided GM view
+  std::vector<bool> gm_view;    // per buffer: filled by such a copy-in (always a GM view)
   std::vector<int> alias_out;   // per buffer: index of the copy-out it may be written through
   bool mmad_direct = false;     // small-m matmul: skip packing, stream B
   std::vector<int> loop_end;    // per kLoopBegin: index of its kLoopEnd
@@ -22,10 +23,24 @@ struct Lowering {
 
 Lowering lower(const TileProgram& p);
 
-// Per-core scratch: one block per position sized from the placement, plus packing space.
+// A packed L0A/L0B block and the GM view it was packed from. Within one launch GM inputs do not
+// change, so a block whose view matches is still valid: the analogue of an L1/L0 block that is
+// still resident and need not be fetched again (a core's next tile often shares its A panel).
+struct PackedBlock {
+  const std::byte* src = nullptr;  // nullptr: empty
+  int64_t rs = 0, cs = 0, rows = 0, cols = 0;
+  std::vector<std::byte> data;
+};
+
+// Per-core scratch: one block per position sized from the placement, plus packed panels.
 struct CoreArena {
+  static constexpr size_t kPackedBlocks = 8;  // per L0 buffer, replaced round-robin
+  struct PackSlots {
+    std::vector<PackedBlock> blocks;
+    size_t next = 0;
+  };
   std::vector<std::byte> mem[6];
-  std::vector<std::vector<std::byte>> packs;  // per L0A/L0B buffer: packed panels
+  std::vector<PackSlots> packs;  // per buffer id
   void reserve(const TileProgram& p);
 };
 
