@@ -40,7 +40,9 @@ struct OpCase {
   std::string name() const;
 };
 
-inline void PrintTo(const OpCase& c, std::ostream* os) { *os << c.name(); }
+inline void PrintTo(const OpCase& c, std::ostream* os) {
+  *os << c.name();
+}
 
 // Shorthands.
 InputSpec in(DType dt, Shape shape, double lo = -2.0, double hi = 2.0);
