@@ -224,7 +224,12 @@ TilingData matmul_tiling(const LaunchContext& ctx) {
         const double per_tile = direct ? k * (n * static_cast<double>(es) + 256) + 2 * m * n * steps
                                        : m * n * k + pack_a * m * k + pack_b * k * n +
                                              c_step * m * n * (steps + chunks) + step_fixed * steps;
-        cands.push_back({waves * per_tile, {tm, tn, tk}});
+        // On the host L0A/L0B/L0C all live in one L2: a step whose packed A and B blocks and C
+        // tile spill it re-streams them from L3.
+        const double working = static_cast<double>((tm * tk + tk * tn) * es + tm * tn * 4);
+        const double spill =
+            spec.shared_cache_bytes > 0 && working > spec.shared_cache_bytes && !direct ? 1.5 : 1.0;
+        cands.push_back({waves * per_tile * spill, {tm, tn, tk}});
       }
   std::stable_sort(cands.begin(), cands.end(), [](const Scored& a, const Scored& b) {
     if (a.cost != b.cost) return a.cost < b.cost;

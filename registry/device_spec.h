@@ -28,8 +28,11 @@ struct DeviceSpec {
   // Buffers in these positions start at multiples of these bytes (L0A/L0B 512, L0C 1024 on A2).
   int64_t l0ab_align = 512;
   int64_t l0c_align = 1024;
-  bool host =
-      false;  // executes on the host CPU (cpu device); the mmad lowering may pick direct forms
+  // Executes on the host CPU (cpu device); the mmad lowering may pick direct forms.
+  bool host = false;
+  // Host only: the per-core cache all local memories share (L2). A tile whose working set spills
+  // it runs from L3; on an NPU the local memories are separate SRAMs and this is 0.
+  int64_t shared_cache_bytes = 0;
 
   int64_t capacity(Pos p) const;
   int64_t alignment(Pos p) const;

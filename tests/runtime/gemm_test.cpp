@@ -33,7 +33,9 @@ std::string case_name(const GemmCase& c) {
   return s;
 }
 
-void PrintTo(const GemmCase& c, std::ostream* os) { *os << case_name(c); }
+void PrintTo(const GemmCase& c, std::ostream* os) {
+  *os << case_name(c);
+}
 
 // Random values in [-1, 1] stored as `in`; `exact` receives the stored values as float.
 std::vector<uint8_t> random_tensor(DType in, int64_t count, std::mt19937& rng,

@@ -49,6 +49,7 @@ DeviceSpec cpu_spec(int threads) {
   s.l0a_bytes = l2 / 2;
   s.l0b_bytes = l2 / 2;
   s.l0c_bytes = l2;
+  s.shared_cache_bytes = l2;
   s.cube_cores = threads;
   s.vector_cores = threads;
   s.block_bytes = 32;

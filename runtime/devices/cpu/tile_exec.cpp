@@ -176,7 +176,7 @@ Lowering lower(const TileProgram& p) {
   low.alias_in.assign(ni, false);
   low.view_in.assign(ni, false);
   low.alias_out.assign(nb, -1);
-  low.gm_view.assign(nb, false);
+  low.pack_keep.assign(nb, 0);
   low.loop_end.assign(ni, -1);
   low.loop_begin.assign(ni, -1);
   std::vector<int> stack;
@@ -202,7 +202,6 @@ Lowering lower(const TileProgram& p) {
     bool only_l0 = !consumers[in.dst].empty();
     for (int c : consumers[in.dst]) only_l0 = only_l0 && p.instrs[c].kind == InstrKind::kLoadL0;
     low.view_in[i] = only_l0;
-    low.gm_view[in.dst] = only_l0;
     low.alias_in[i] = !only_l0 && in.box.contiguous();
   }
   for (int b = 0; b < nb; ++b) {
@@ -224,6 +223,30 @@ Lowering lower(const TileProgram& p) {
       same_region = same_region && p.instrs[i].kind != InstrKind::kLoopBegin &&
                     p.instrs[i].kind != InstrKind::kLoopEnd;
     if (same_region) low.alias_out[b] = consumers[b][0];
+  }
+  // Packed-block reuse: the grid axis that changes between a core's consecutive tiles.
+  const int64_t tiles = p.num_tiles();
+  const int64_t cores = std::clamp<int64_t>(p.block_dim, 1, std::max<int64_t>(tiles, 1));
+  const int64_t per_core = (tiles + cores - 1) / cores;
+  int fastest = -1;
+  for (int g = 0; g < p.grid_rank(); ++g)
+    if (p.grid[g] > 1) fastest = g;
+  constexpr int64_t kKeepBytes = 16 << 20;  // per buffer and core
+  for (int i = 0; i < ni && per_core > 1 && fastest >= 0; ++i) {
+    const Instr& in = p.instrs[i];
+    if (in.kind != InstrKind::kLoadL0 || producers[in.src[0]].empty()) continue;
+    const int c = producers[in.src[0]][0];
+    if (!low.view_in[c]) continue;
+    bool moves = false;
+    for (const auto& d : p.instrs[c].box.dims) moves = moves || d.start.var == fastest;
+    if (moves) continue;
+    int64_t blocks = 1;  // distinct blocks per tile: the trip counts of the enclosing loops
+    for (int q = 0; q < i; ++q)
+      if (p.instrs[q].kind == InstrKind::kLoopBegin && low.loop_end[q] > i)
+        blocks *= std::max<int64_t>(1, p.instrs[q].count);
+    const int64_t bytes = 2 * p.buffers[in.dst].bytes();  // f16 packs widen to f32
+    low.pack_keep[in.dst] =
+        static_cast<int>(std::min<int64_t>(blocks, std::max<int64_t>(1, kKeepBytes / bytes)));
   }
   for (const auto& in : p.instrs)
     if (in.kind == InstrKind::kMmad && p.buffers[in.src[0]].dims[0] <= kDirectMaxM)
@@ -429,21 +452,21 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
             break;
           }
           const bool is_a = p.buffers[in.dst].pos == Pos::kL0A;
-          // A view into GM may have been packed for an earlier tile of this launch; a dense
-          // local buffer (s.ptr in the arena) is refilled per tile and is never reused.
-          const bool from_gm = low.gm_view[in.src[0]];
+          // Blocks kept for reuse are keyed by their GM view (GM inputs do not change within a
+          // launch); otherwise slot 0 is repacked every time.
+          const size_t keep = static_cast<size_t>(low.pack_keep[in.dst]);
           PackedBlock* blk = nullptr;
           auto& slots = packs[in.dst];
-          for (auto& b : slots.blocks)
-            if (from_gm && b.src == s.ptr && b.rs == s.rs && b.cs == s.cs && b.rows == s.rows &&
+          for (size_t q = 0; q < std::min(keep, slots.blocks.size()); ++q) {
+            PackedBlock& b = slots.blocks[q];
+            if (b.src == s.ptr && b.rs == s.rs && b.cs == s.cs && b.rows == s.rows &&
                 b.cols == s.cols)
               blk = &b;
+          }
           if (!blk) {
-            if (slots.blocks.size() < CoreArena::kPackedBlocks) {
-              blk = &slots.blocks.emplace_back();
-            } else {
-              blk = &slots.blocks[slots.next++ % CoreArena::kPackedBlocks];
-            }
+            const size_t slot = keep == 0 ? 0 : slots.next++ % keep;
+            if (slots.blocks.size() <= slot) slots.blocks.resize(slot + 1);
+            blk = &slots.blocks[slot];
             const size_t bytes = is_a ? gemm_packed_a_bytes(dt, s.rows, s.cols)
                                       : gemm_packed_b_bytes(dt, s.rows, s.cols);
             if (blk->data.size() < bytes) blk->data.resize(bytes);
@@ -452,7 +475,7 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
             } else {
               gemm_pack_b(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, blk->data.data());
             }
-            blk->src = from_gm ? s.ptr : nullptr;
+            blk->src = keep > 0 ? s.ptr : nullptr;
             blk->rs = s.rs;
             blk->cs = s.cs;
             blk->rows = s.rows;

@@ -12,9 +12,12 @@ namespace asc::cpu {
 
 // Static lowering decisions for one launch, shared by every core.
 struct Lowering {
-  std::vector<bool> alias_in;   // per instr: copy-in may point at GM (full tiles)
-  std::vector<bool> view_in;    // per instr: copy-in feeding load_l0 may be a strided GM view
-  std::vector<bool> gm_view;    // per buffer: filled by such a copy-in (always a GM view)
+  std::vector<bool> alias_in;  // per instr: copy-in may point at GM (full tiles)
+  std::vector<bool> view_in;   // per instr: copy-in feeding load_l0 may be a strided GM view
+  // Per L0A/L0B buffer: packed blocks to keep for reuse by the core's next tiles (0: one buffer,
+  // repacked every time). Non-zero only when the block's GM view does not move with the grid
+  // axis that changes from one tile to the next (e.g. the A panel while a core walks N tiles).
+  std::vector<int> pack_keep;
   std::vector<int> alias_out;   // per buffer: index of the copy-out it may be written through
   bool mmad_direct = false;     // small-m matmul: skip packing, stream B
   std::vector<int> loop_end;    // per kLoopBegin: index of its kLoopEnd
@@ -34,7 +37,6 @@ struct PackedBlock {
 
 // Per-core scratch: one block per position sized from the placement, plus packed panels.
 struct CoreArena {
-  static constexpr size_t kPackedBlocks = 8;  // per L0 buffer, replaced round-robin
   struct PackSlots {
     std::vector<PackedBlock> blocks;
     size_t next = 0;
