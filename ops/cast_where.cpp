@@ -5,29 +5,19 @@
 #include "registry/tiling.h"
 
 namespace asc {
-namespace {
-
-std::vector<DType> cast_types() {
-  std::vector<DType> t = numeric_types();
-  t.push_back(DType::kBool);
-  return t;
-}
-
-}  // namespace
-
 void register_cast_where(Registry& r) {
   r.add(def_op("Cast", 6)
             .input("input", "T1")
             .output("output", "T2")
             .attr("to", AttrKind::kInt)
-            .type_constraint("T1", cast_types())
-            .type_constraint("T2", cast_types())
+            .type_constraint("T1", numeric_bool_types())
+            .type_constraint("T2", numeric_bool_types())
             .trait(kElementwise)
             .describe("output = input converted to dtype `to` (floats truncate toward zero)")
             .infer([](const InferContext& c) {
               const DType to = static_cast<DType>(c.attrs.i("to"));
               bool ok = false;
-              for (DType t : cast_types()) ok = ok || t == to;
+              for (DType t : numeric_bool_types()) ok = ok || t == to;
               if (!ok)
                 throw ShapeError("Cast to dtype " + std::to_string(c.attrs.i("to")) +
                                  " is not supported");
@@ -42,14 +32,12 @@ void register_cast_where(Registry& r) {
               ref_elementwise(in, out[0], [](const double* v) { return v[0]; });
             }));
 
-  std::vector<DType> where_types = numeric_types();
-  where_types.push_back(DType::kBool);
   r.add(def_op("Where", 9)
             .input("condition", "bool")
             .input("X", "T")
             .input("Y", "T")
             .output("output", "T")
-            .type_constraint("T", where_types)
+            .type_constraint("T", numeric_bool_types())
             .trait(kElementwise | kBroadcast)
             .describe("output = condition ? X : Y with numpy broadcasting")
             .infer([](const InferContext& c) { return infer_broadcast(c, 1); })

@@ -24,12 +24,6 @@
 namespace asc {
 namespace {
 
-std::vector<DType> transpose_types() {
-  std::vector<DType> t = numeric_types();
-  t.push_back(DType::kBool);
-  return t;
-}
-
 // perm resolved against rank: the attribute, or reversed dims when it is empty (the default).
 std::vector<int64_t> resolve_perm(const Attrs& a, size_t rank) {
   std::vector<int64_t> p = a.ints("perm");
@@ -220,7 +214,7 @@ void register_transpose(Registry& r) {
             .input("data", "T")
             .output("transposed", "T")
             .attr("perm", AttrKind::kInts, std::vector<int64_t>{})
-            .type_constraint("T", transpose_types())
+            .type_constraint("T", numeric_bool_types())
             .trait(kMovement)
             .describe("transposed = data with dims permuted by perm (default: reversed)")
             .infer([](const InferContext& c) {

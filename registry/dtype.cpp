@@ -233,6 +233,15 @@ const std::vector<DType>& numeric_types() {
   return v;
 }
 
+const std::vector<DType>& numeric_bool_types() {
+  static const std::vector<DType> v = [] {
+    std::vector<DType> t = numeric_types();
+    t.push_back(DType::kBool);
+    return t;
+  }();
+  return v;
+}
+
 const std::vector<DType>& all_types() {
   static const std::vector<DType> v = {DType::kF32,  DType::kF16,   DType::kBF16, DType::kF64,
                                        DType::kI8,   DType::kI16,   DType::kI32,  DType::kI64,

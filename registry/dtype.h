@@ -66,8 +66,9 @@ double load_as_double(DType t, const void* base, int64_t i);
 void store_from_double(DType t, void* base, int64_t i, double v);
 
 // Named groups used in type constraints.
-const std::vector<DType>& float_types();    // f32, f16, bf16, f64
-const std::vector<DType>& numeric_types();  // floats and all integers
-const std::vector<DType>& all_types();      // every dtype except kUndefined
+const std::vector<DType>& float_types();         // f32, f16, bf16, f64
+const std::vector<DType>& numeric_types();       // floats and all integers
+const std::vector<DType>& numeric_bool_types();  // numeric_types() and bool
+const std::vector<DType>& all_types();           // every dtype except kUndefined
 
 }  // namespace asc

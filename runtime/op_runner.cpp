@@ -1,5 +1,7 @@
 #include "runtime/op_runner.h"
 
+#include <spdlog/spdlog.h>
+
 #include "registry/error.h"
 #include "registry/tiling.h"
 
@@ -56,7 +58,11 @@ TileProgram plan_tile_program(const OpDef& op, const Attrs& resolved,
   ctx.values.assign(values.begin(), values.end());
   if (!op.tile_kernel_fn) throw Error(ctx.str() + ": op has no tile kernel");
   const TilingData tiling = opts.tiling ? *opts.tiling : op.tiling_fn(ctx);
-  return trace_program(ctx, tiling);
+  TileProgram p = trace_program(ctx, tiling);
+  spdlog::debug("planned {} on {}: {}, {} instructions, local memory {} B (no reuse {} B)",
+                ctx.str(), spec.name, tiling.str(), p.instrs.size(), p.placement.total_used(),
+                p.placement.total_no_reuse());
+  return p;
 }
 
 std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const Tensor> inputs,

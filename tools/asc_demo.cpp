@@ -1,5 +1,7 @@
 // asc-demo: plans and runs a few registered ops on the cpu device with seeded inputs, times
 // warm launches (median of 10) and checks each result against the op's double reference.
+#include <spdlog/cfg/env.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
   int threads = 0;
   app.add_option("--threads", threads, "worker threads (default: all)");
   CLI11_PARSE(app, argc, argv);
+  spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug shows every plan
   try {
     const asc::Registry& reg = asc::global_registry();
     asc::cpu::CpuDevice dev(threads);

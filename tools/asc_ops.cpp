@@ -1,4 +1,6 @@
 // asc-ops: lists the registry; --dump prints an op's traced, placed TileProgram for given shapes.
+#include <spdlog/cfg/env.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
@@ -107,6 +109,7 @@ int main(int argc, char** argv) {
   app.add_option("--opset", opset, "opset to look the op up in (default 17)");
   app.add_flag("--no-opt", no_opt, "trace without double buffering / prefetch");
   CLI11_PARSE(app, argc, argv);
+  spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug shows every plan
   try {
     const asc::Registry& reg = asc::global_registry();
     if (!dump_op.empty()) return dump(reg, dump_op, shapes, attrs, device, opset, no_opt);
