@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs what asc needs from Debian 12's packages (only what is missing). Run as root.
 set -euo pipefail
-pkgs=(g++ cmake ninja-build pkg-config libonnx-dev libprotobuf-dev protobuf-compiler libtbb-dev
-      libspdlog-dev libgtest-dev libgmock-dev libhwy-dev libcli11-dev nlohmann-json3-dev
-      libbenchmark-dev libonnx-testdata clang-format)
+pkgs=(g++ cmake ninja-build libonnx-dev libprotobuf-dev protobuf-compiler libtbb-dev
+      libspdlog-dev libgtest-dev libhwy-dev libcli11-dev nlohmann-json3-dev
+      libonnx-testdata clang-format git)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
