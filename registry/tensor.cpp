@@ -22,4 +22,10 @@ Tensor Tensor::wrap(DType dtype, Shape shape, void* data) {
   return t;
 }
 
+Tensor Tensor::view(DType dtype, Shape shape, void* data, std::shared_ptr<void> owner) {
+  Tensor t = wrap(dtype, std::move(shape), data);
+  t.owner_ = std::move(owner);
+  return t;
+}
+
 }  // namespace asc

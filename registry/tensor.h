@@ -15,6 +15,8 @@ class Tensor {
   Tensor(DType dtype, Shape shape);
   // Borrows caller memory; the caller keeps it alive.
   static Tensor wrap(DType dtype, Shape shape, void* data);
+  // Views memory kept alive by `owner` (e.g. a memory-mapped file).
+  static Tensor view(DType dtype, Shape shape, void* data, std::shared_ptr<void> owner);
 
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
