@@ -23,7 +23,7 @@ std::vector<TensorDesc> infer_outputs(const OpDef& op, const Attrs& resolved,
   std::vector<DType> dtypes;
   for (const auto& t : inputs) {
     in.push_back(t.defined() ? TensorType{t.dtype(), to_sym(t.shape())} : TensorType{});
-    values.push_back(t.defined() ? &t : nullptr);
+    values.push_back(t.defined() && t.data() ? &t : nullptr);  // a desc-only probe has none
     dtypes.push_back(t.dtype());
   }
   std::vector<TensorType> out;
@@ -86,7 +86,7 @@ std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const 
   std::vector<const Tensor*> values;  // every input is a host tensor here
   for (const auto& t : inputs) {
     in_desc.push_back(t.desc());
-    values.push_back(t.defined() ? &t : nullptr);
+    values.push_back(t.defined() && t.data() ? &t : nullptr);  // a desc-only probe has none
   }
   const TileProgram p = plan_tile_program(op, resolved, in_desc, out_desc,
                                           opts.spec ? *opts.spec : device.spec(), opts, values);

@@ -1,0 +1,124 @@
+#include "runtime/model.h"
+
+#include <cstring>
+
+#include "registry/error.h"
+#include "registry/strings.h"
+
+namespace asc {
+
+Model::Model(Graph graph, ModelOptions options)
+    : graph_(std::move(graph)), options_(std::move(options)) {
+  if (options_.device != "cpu")
+    throw Error(cat("device '", options_.device, "' is not available (this build has: cpu)"));
+  device_ = std::make_unique<cpu::CpuDevice>(options_.threads);
+  graph_.topo_order();  // refuse cycles and dangling inputs at load
+}
+
+Model::~Model() = default;
+
+std::shared_ptr<const Plan> Model::plan_for(const std::vector<TensorDesc>& inputs) const {
+  const std::string key = shape_signature(inputs);
+  {
+    std::lock_guard<std::mutex> lock(plans_mutex_);
+    auto it = plans_.find(key);
+    if (it != plans_.end()) return it->second;
+  }
+  // Planning runs outside the lock; two threads may plan the same signature, the first wins.
+  auto plan =
+      std::make_shared<const Plan>(make_plan(graph_, inputs, device_->spec(), options_.optimize));
+  std::lock_guard<std::mutex> lock(plans_mutex_);
+  return plans_.emplace(key, std::move(plan)).first->second;
+}
+
+std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
+                                    const std::vector<NamedTensor>& outputs) const {
+  // Inputs in graph order.
+  std::vector<const Tensor*> fed(graph_.inputs.size(), nullptr);
+  for (const auto& nt : inputs) {
+    bool found = false;
+    for (size_t i = 0; i < graph_.inputs.size(); ++i)
+      if (graph_.values[graph_.inputs[i]].name == nt.name) {
+        fed[i] = &nt.tensor;
+        found = true;
+      }
+    if (!found) throw ShapeError(cat("the model has no input named '", nt.name, "'"));
+  }
+  std::vector<TensorDesc> descs;
+  for (size_t i = 0; i < fed.size(); ++i) {
+    if (!fed[i])
+      throw ShapeError(cat("input '", graph_.values[graph_.inputs[i]].name, "' is not given"));
+    descs.push_back(fed[i]->desc());
+  }
+  const std::shared_ptr<const Plan> plan = plan_for(descs);
+
+  // Bind every value to memory.
+  std::vector<Tensor> bound(graph_.values.size());
+  for (size_t i = 0; i < fed.size(); ++i) bound[graph_.inputs[i]] = *fed[i];
+  std::vector<std::byte> arena(static_cast<size_t>(plan->arena_bytes));
+  std::vector<NamedTensor> result;
+  for (size_t v = 0; v < graph_.values.size(); ++v) {
+    const TensorDesc& d = plan->desc[v];
+    switch (plan->storage[v]) {
+      case Storage::kConstant:
+        bound[v] = *graph_.values[v].constant;
+        break;
+      case Storage::kArena:
+        bound[v] = Tensor::wrap(d.dtype, d.shape, arena.data() + plan->offset[v]);
+        break;
+      case Storage::kOutput: {
+        for (const auto& o : outputs)
+          if (o.name == graph_.values[v].name) {
+            if (o.tensor.dtype() != d.dtype || o.tensor.shape() != d.shape)
+              throw ShapeError(cat("output buffer '", o.name, "' is ", o.tensor.desc().str(),
+                                   ", the model produces ", d.str()));
+            bound[v] = o.tensor;
+          }
+        if (!bound[v].defined()) bound[v] = Tensor(d.dtype, d.shape);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  // Execute.
+  for (const PlanStep& s : plan->steps) {
+    const Node& n = graph_.nodes[s.node];
+    std::vector<Tensor> ins, outs;
+    for (int v : n.inputs) ins.push_back(v >= 0 ? bound[v] : Tensor());
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      outs.push_back(n.outputs[k] >= 0 ? bound[n.outputs[k]]
+                                       : Tensor(s.out[k].dtype, s.out[k].shape));
+    try {
+      if (s.program) {
+        std::vector<void*> args;
+        for (auto& t : ins) args.push_back(t.data());
+        for (auto& t : outs) args.push_back(t.data());
+        device_->launch(*s.program, args);
+      } else {
+        LaunchContext ctx;
+        ctx.op = n.def;
+        ctx.inputs = s.in;
+        ctx.outputs = s.out;
+        ctx.attrs = &s.attrs;
+        ctx.spec = &device_->spec();
+        for (auto& t : ins) ctx.values.push_back(t.defined() ? &t : nullptr);
+        device_->run([&] { n.def->host_kernel_fn(ctx, ins, outs); });
+      }
+    } catch (const Error& e) {
+      throw Error(cat("node ", n.label(), ": ", e.what()));
+    }
+  }
+  for (int v : graph_.outputs) {
+    Tensor t = bound[v];
+    if (plan->storage[v] != Storage::kOutput) {  // an input or constant passed through: copy
+      Tensor c(t.dtype(), t.shape());
+      if (t.nbytes()) std::memcpy(c.data(), t.data(), t.nbytes());
+      t = c;
+    }
+    result.push_back({graph_.values[v].name, t});
+  }
+  return result;
+}
+
+}  // namespace asc

@@ -1,0 +1,55 @@
+// Model: a loaded graph, immutable and shared across threads. run() plans once per input-shape
+// signature (cached), then executes the plan on the cpu device; concurrent runs are safe.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/devices/cpu/cpu_device.h"
+#include "runtime/graph.h"
+#include "runtime/plan.h"
+
+namespace asc {
+
+struct ModelOptions {
+  int threads = 0;             // 0: all hardware threads
+  std::string device = "cpu";  // "cpu" (sim:910b and ascend come later)
+  bool optimize = true;        // double buffering and the other DSL optimisations
+};
+
+struct NamedTensor {
+  std::string name;
+  Tensor tensor;
+};
+
+class Model {
+ public:
+  // Takes the graph (from an importer); throws Error for an unknown device.
+  Model(Graph graph, ModelOptions options);
+  ~Model();
+
+  const Graph& graph() const { return graph_; }
+  const ModelOptions& options() const { return options_; }
+  const cpu::CpuDevice& device() const { return *device_; }
+
+  // Runs with inputs by name (every graph input must be given; tensors may wrap caller memory).
+  // Returns the graph outputs in order. `outputs`, when given, are caller-provided buffers for
+  // some outputs by name (written in place). Throws Error naming node, op and shapes.
+  std::vector<NamedTensor> run(const std::vector<NamedTensor>& inputs,
+                               const std::vector<NamedTensor>& outputs = {}) const;
+
+  // The plan for these input types (planned once, then cached).
+  std::shared_ptr<const Plan> plan_for(const std::vector<TensorDesc>& inputs) const;
+
+ private:
+  Graph graph_;
+  ModelOptions options_;
+  std::unique_ptr<cpu::CpuDevice> device_;
+  mutable std::mutex plans_mutex_;
+  mutable std::map<std::string, std::shared_ptr<const Plan>> plans_;
+};
+
+}  // namespace asc

@@ -1,0 +1,143 @@
+#include "runtime/plan.h"
+
+#include <algorithm>
+
+#include "registry/error.h"
+#include "registry/strings.h"
+#include "runtime/op_runner.h"
+
+namespace asc {
+namespace {
+
+constexpr int64_t kArenaAlign = 64;
+
+int64_t align_up(int64_t v, int64_t a) {
+  return (v + a - 1) / a * a;
+}
+
+std::string describe(const Node& n, const std::vector<TensorDesc>& in) {
+  std::string s = cat(n.label(), " [", n.domain.empty() ? "ai.onnx" : n.domain, " opset ", n.opset,
+                      "] inputs (");
+  for (size_t i = 0; i < in.size(); ++i) s += cat(i ? ", " : "", in[i].str());
+  return s + ")";
+}
+
+}  // namespace
+
+std::string shape_signature(const std::vector<TensorDesc>& inputs) {
+  std::string s;
+  for (const auto& d : inputs) s += cat(s.empty() ? "" : ";", d.str());
+  return s;
+}
+
+Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const DeviceSpec& spec,
+               bool optimize) {
+  if (inputs.size() != g.inputs.size())
+    throw ShapeError(cat("model takes ", g.inputs.size(), " inputs, got ", inputs.size()));
+  Plan p;
+  const size_t nv = g.values.size();
+  p.desc.resize(nv);
+  p.storage.assign(nv, Storage::kUnused);
+  p.offset.assign(nv, -1);
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const Value& v = g.values[g.inputs[i]];
+    const TensorDesc& d = inputs[i];
+    // The declared type must admit the given one: same dtype, same rank, known dims equal.
+    bool ok = v.type.dtype == DType::kUndefined || v.type.dtype == d.dtype;
+    if (ok && v.type.shape) {
+      ok = v.type.shape->size() == d.shape.size();
+      for (size_t k = 0; ok && k < d.shape.size(); ++k)
+        ok = !(*v.type.shape)[k].known() || (*v.type.shape)[k].value() == d.shape[k];
+    }
+    if (!ok)
+      throw ShapeError(cat("input '", v.name, "' expects ", v.type.str(), ", got ", d.str()));
+    p.desc[g.inputs[i]] = d;
+    p.storage[g.inputs[i]] = Storage::kInput;
+  }
+  for (size_t v = 0; v < nv; ++v)
+    if (g.values[v].constant) {
+      p.desc[v] = g.values[v].constant->desc();
+      p.storage[v] = Storage::kConstant;
+    }
+
+  const std::vector<int> order = g.topo_order();
+  std::vector<int> first(nv, -1), last(nv, -1);
+  for (int step = 0; step < static_cast<int>(order.size()); ++step) {
+    const Node& n = g.nodes[order[step]];
+    if (!n.def)
+      throw UnsupportedError(cat("node ", n.label(), ": op ", n.op_type, " is not supported"));
+    PlanStep s;
+    s.node = order[step];
+    std::vector<Tensor> probes;  // descs only, plus constant values for shape-like inputs
+    for (int v : n.inputs) {
+      if (v < 0) {
+        s.in.push_back({});
+        probes.emplace_back();
+        continue;
+      }
+      s.in.push_back(p.desc[v]);
+      probes.push_back(g.values[v].constant
+                           ? *g.values[v].constant
+                           : Tensor::wrap(p.desc[v].dtype, p.desc[v].shape, nullptr));
+      last[v] = step;
+    }
+    try {
+      s.attrs = n.def->resolve(n.attrs);
+      s.out = infer_outputs(*n.def, s.attrs, probes);
+      if (s.out.size() < n.outputs.size())
+        throw ShapeError(
+            cat("inference gave ", s.out.size(), " outputs, the node has ", n.outputs.size()));
+      s.out.resize(n.outputs.size());
+      if (n.def->kernel_kind() == KernelKind::kTile) {
+        std::vector<const Tensor*> values;
+        for (const auto& t : probes) values.push_back(t.data() ? &t : nullptr);
+        OpRunOptions o;
+        o.optimize = optimize;
+        s.program = plan_tile_program(*n.def, s.attrs, s.in, s.out, spec, o, values);
+      }
+    } catch (const Error& e) {
+      throw ShapeError(cat(describe(n, s.in), ": ", e.what()));
+    }
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      const int v = n.outputs[k];
+      if (v < 0) continue;
+      p.desc[v] = s.out[k];
+      p.storage[v] = Storage::kArena;
+      first[v] = step;
+      last[v] = std::max(last[v], step);
+    }
+    p.steps.push_back(std::move(s));
+  }
+  for (int v : g.outputs)
+    if (p.storage[v] == Storage::kArena) p.storage[v] = Storage::kOutput;
+
+  // Activation arena: first fit by address over live ranges [first, last] in steps.
+  struct Placed {
+    int64_t off, end;
+    int first, last;
+  };
+  std::vector<Placed> placed;
+  for (size_t v = 0; v < nv; ++v) {
+    if (p.storage[v] != Storage::kArena) continue;
+    const int64_t bytes =
+        align_up(std::max<int64_t>(
+                     1, numel(p.desc[v].shape) * static_cast<int64_t>(dtype_size(p.desc[v].dtype))),
+                 kArenaAlign);
+    p.arena_bytes_no_reuse += bytes;
+    int64_t off = 0;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (const Placed& q : placed)
+        if (q.first <= last[v] && first[v] <= q.last && off < q.end && q.off < off + bytes) {
+          off = q.end;
+          moved = true;
+        }
+    }
+    placed.push_back({off, off + bytes, first[v], last[v]});
+    p.offset[v] = off;
+    p.arena_bytes = std::max(p.arena_bytes, off + bytes);
+  }
+  return p;
+}
+
+}  // namespace asc

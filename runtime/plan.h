@@ -1,0 +1,43 @@
+// Plan: everything a run needs for one input-shape signature — node order, concrete types,
+// each node's placed TileProgram (or host kernel), and an activation arena with liveness reuse.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "registry/device_spec.h"
+#include "registry/tile_program.h"
+#include "runtime/graph.h"
+
+namespace asc {
+
+struct PlanStep {
+  int node = -1;
+  Attrs attrs;  // resolved: defaults filled in
+  std::vector<TensorDesc> in, out;
+  std::optional<TileProgram> program;  // tile kernel; nullopt: host kernel
+};
+
+// Where a value lives during a run.
+enum class Storage : uint8_t { kInput, kConstant, kArena, kOutput, kUnused };
+
+struct Plan {
+  std::vector<PlanStep> steps;   // topological order
+  std::vector<TensorDesc> desc;  // per value: concrete dtype and shape
+  std::vector<Storage> storage;  // per value
+  std::vector<int64_t> offset;   // per value in the arena (kArena)
+  int64_t arena_bytes = 0;
+  int64_t arena_bytes_no_reuse = 0;
+};
+
+// Shapes for every graph input (by graph input order). Throws ShapeError naming node, op and
+// shapes where inference or tiling fails.
+Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const DeviceSpec& spec,
+               bool optimize);
+
+// "f32[1,128];i64[1,128]": the cache key of a plan.
+std::string shape_signature(const std::vector<TensorDesc>& inputs);
+
+}  // namespace asc

@@ -1,0 +1,179 @@
+// The runtime on hand-built graphs: planning, the activation arena, plan caching, caller-owned
+// buffers, errors, and concurrent runs of one shared model.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <thread>
+
+#include "ops/ops.h"
+#include "registry/error.h"
+#include "runtime/model.h"
+
+namespace asc {
+namespace {
+
+Node make_node(const Graph& g, const std::string& op, std::vector<int> in, std::vector<int> out,
+               Attrs attrs = {}) {
+  Node n;
+  n.op_type = op;
+  n.opset = 17;
+  n.def = global_registry().find("", op, 17);
+  n.inputs = std::move(in);
+  n.outputs = std::move(out);
+  n.attrs = std::move(attrs);
+  (void)g;
+  return n;
+}
+
+// y = softmax(relu(x + b) @ w), x: f32[batch, 8] with a symbolic batch.
+Graph mlp_graph(const Tensor& b, const Tensor& w) {
+  Graph g;
+  g.opsets[""] = 17;
+  const int x = g.add_value("x", {DType::kF32, SymShape{Dim(std::string("batch")), Dim(8)}});
+  const int bv = g.add_constant("b", b);
+  const int wv = g.add_constant("w", w);
+  const int s = g.add_value("s", {DType::kF32, std::nullopt});
+  const int r = g.add_value("r", {DType::kF32, std::nullopt});
+  const int m = g.add_value("m", {DType::kF32, std::nullopt});
+  const int y = g.add_value("y", {DType::kF32, std::nullopt});
+  g.inputs = {x};
+  g.outputs = {y};
+  g.add_node(make_node(g, "Add", {x, bv}, {s}));
+  g.add_node(make_node(g, "Relu", {s}, {r}));
+  g.add_node(make_node(g, "MatMul", {r, wv}, {m}));
+  g.add_node(make_node(g, "Softmax", {m}, {y}, Attrs{{"axis", int64_t{-1}}}));
+  return g;
+}
+
+Tensor random(Shape s, uint32_t seed) {
+  Tensor t(DType::kF32, std::move(s));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, u(rng));
+  return t;
+}
+
+// The same computation, naively in double.
+std::vector<double> expected(const Tensor& x, const Tensor& b, const Tensor& w) {
+  const int64_t n = x.shape()[0], k = 8, o = w.shape()[1];
+  std::vector<double> y(static_cast<size_t>(n * o));
+  for (int64_t i = 0; i < n; ++i) {
+    double mx = -1e300;
+    for (int64_t j = 0; j < o; ++j) {
+      double acc = 0;
+      for (int64_t q = 0; q < k; ++q)
+        acc += std::max(0.0, x.at(i * k + q) + b.at(q)) * w.at(q * o + j);
+      y[i * o + j] = acc;
+      mx = std::max(mx, acc);
+    }
+    double sum = 0;
+    for (int64_t j = 0; j < o; ++j) sum += (y[i * o + j] = std::exp(y[i * o + j] - mx));
+    for (int64_t j = 0; j < o; ++j) y[i * o + j] /= sum;
+  }
+  return y;
+}
+
+void expect_close(const Tensor& got, const std::vector<double>& want) {
+  ASSERT_EQ(got.numel(), static_cast<int64_t>(want.size()));
+  for (int64_t i = 0; i < got.numel(); ++i) ASSERT_NEAR(got.at(i), want[i], 1e-5) << i;
+}
+
+TEST(Model, RunsAGraphAndCachesPlansPerShape) {
+  const Tensor b = random({8}, 1), w = random({8, 5}, 2);
+  Model model(mlp_graph(b, w), {2, "cpu", true});
+  for (int64_t batch : {3, 1, 3, 17}) {
+    const Tensor x = random({batch, 8}, static_cast<uint32_t>(batch));
+    const auto out = model.run({{"x", x}});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].name, "y");
+    EXPECT_EQ(out[0].tensor.shape(), (Shape{batch, 5}));
+    expect_close(out[0].tensor, expected(x, b, w));
+  }
+  // Three signatures, each planned once.
+  EXPECT_EQ(model.plan_for({{DType::kF32, {3, 8}}}), model.plan_for({{DType::kF32, {3, 8}}}));
+}
+
+TEST(Model, ArenaReusesDeadActivations) {
+  const Tensor b = random({8}, 1), w = random({8, 5}, 2);
+  Model model(mlp_graph(b, w), {1, "cpu", true});
+  const auto plan = model.plan_for({{DType::kF32, {64, 8}}});
+  EXPECT_LT(plan->arena_bytes, plan->arena_bytes_no_reuse);
+  EXPECT_EQ(plan->steps.size(), 4u);
+}
+
+TEST(Model, WritesIntoCallerOutputBuffers) {
+  const Tensor b = random({8}, 1), w = random({8, 5}, 2);
+  Model model(mlp_graph(b, w), {2, "cpu", true});
+  const Tensor x = random({4, 8}, 9);
+  std::vector<float> mine(20, -1.f);
+  Tensor y = Tensor::wrap(DType::kF32, {4, 5}, mine.data());
+  const auto out = model.run({{"x", x}}, {{"y", y}});
+  EXPECT_EQ(out[0].tensor.data(), mine.data());
+  expect_close(out[0].tensor, expected(x, b, w));
+}
+
+TEST(Model, BadInputsNameWhatIsWrong) {
+  const Tensor b = random({8}, 1), w = random({8, 5}, 2);
+  Model model(mlp_graph(b, w), {1, "cpu", true});
+  try {
+    model.run({{"x", random({4, 7}, 1)}});
+    FAIL();
+  } catch (const ShapeError& e) {
+    EXPECT_STREQ(e.what(), "input 'x' expects f32[batch,8], got f32[4,7]");
+  }
+  EXPECT_THROW(model.run({{"x", Tensor(DType::kI64, {4, 8})}}), ShapeError);
+  EXPECT_THROW(model.run({{"nope", random({4, 8}, 1)}}), ShapeError);
+  EXPECT_THROW(model.run({}), ShapeError);
+  EXPECT_THROW(Model(mlp_graph(b, w), {1, "sim:910b", true}), Error);
+}
+
+TEST(Model, EightThreadsShareOneModel) {
+  const Tensor b = random({8}, 1), w = random({8, 5}, 2);
+  const Model model(mlp_graph(b, w), {2, "cpu", true});
+  std::vector<std::thread> threads;
+  std::atomic<int> bad{0}, checked{0};
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < 100; ++r) {
+        const int64_t batch = 1 + (t + r) % 5;
+        const Tensor x = random({batch, 8}, static_cast<uint32_t>(t * 1000 + r));
+        const auto want = expected(x, b, w);
+        const auto out = model.run({{"x", x}});
+        for (int64_t i = 0; i < out[0].tensor.numel(); ++i)
+          if (std::fabs(out[0].tensor.at(i) - want[i]) > 1e-5) ++bad;
+        checked += out[0].tensor.numel() == batch * 5;
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(checked.load(), 800);
+}
+
+TEST(Graph, RefusesCyclesAndDanglingInputs) {
+  Graph g;
+  const int a = g.add_value("a", {DType::kF32, std::nullopt});
+  const int c = g.add_value("c", {DType::kF32, std::nullopt});
+  g.add_node(make_node(g, "Relu", {c}, {a}));
+  g.add_node(make_node(g, "Relu", {a}, {c}));
+  try {
+    g.topo_order();
+    FAIL();
+  } catch (const ModelError& e) {
+    EXPECT_STREQ(e.what(), "the graph has a cycle through Relu#0 (Relu), Relu#1 (Relu)");
+  }
+  Graph h;
+  const int x = h.add_value("x", {DType::kF32, std::nullopt});
+  const int y = h.add_value("y", {DType::kF32, std::nullopt});
+  h.add_node(make_node(h, "Relu", {x}, {y}));
+  try {
+    h.topo_order();
+    FAIL();
+  } catch (const ModelError& e) {
+    EXPECT_STREQ(e.what(),
+                 "node Relu#0 (Relu): input 'x' is not a graph input, an initializer or any "
+                 "node's output");
+  }
+}
+
+}  // namespace
+}  // namespace asc
