@@ -4,6 +4,7 @@
 
 #include "registry/error.h"
 #include "registry/strings.h"
+#include "runtime/graph_passes.h"
 
 namespace asc {
 
@@ -13,6 +14,8 @@ Model::Model(Graph graph, ModelOptions options)
     throw Error(cat("device '", options_.device, "' is not available (this build has: cpu)"));
   device_ = std::make_unique<cpu::CpuDevice>(options_.threads);
   graph_.topo_order();  // refuse cycles and dangling inputs at load
+  eliminate_dead_nodes(graph_);
+  fold_constants(graph_, *device_);
 }
 
 Model::~Model() = default;
