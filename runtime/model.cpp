@@ -1,5 +1,7 @@
 #include "runtime/model.h"
 
+#include <tbb/parallel_for.h>
+
 #include <cstring>
 
 #include "registry/error.h"
@@ -32,6 +34,34 @@ std::shared_ptr<const Plan> Model::plan_for(const std::vector<TensorDesc>& input
       std::make_shared<const Plan>(make_plan(graph_, inputs, device_->spec(), options_.optimize));
   std::lock_guard<std::mutex> lock(plans_mutex_);
   return plans_.emplace(key, std::move(plan)).first->second;
+}
+
+void Model::run_step(const PlanStep& s, const std::vector<Tensor>& bound) const {
+  const Node& n = graph_.nodes[s.node];
+  std::vector<Tensor> ins, outs;
+  for (int v : n.inputs) ins.push_back(v >= 0 ? bound[v] : Tensor());
+  for (size_t k = 0; k < n.outputs.size(); ++k)
+    outs.push_back(n.outputs[k] >= 0 ? bound[n.outputs[k]]
+                                     : Tensor(s.out[k].dtype, s.out[k].shape));
+  try {
+    if (s.program) {
+      std::vector<void*> args;
+      for (auto& t : ins) args.push_back(t.data());
+      for (auto& t : outs) args.push_back(t.data());
+      device_->launch(*s.program, args);
+    } else {
+      LaunchContext ctx;
+      ctx.op = n.def;
+      ctx.inputs = s.in;
+      ctx.outputs = s.out;
+      ctx.attrs = &s.attrs;
+      ctx.spec = &device_->spec();
+      for (auto& t : ins) ctx.values.push_back(t.defined() ? &t : nullptr);
+      device_->run([&] { n.def->host_kernel_fn(ctx, ins, outs); });
+    }
+  } catch (const Error& e) {
+    throw Error(cat("node ", n.label(), ": ", e.what()));
+  }
 }
 
 std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
@@ -84,33 +114,17 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
         break;
     }
   }
-  // Execute.
-  for (const PlanStep& s : plan->steps) {
-    const Node& n = graph_.nodes[s.node];
-    std::vector<Tensor> ins, outs;
-    for (int v : n.inputs) ins.push_back(v >= 0 ? bound[v] : Tensor());
-    for (size_t k = 0; k < n.outputs.size(); ++k)
-      outs.push_back(n.outputs[k] >= 0 ? bound[n.outputs[k]]
-                                       : Tensor(s.out[k].dtype, s.out[k].shape));
-    try {
-      if (s.program) {
-        std::vector<void*> args;
-        for (auto& t : ins) args.push_back(t.data());
-        for (auto& t : outs) args.push_back(t.data());
-        device_->launch(*s.program, args);
-      } else {
-        LaunchContext ctx;
-        ctx.op = n.def;
-        ctx.inputs = s.in;
-        ctx.outputs = s.out;
-        ctx.attrs = &s.attrs;
-        ctx.spec = &device_->spec();
-        for (auto& t : ins) ctx.values.push_back(t.defined() ? &t : nullptr);
-        device_->run([&] { n.def->host_kernel_fn(ctx, ins, outs); });
-      }
-    } catch (const Error& e) {
-      throw Error(cat("node ", n.label(), ": ", e.what()));
+  // Execute level by level; the steps of one level are independent and run in parallel.
+  for (size_t i = 0; i < plan->steps.size();) {
+    size_t j = i + 1;
+    while (j < plan->steps.size() && plan->steps[j].level == plan->steps[i].level) ++j;
+    if (j - i == 1) {
+      run_step(plan->steps[i], bound);
+    } else {
+      device_->run(
+          [&] { tbb::parallel_for(i, j, [&](size_t k) { run_step(plan->steps[k], bound); }); });
     }
+    i = j;
   }
   for (int v : graph_.outputs) {
     Tensor t = bound[v];

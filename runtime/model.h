@@ -45,6 +45,9 @@ class Model {
   std::shared_ptr<const Plan> plan_for(const std::vector<TensorDesc>& inputs) const;
 
  private:
+  // Runs one planned node on tensors bound to every value.
+  void run_step(const PlanStep& s, const std::vector<Tensor>& bound) const;
+
   Graph graph_;
   ModelOptions options_;
   std::unique_ptr<cpu::CpuDevice> device_;

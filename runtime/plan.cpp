@@ -60,7 +60,16 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
       p.storage[v] = Storage::kConstant;
     }
 
-  const std::vector<int> order = g.topo_order();
+  // Wavefront levels: a node runs one level after the latest producer of its inputs; nodes of one
+  // level are independent and run in parallel. Liveness is counted in levels.
+  std::vector<int> order = g.topo_order();
+  std::vector<int> level(g.nodes.size(), 0);
+  for (int i : order)
+    for (int v : g.nodes[i].inputs)
+      if (v >= 0 && g.values[v].producer >= 0)
+        level[i] = std::max(level[i], level[g.values[v].producer] + 1);
+  std::stable_sort(order.begin(), order.end(),
+                   [&level](int a, int b) { return level[a] < level[b]; });
   std::vector<int> first(nv, -1), last(nv, -1);
   for (int step = 0; step < static_cast<int>(order.size()); ++step) {
     const Node& n = g.nodes[order[step]];
@@ -68,6 +77,7 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
       throw UnsupportedError(cat("node ", n.label(), ": op ", n.op_type, " is not supported"));
     PlanStep s;
     s.node = order[step];
+    s.level = level[s.node];
     std::vector<Tensor> probes;  // descs only, plus constant values for shape-like inputs
     for (int v : n.inputs) {
       if (v < 0) {
@@ -79,7 +89,7 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
       probes.push_back(g.values[v].constant
                            ? *g.values[v].constant
                            : Tensor::wrap(p.desc[v].dtype, p.desc[v].shape, nullptr));
-      last[v] = step;
+      last[v] = std::max(last[v], s.level);
     }
     try {
       s.attrs = n.def->resolve(n.attrs);
@@ -103,15 +113,16 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
       if (v < 0) continue;
       p.desc[v] = s.out[k];
       p.storage[v] = Storage::kArena;
-      first[v] = step;
-      last[v] = std::max(last[v], step);
+      first[v] = s.level;
+      last[v] = std::max(last[v], s.level);
     }
     p.steps.push_back(std::move(s));
   }
   for (int v : g.outputs)
     if (p.storage[v] == Storage::kArena) p.storage[v] = Storage::kOutput;
 
-  // Activation arena: first fit by address over live ranges [first, last] in steps.
+  // Activation arena: first fit by address over live ranges [first, last] in levels (two values
+  // touched in one level never share memory).
   struct Placed {
     int64_t off, end;
     int first, last;

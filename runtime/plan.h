@@ -15,7 +15,8 @@ namespace asc {
 
 struct PlanStep {
   int node = -1;
-  Attrs attrs;  // resolved: defaults filled in
+  int level = 0;  // wavefront: steps of one level are independent
+  Attrs attrs;    // resolved: defaults filled in
   std::vector<TensorDesc> in, out;
   std::optional<TileProgram> program;  // tile kernel; nullopt: host kernel
 };

@@ -70,3 +70,45 @@ TEST(GraphPasses, FoldedModelGivesTheSameResult) {
 
 }  // namespace
 }  // namespace asc
+
+namespace asc {
+namespace {
+
+// y = relu(x) + exp(x) * sigmoid(x): relu, exp and sigmoid are independent (one level).
+TEST(Plan, IndependentNodesShareALevelAndNeverShareMemory) {
+  Graph g;
+  g.opsets[""] = 17;
+  const int x = g.add_value("x", {DType::kF32, SymShape{Dim(std::string("n"))}});
+  const int r = g.add_value("r", {}), e = g.add_value("e", {}), s = g.add_value("s", {});
+  const int m = g.add_value("m", {}), y = g.add_value("y", {});
+  g.inputs = {x};
+  g.outputs = {y};
+  g.add_node(node("Relu", {x}, {r}));
+  g.add_node(node("Exp", {x}, {e}));
+  g.add_node(node("Sigmoid", {x}, {s}));
+  g.add_node(node("Mul", {e, s}, {m}));
+  g.add_node(node("Add", {r, m}, {y}));
+  Model model(std::move(g), {2, "cpu", true});
+  const auto plan = model.plan_for({{DType::kF32, {1000}}});
+  ASSERT_EQ(plan->steps.size(), 5u);
+  EXPECT_EQ(plan->steps[0].level, 0);
+  EXPECT_EQ(plan->steps[2].level, 0);
+  EXPECT_EQ(plan->steps[3].level, 1);
+  EXPECT_EQ(plan->steps[4].level, 2);
+  const Graph& pg = model.graph();
+  const int64_t off_r = plan->offset[pg.find("r")], off_e = plan->offset[pg.find("e")];
+  const int64_t off_s = plan->offset[pg.find("s")];
+  EXPECT_NE(off_r, off_e);
+  EXPECT_NE(off_e, off_s);
+  EXPECT_NE(off_r, off_s);
+  Tensor xin(DType::kF32, {1000});
+  for (int64_t i = 0; i < 1000; ++i) xin.set(i, static_cast<double>(i - 500) / 100.0);
+  const auto out = model.run({{"x", xin}});
+  for (int64_t i = 0; i < 1000; ++i) {
+    const double v = xin.at(i);
+    EXPECT_NEAR(out[0].tensor.at(i), std::max(v, 0.0) + std::exp(v) / (1 + std::exp(-v)), 1e-4);
+  }
+}
+
+}  // namespace
+}  // namespace asc
