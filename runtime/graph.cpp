@@ -5,7 +5,9 @@
 
 namespace asc {
 
-std::string Node::label() const { return cat(name, " (", op_type, ")"); }
+std::string Node::label() const {
+  return cat(name, " (", op_type, ")");
+}
 
 int Graph::add_value(std::string name, TensorType type) {
   if (!name.empty() && by_name_.count(name))
@@ -33,8 +35,8 @@ int Graph::add_node(Node n) {
   for (int o : n.outputs) {
     if (o < 0) continue;
     if (values[o].producer >= 0 || values[o].constant)
-      throw ModelError(cat("node ", n.label(), ": output '", values[o].name,
-                           "' is already produced elsewhere"));
+      throw ModelError(
+          cat("node ", n.label(), ": output '", values[o].name, "' is already produced elsewhere"));
     values[o].producer = id;
   }
   nodes.push_back(std::move(n));

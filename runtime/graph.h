@@ -25,7 +25,7 @@ struct Node {
   std::string domain;  // "" for ai.onnx
   int opset = 0;       // the model's opset for this domain
   const OpDef* def = nullptr;
-  Attrs attrs;  // as given by the model; the OpDef fills defaults at plan time
+  Attrs attrs;               // as given by the model; the OpDef fills defaults at plan time
   std::vector<int> inputs;   // value ids, -1 where an optional input is absent
   std::vector<int> outputs;  // value ids, -1 where an optional output is not wanted
 
@@ -49,8 +49,8 @@ class Graph {
 
   std::vector<Value> values;
   std::vector<Node> nodes;
-  std::vector<int> inputs;   // graph inputs that are not constants (the caller feeds them)
-  std::vector<int> outputs;  // graph outputs, in order
+  std::vector<int> inputs;            // graph inputs that are not constants (the caller feeds them)
+  std::vector<int> outputs;           // graph outputs, in order
   std::map<std::string, int> opsets;  // domain ("" = ai.onnx) -> opset version
   std::string name;
 
