@@ -1,0 +1,289 @@
+// ModelProto -> Graph: opset imports, initializers, inputs, value_info, nodes, outputs.
+#include <climits>
+#include <set>
+
+#include "importers/onnx/onnx_importer.h"
+#include "importers/onnx/onnx_internal.h"
+#include "ops/ops.h"
+#include "registry/error.h"
+#include "registry/strings.h"
+
+namespace asc {
+namespace onnx_import {
+namespace {
+
+std::string norm_domain(const std::string& d) {
+  return d == "ai.onnx" ? std::string() : d;
+}
+std::string domain_label(const std::string& d) {
+  return d.empty() ? "ai.onnx" : d;
+}
+
+// Newest opset per domain in ONNX 1.12 (onnx/defs/schema.h, DomainToVersionRange); 0 for
+// domains ONNX does not define (vendor domains are not checked).
+int newest_onnx_opset(const std::string& domain) {
+  if (domain.empty()) return 17;
+  if (domain == "ai.onnx.ml") return 3;
+  if (domain == "ai.onnx.training" || domain == "ai.onnx.preview.training") return 1;
+  return 0;
+}
+
+std::string registry_versions(const Node& n) {
+  const auto vs = global_registry().versions(n.domain, n.op_type);
+  if (vs.empty()) return "not implemented";
+  std::string have;
+  for (const OpDef* v : vs) have += cat(have.empty() ? "" : ", ", v->versions());
+  return cat("no version for opset ", n.opset, " (asc has ", have, ")");
+}
+
+class Importer {
+ public:
+  Importer(onnx::ModelProto& m, const std::string& base_dir) : m_(m), ext_(base_dir) {}
+
+  Graph run() {
+    if (!m_.has_graph()) throw ModelError("the model has no graph");
+    onnx::GraphProto& gp = *m_.mutable_graph();
+    g_.name = gp.name();
+    read_opsets();
+    read_initializers(gp);
+    read_inputs(gp);
+    for (const auto& vi : gp.value_info()) declare(vi, false);
+    for (const auto& vi : gp.output()) declare(vi, true);
+    for (int i = 0; i < gp.node_size(); ++i) read_node(*gp.mutable_node(i));
+    read_outputs(gp);
+    if (!unsupported_.empty()) {
+      std::string msg = cat(unsupported_.size(), " unsupported:");
+      for (const auto& u : unsupported_) msg += cat("\n  ", u);
+      throw UnsupportedError(msg);
+    }
+    g_.topo_order();  // throws ModelError on a cycle or an input nothing produces
+    return std::move(g_);
+  }
+
+ private:
+  void read_opsets() {
+    for (const auto& op : m_.opset_import()) {
+      const std::string d = norm_domain(op.domain());
+      const int64_t v = op.version();
+      if (v < 1 || v > INT_MAX)
+        throw ModelError(cat("opset_import of domain ", domain_label(d), " has version ", v));
+      auto [it, fresh] = g_.opsets.emplace(d, static_cast<int>(v));
+      if (!fresh && it->second != v)
+        throw ModelError(cat("domain ", domain_label(d), " is imported twice (opsets ", it->second,
+                             " and ", v, ")"));
+      const int newest = newest_onnx_opset(d);
+      if (newest > 0 && v > newest)
+        throw UnsupportedError(cat(domain_label(d), " opset ", v,
+                                   " is newer than ONNX 1.12 defines (newest: ", newest, ")"));
+    }
+    // A missing default-domain import is only an error once a node needs it (read_node): ONNX's
+    // own training-op models import ai.onnx.preview.training alone.
+    if (g_.opsets.empty()) throw ModelError("the model has no opset_import");
+  }
+
+  void read_initializers(onnx::GraphProto& gp) {
+    for (auto& tp : *gp.mutable_initializer()) {
+      if (tp.name().empty()) throw ModelError("an initializer has no name");
+      try {
+        g_.add_constant(tp.name(), tensor_from_proto(tp, &ext_));
+      } catch (const UnsupportedError& e) {
+        unsupported_.push_back(cat("initializer: ", e.what()));
+        g_.add_value(tp.name(), TensorType{});
+      }
+    }
+    for (const auto& sp : gp.sparse_initializer())
+      unsupported_.push_back(cat("sparse initializer '", sp.values().name(), "'"));
+  }
+
+  // Graph inputs. One that names an initializer takes it as its default and stays a constant:
+  // IR >= 4 lists only fed inputs, IR < 4 also lists every initializer; both land here.
+  void read_inputs(const onnx::GraphProto& gp) {
+    for (const auto& vi : gp.input()) {
+      if (vi.name().empty()) throw ModelError("a graph input has no name");
+      const int existing = g_.find(vi.name());
+      if (existing >= 0 && g_.values[existing].constant) continue;
+      if (existing >= 0) throw ModelError(cat("graph input '", vi.name(), "' is listed twice"));
+      std::string why;
+      auto t = type_from_proto(vi.type(), cat("graph input '", vi.name(), "'"), &why);
+      if (!t) unsupported_.push_back(why);
+      const int id = g_.add_value(vi.name(), t.value_or(TensorType{}));
+      g_.inputs.push_back(id);
+    }
+  }
+
+  // Types from value_info and graph outputs, applied when the value is created.
+  void declare(const onnx::ValueInfoProto& vi, bool graph_output) {
+    std::string why;
+    auto t = type_from_proto(vi.type(), cat("graph output '", vi.name(), "'"), &why);
+    if (t)
+      declared_.emplace(vi.name(), *t);
+    else if (graph_output)
+      unsupported_.push_back(why);
+  }
+
+  TensorType declared(const std::string& name) const {
+    auto it = declared_.find(name);
+    return it == declared_.end() ? TensorType{} : it->second;
+  }
+
+  // A node input: an existing value, or a forward reference resolved when its producer comes
+  // (ONNX asks for topologically sorted nodes; topo_order reports what stays unresolved).
+  int input_value(const std::string& name) {
+    if (name.empty()) return -1;
+    int id = g_.find(name);
+    if (id < 0) {
+      id = g_.add_value(name, declared(name));
+      pending_.insert(id);
+    }
+    return id;
+  }
+
+  int output_value(const std::string& name, const std::string& node) {
+    if (name.empty()) return -1;
+    const int id = g_.find(name);
+    if (id < 0) return g_.add_value(name, declared(name));
+    if (pending_.erase(id)) return id;
+    const Value& v = g_.values[id];
+    throw ModelError(cat("node '", node, "': output '", name, "' is already ",
+                         v.constant        ? "an initializer or constant"
+                         : v.producer >= 0 ? "produced by another node"
+                                           : "a graph input"));
+  }
+
+  void read_node(onnx::NodeProto& np) {
+    Node n;
+    n.name = np.name().empty() ? cat(np.op_type(), "#", g_.nodes.size()) : np.name();
+    n.op_type = np.op_type();
+    n.domain = norm_domain(np.domain());
+    if (n.op_type.empty()) throw ModelError(cat("node '", n.name, "' has no op_type"));
+    auto op = g_.opsets.find(n.domain);
+    if (op == g_.opsets.end())
+      throw ModelError(cat("node '", n.name, "' (", n.op_type, ") uses domain ",
+                           domain_label(n.domain),
+                           ", which the model's opset_import does not list"));
+    n.opset = op->second;
+
+    std::vector<std::string> why;
+    for (auto& a : *np.mutable_attribute()) {
+      if (n.attrs.has(a.name()))
+        throw ModelError(cat("node '", n.name, "': attribute '", a.name(), "' is given twice"));
+      std::string reason;
+      if (auto v = attr_from_proto(a, &ext_, &reason))
+        n.attrs.set(a.name(), std::move(*v));
+      else
+        why.push_back(reason);
+    }
+    const bool constant = n.domain.empty() && n.op_type == "Constant";
+    if (constant) {
+      if (why.empty()) return read_constant(np, n);
+    } else if (!(n.def = global_registry().find(n.domain, n.op_type, n.opset))) {
+      why.insert(why.begin(), registry_versions(n));
+    }
+    if (!why.empty()) {
+      std::string all;
+      for (const auto& w : why) all += cat(all.empty() ? "" : "; ", w);
+      unsupported_.push_back(cat("node '", n.name, "' (", n.op_type, ", ", domain_label(n.domain),
+                                 " opset ", n.opset, "): ", all));
+    }
+    for (const auto& in : np.input()) n.inputs.push_back(input_value(in));
+    for (const auto& out : np.output()) n.outputs.push_back(output_value(out, n.name));
+    g_.add_node(std::move(n));
+  }
+
+  // Constant: exactly one value attribute and one output; the output becomes a constant value.
+  void read_constant(const onnx::NodeProto& np, const Node& n) {
+    if (np.output_size() != 1 || np.output(0).empty() || n.attrs.all().size() != 1)
+      throw ModelError(
+          cat("Constant node '", n.name, "' needs one output and one value attribute"));
+    const std::string& key = n.attrs.all().begin()->first;
+    Tensor t;
+    try {  // the Attrs getters throw ShapeError when the attribute has another kind
+      if (key == "value") {
+        t = n.attrs.tensor(key);
+      } else if (key == "value_float") {
+        t = Tensor(DType::kF32, {});
+        t.data_as<float>()[0] = n.attrs.f(key);
+      } else if (key == "value_floats") {
+        const auto& v = n.attrs.floats(key);
+        t = Tensor(DType::kF32, {static_cast<int64_t>(v.size())});
+        std::copy(v.begin(), v.end(), t.data_as<float>());
+      } else if (key == "value_int") {
+        t = Tensor(DType::kI64, {});
+        t.data_as<int64_t>()[0] = n.attrs.i(key);
+      } else if (key == "value_ints") {
+        const auto& v = n.attrs.ints(key);
+        t = Tensor(DType::kI64, {static_cast<int64_t>(v.size())});
+        std::copy(v.begin(), v.end(), t.data_as<int64_t>());
+      } else {
+        unsupported_.push_back(
+            cat("node '", n.name, "' (Constant): attribute '", key, "' is not supported yet"));
+        output_value(np.output(0), n.name);
+        return;
+      }
+    } catch (const ShapeError& e) {
+      throw ModelError(cat("Constant node '", n.name, "': ", e.what()));
+    }
+    const int id = output_value(np.output(0), n.name);
+    g_.values[id].type = TensorType{t.dtype(), to_sym(t.shape())};
+    g_.values[id].constant = std::move(t);
+  }
+
+  void read_outputs(const onnx::GraphProto& gp) {
+    for (const auto& vi : gp.output()) {
+      const int id = g_.find(vi.name());
+      if (id < 0 || pending_.count(id))
+        throw ModelError(cat("graph output '", vi.name(),
+                             "' is not produced by any node, graph input or initializer"));
+      g_.outputs.push_back(id);
+    }
+  }
+
+  onnx::ModelProto& m_;
+  ExternalData ext_;
+  Graph g_;
+  std::map<std::string, TensorType> declared_;
+  std::set<int> pending_;  // values used as node inputs whose producer has not been seen yet
+  std::vector<std::string> unsupported_;
+};
+
+Graph import(const std::string& source, const void* data, size_t size, const std::string& base) {
+  try {
+    if (size == 0) throw ModelError("not a valid ONNX model (empty file)");
+    if (size > static_cast<size_t>(INT_MAX))
+      throw ModelError(cat("the model is ", size,
+                           " bytes; a protobuf message is limited to 2 GB (store the weights as "
+                           "external data)"));
+    auto m = std::make_unique<onnx::ModelProto>();
+    if (!parse_message(*m, data, size))
+      throw ModelError("not a valid ONNX model (protobuf parse failed)");
+    return Importer(*m, base).run();
+  } catch (const UnsupportedError& e) {
+    throw UnsupportedError(cat(source, ": ", e.what()));
+  } catch (const ShapeError& e) {
+    throw ShapeError(cat(source, ": ", e.what()));
+  } catch (const Error& e) {
+    throw ModelError(cat(source, ": ", e.what()));
+  }
+}
+
+}  // namespace
+}  // namespace onnx_import
+
+Graph import_onnx_file(const std::string& path, const ImportOptions&) {
+  std::shared_ptr<onnx_import::MappedFile> file;
+  try {
+    file = onnx_import::MappedFile::open(path);
+  } catch (const ModelError& e) {
+    throw ModelError(cat("cannot read the model: ", e.what()));
+  }
+  const auto dir = std::filesystem::path(path).parent_path();
+  // The mapping lives until parsing ends; every tensor then owns or views its own bytes.
+  return onnx_import::import(path, file->data(), file->size(), dir.empty() ? "." : dir.string());
+}
+
+Graph import_onnx_bytes(const void* data, size_t size, const std::string& base_dir,
+                        const ImportOptions&) {
+  return onnx_import::import("<bytes>", data, size, base_dir);
+}
+
+}  // namespace asc
