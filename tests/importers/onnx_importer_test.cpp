@@ -314,3 +314,34 @@ TEST(OnnxImportErrors, NodeOverwritesAGraphInput) {
 
 }  // namespace
 }  // namespace asc
+
+namespace asc {
+namespace {
+
+// Protobuf's default total-bytes limit is 64 MB; the importer raises it to 2 GB.
+TEST(OnnxImport, ModelLargerThan64MB) {
+  test::ModelBuilder b;
+  const int64_t n = (int64_t{70} << 20) / 4;
+  auto& w = b.initializer("W", DType::kF32, {n}, std::string(static_cast<size_t>(n) * 4, '\0'));
+  reinterpret_cast<float*>(w.mutable_raw_data()->data())[n - 1] = 5.f;
+  b.output("W", DType::kF32, {});
+  const Graph g = b.import();
+  EXPECT_EQ(g.values[g.find("W")].constant->at(n - 1), 5.0);
+}
+
+TEST(OnnxImportErrors, SequenceInputIsUnsupported) {
+  test::ModelBuilder b;
+  auto* in = b.g().add_input();
+  in->set_name("S");
+  in->mutable_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(onnx::TensorProto::FLOAT);
+  b.output("S", DType::kUndefined, {});
+  const std::string msg = error_of<UnsupportedError>([&] { b.import(); });
+  EXPECT_NE(msg.find("graph input 'S' is not a tensor"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace asc
