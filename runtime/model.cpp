@@ -65,7 +65,8 @@ void Model::run_step(const PlanStep& s, const std::vector<Tensor>& bound) const 
 }
 
 std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
-                                    const std::vector<NamedTensor>& outputs) const {
+                                    const std::vector<NamedTensor>& outputs,
+                                    RunStats* stats) const {
   // Inputs in graph order.
   std::vector<const Tensor*> fed(graph_.inputs.size(), nullptr);
   for (const auto& nt : inputs) {
@@ -115,14 +116,24 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
     }
   }
   // Execute level by level; the steps of one level are independent and run in parallel.
+  const size_t stats_base = stats ? stats->steps.size() : 0;
+  if (stats) stats->steps.resize(stats_base + plan->steps.size());
+  auto step = [&](size_t k) {
+    if (!stats) return run_step(plan->steps[k], bound);
+    StepTiming& st = stats->steps[stats_base + k];  // one slot per step: no lock
+    st.node = plan->steps[k].node;
+    st.thread = std::this_thread::get_id();
+    st.start = std::chrono::steady_clock::now();
+    run_step(plan->steps[k], bound);
+    st.end = std::chrono::steady_clock::now();
+  };
   for (size_t i = 0; i < plan->steps.size();) {
     size_t j = i + 1;
     while (j < plan->steps.size() && plan->steps[j].level == plan->steps[i].level) ++j;
     if (j - i == 1) {
-      run_step(plan->steps[i], bound);
+      step(i);
     } else {
-      device_->run(
-          [&] { tbb::parallel_for(i, j, [&](size_t k) { run_step(plan->steps[k], bound); }); });
+      device_->run([&] { tbb::parallel_for(i, j, step); });
     }
     i = j;
   }

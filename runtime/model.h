@@ -2,10 +2,12 @@
 // signature (cached), then executes the plan on the cpu device; concurrent runs are safe.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "runtime/devices/cpu/cpu_device.h"
@@ -25,6 +27,16 @@ struct NamedTensor {
   Tensor tensor;
 };
 
+// Per-step timings of one run (for profiles and traces); steps in execution order.
+struct StepTiming {
+  int node = -1;  // index into Graph::nodes
+  std::chrono::steady_clock::time_point start, end;
+  std::thread::id thread;  // the thread that launched the step
+};
+struct RunStats {
+  std::vector<StepTiming> steps;
+};
+
 class Model {
  public:
   // Takes the graph (from an importer); throws Error for an unknown device.
@@ -37,9 +49,12 @@ class Model {
 
   // Runs with inputs by name (every graph input must be given; tensors may wrap caller memory).
   // Returns the graph outputs in order. `outputs`, when given, are caller-provided buffers for
-  // some outputs by name (written in place). Throws Error naming node, op and shapes.
+  // some outputs by name (written in place). `stats`, when given, gets one StepTiming per plan
+  // step appended (plan order; steps of one level may overlap in time on different threads). Throws
+  // Error naming node, op and shapes.
   std::vector<NamedTensor> run(const std::vector<NamedTensor>& inputs,
-                               const std::vector<NamedTensor>& outputs = {}) const;
+                               const std::vector<NamedTensor>& outputs = {},
+                               RunStats* stats = nullptr) const;
 
   // The plan for these input types (planned once, then cached).
   std::shared_ptr<const Plan> plan_for(const std::vector<TensorDesc>& inputs) const;

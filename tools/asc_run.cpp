@@ -1,0 +1,480 @@
+// asc-run MODEL: loads an ONNX model, runs it on seeded random inputs (or TensorProto files),
+// prints the outputs and timings; optionally a per-op profile, a Chrome trace, the outputs as
+// TensorProto files, or everything as one JSON object.
+//
+// Exit codes: 0 success; 1 an error in the model, the inputs or the run; 2 a usage error.
+#include <spdlog/cfg/env.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <thread>
+
+#include "importers/onnx/onnx_importer.h"
+#include "importers/onnx/tensor_proto.h"
+#include "registry/error.h"
+#include "registry/strings.h"
+#include "runtime/model.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+// Bad command-line syntax that CLI11 cannot see (--dim, --input values): exit code 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Options {
+  std::string model;
+  std::vector<std::string> inputs;  // NAME=FILE.pb
+  std::vector<std::string> dims;    // NAME=VALUE
+  uint64_t seed = 0;
+  std::string output_dir;
+  int iterations = 10;
+  int warmup = 2;
+  int threads = 0;
+  std::string device = "cpu";
+  bool profile = false;
+  std::string trace;
+  bool json = false;
+  int values = 6;  // first values printed per output
+};
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// "NAME=VALUE" -> {NAME, VALUE}; both non-empty.
+std::pair<std::string, std::string> split_assignment(const std::string& s, const char* flag,
+                                                     const char* form) {
+  const size_t eq = s.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+    throw UsageError(asc::cat(flag, " '", s, "': expected ", form));
+  return {s.substr(0, eq), s.substr(eq + 1)};
+}
+
+std::map<std::string, int64_t> parse_dims(const std::vector<std::string>& dims) {
+  std::map<std::string, int64_t> out;
+  for (const auto& d : dims) {
+    auto [name, value] = split_assignment(d, "--dim", "NAME=VALUE");
+    size_t used = 0;
+    int64_t v = -1;
+    try {
+      v = std::stoll(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != value.size() || v < 0)
+      throw UsageError(asc::cat("--dim '", d, "': VALUE must be a non-negative integer"));
+    out[name] = v;
+  }
+  return out;
+}
+
+std::map<std::string, std::string> parse_inputs(const std::vector<std::string>& inputs) {
+  std::map<std::string, std::string> out;
+  for (const auto& s : inputs) {
+    auto [name, file] = split_assignment(s, "--input", "NAME=FILE.pb");
+    if (!out.emplace(name, file).second)
+      throw UsageError(asc::cat("--input: '", name, "' is given twice"));
+  }
+  return out;
+}
+
+// While alive, shows "loading MODEL  3.2 s" on stderr (a TTY) once the load takes over a second;
+// the line is erased when done.
+class LoadProgress {
+ public:
+  explicit LoadProgress(const std::string& what) {
+    if (!isatty(STDERR_FILENO)) return;
+    thread_ = std::thread([this, what] {
+      const auto t0 = Clock::now();
+      static const char kSpin[] = "|/-\\";
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (cv_.wait_for(lock, std::chrono::seconds(1), [this] { return done_; })) return;
+      for (int i = 0; !done_; ++i) {
+        std::fprintf(stderr, "\r%c loading %s  %.1f s", kSpin[i % 4], what.c_str(),
+                     ms_between(t0, Clock::now()) / 1000.0);
+        std::fflush(stderr);
+        cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return done_; });
+      }
+      std::fprintf(stderr, "\r\033[K");
+      std::fflush(stderr);
+    });
+  }
+  ~LoadProgress() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  LoadProgress(const LoadProgress&) = delete;
+  LoadProgress& operator=(const LoadProgress&) = delete;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+// Host memory, for refusing an absurd input size before allocating it.
+uint64_t physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page)
+                               : uint64_t{1} << 40;
+}
+
+// The concrete shape of a graph input: known dims as they are, symbols from --dim (default 1).
+asc::Shape input_shape(const asc::Value& v, const std::map<std::string, int64_t>& dims) {
+  if (!v.type.shape)
+    throw asc::ShapeError(asc::cat(
+        "input '", v.name, "' has an unknown rank; give it with --input ", v.name, "=FILE.pb"));
+  asc::Shape s;
+  for (const asc::Dim& d : *v.type.shape) {
+    if (d.known()) {
+      s.push_back(d.value());
+    } else {
+      auto it = d.symbolic() ? dims.find(d.symbol()) : dims.end();
+      s.push_back(it != dims.end() ? it->second : 1);
+    }
+  }
+  return s;
+}
+
+// Seeded values: floats uniform in [-1, 1), integers in [0, 10) (small and non-negative, so most
+// index-like inputs stay in range), bools 0/1.
+asc::Tensor random_input(const asc::Value& v, const asc::Shape& shape, std::mt19937_64& rng) {
+  const asc::DType dt = v.type.dtype;
+  if (asc::dtype_size(dt) == 0)
+    throw asc::ShapeError(asc::cat("input '", v.name, "' is ", asc::dtype_name(dt),
+                                   "; asc-run cannot make random values of it, give --input"));
+  const uint64_t limit = physical_memory_bytes();
+  uint64_t bytes = asc::dtype_size(dt);
+  for (int64_t d : shape) {
+    if (d != 0 && bytes > limit / static_cast<uint64_t>(d))
+      throw asc::ShapeError(asc::cat("input '", v.name, "' of ", asc::dtype_name(dt),
+                                     asc::to_string(shape), " does not fit in host memory"));
+    bytes *= static_cast<uint64_t>(d);
+  }
+  asc::Tensor t(dt, shape);
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> small(0, 9), bit(0, 1);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (asc::dtype_is_float(dt))
+      t.set(i, real(rng));
+    else if (dt == asc::DType::kBool)
+      t.set(i, bit(rng));
+    else
+      t.set(i, small(rng));
+  }
+  return t;
+}
+
+std::vector<asc::NamedTensor> make_inputs(const asc::Graph& g, const Options& o,
+                                          const std::map<std::string, std::string>& files,
+                                          const std::map<std::string, int64_t>& dims) {
+  for (const auto& [name, file] : files) {
+    bool known = false;
+    for (int v : g.inputs) known |= g.values[v].name == name;
+    if (!known) {
+      std::string have;
+      for (int v : g.inputs) have += asc::cat(have.empty() ? "" : ", ", g.values[v].name);
+      throw asc::ShapeError(asc::cat("--input '", name, "': the model has no input of that name",
+                                     " (its inputs: ", have.empty() ? "none" : have, ")"));
+    }
+  }
+  std::mt19937_64 rng(o.seed);
+  std::vector<asc::NamedTensor> out;
+  for (int id : g.inputs) {
+    const asc::Value& v = g.values[id];
+    auto f = files.find(v.name);
+    if (f != files.end())
+      out.push_back({v.name, asc::read_tensor_proto_file(f->second)});
+    else
+      out.push_back({v.name, random_input(v, input_shape(v, dims), rng)});
+  }
+  return out;
+}
+
+struct Summary {
+  double min = 0, max = 0, mean = 0;
+  std::vector<double> first;
+};
+
+Summary summarize(const asc::Tensor& t, int first) {
+  Summary s;
+  if (asc::dtype_size(t.dtype()) == 0 || t.numel() == 0) return s;
+  s.min = s.max = t.at(0);
+  double sum = 0;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const double x = t.at(i);
+    s.min = std::min(s.min, x);
+    s.max = std::max(s.max, x);
+    sum += x;
+    if (i < first) s.first.push_back(x);
+  }
+  s.mean = sum / static_cast<double>(t.numel());
+  return s;
+}
+
+std::string fmt_values(const std::vector<double>& v, int64_t numel) {
+  std::string s = "[";
+  char buf[32];
+  for (size_t i = 0; i < v.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%s%.6g", i ? ", " : "", v[i]);
+    s += buf;
+  }
+  if (numel > static_cast<int64_t>(v.size())) s += ", ...";
+  return s + "]";
+}
+
+// Per-op totals over the timed iterations: op type -> {calls, ms}.
+struct OpTotal {
+  int64_t calls = 0;
+  double ms = 0;
+};
+
+std::vector<std::pair<std::string, OpTotal>> profile_ops(const asc::Graph& g,
+                                                         const asc::RunStats& stats) {
+  std::map<std::string, OpTotal> by_op;
+  for (const auto& s : stats.steps) {
+    OpTotal& t = by_op[g.nodes[s.node].op_type];
+    ++t.calls;
+    t.ms += ms_between(s.start, s.end);
+  }
+  std::vector<std::pair<std::string, OpTotal>> rows(by_op.begin(), by_op.end());
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
+  return rows;
+}
+
+// Chrome trace event format: one "X" slice per kernel launch (cat "op") on the thread that
+// launched it, one per run (cat "run") on the main thread; times in microseconds from `t0`.
+void write_trace(const std::string& path, const asc::Graph& g, const asc::RunStats& stats,
+                 const std::vector<std::pair<Clock::time_point, Clock::time_point>>& runs,
+                 Clock::time_point t0) {
+  auto us = [&](Clock::time_point t) {
+    return std::chrono::duration<double, std::micro>(t - t0).count();
+  };
+  std::map<std::thread::id, int> tids;
+  tids[std::this_thread::get_id()] = 1;
+  json events = json::array();
+  for (size_t r = 0; r < runs.size(); ++r)
+    events.push_back({{"name", asc::cat("run ", r)},
+                      {"cat", "run"},
+                      {"ph", "X"},
+                      {"ts", us(runs[r].first)},
+                      {"dur", us(runs[r].second) - us(runs[r].first)},
+                      {"pid", 1},
+                      {"tid", 1}});
+  for (const auto& s : stats.steps) {
+    const int tid = tids.emplace(s.thread, static_cast<int>(tids.size()) + 1).first->second;
+    const asc::Node& n = g.nodes[s.node];
+    events.push_back({{"name", n.op_type},
+                      {"cat", "op"},
+                      {"ph", "X"},
+                      {"ts", us(s.start)},
+                      {"dur", us(s.end) - us(s.start)},
+                      {"pid", 1},
+                      {"tid", tid},
+                      {"args", {{"node", n.label()}}}});
+  }
+  for (const auto& [id, tid] : tids)
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", 1},
+                      {"tid", tid},
+                      {"args", {{"name", tid == 1 ? "main" : asc::cat("worker ", tid - 1)}}}});
+  std::ofstream f(path, std::ios::trunc);
+  f << json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() << "\n";
+  if (!f.flush()) throw asc::Error(asc::cat("cannot write the trace '", path, "'"));
+}
+
+json shape_json(const asc::Shape& s) {
+  return json(std::vector<int64_t>(s.begin(), s.end()));
+}
+
+int run(const Options& o) {
+  const auto files = parse_inputs(o.inputs);
+  const auto dims = parse_dims(o.dims);
+  const auto t0 = Clock::now();
+
+  // Load: import, then the Model (passes and the device).
+  std::unique_ptr<asc::Model> model;
+  {
+    LoadProgress progress(std::filesystem::path(o.model).filename().string());
+    asc::ModelOptions mo;
+    mo.threads = o.threads;
+    mo.device = o.device;
+    model = std::make_unique<asc::Model>(asc::import_onnx_file(o.model), mo);
+  }
+  const double load_ms = ms_between(t0, Clock::now());
+  const asc::Graph& g = model->graph();
+  const std::vector<asc::NamedTensor> inputs = make_inputs(g, o, files, dims);
+
+  // Runs: the first (plans), warm-ups, then the timed iterations.
+  const bool want_stats = o.profile || !o.trace.empty();
+  asc::RunStats all_stats, timed_stats;
+  std::vector<std::pair<Clock::time_point, Clock::time_point>> runs;
+  std::vector<double> times;
+  std::vector<asc::NamedTensor> outputs;
+  for (int r = 0; r < 1 + o.warmup + o.iterations; ++r) {
+    const bool timed = r > o.warmup;
+    asc::RunStats stats;
+    const auto a = Clock::now();
+    outputs = model->run(inputs, {}, want_stats ? &stats : nullptr);
+    const auto b = Clock::now();
+    runs.emplace_back(a, b);
+    times.push_back(ms_between(a, b));
+    for (const auto& s : stats.steps) {
+      all_stats.steps.push_back(s);
+      if (timed) timed_stats.steps.push_back(s);
+    }
+  }
+  const double first_ms = times.front();
+  std::vector<double> timed_ms(times.begin() + 1 + o.warmup, times.end());
+  std::sort(timed_ms.begin(), timed_ms.end());
+  const size_t n = timed_ms.size();
+  const double median_ms = n % 2 ? timed_ms[n / 2] : (timed_ms[n / 2 - 1] + timed_ms[n / 2]) / 2;
+
+  if (!o.output_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.output_dir, ec);
+    if (ec) throw asc::Error(asc::cat("cannot create '", o.output_dir, "': ", ec.message()));
+    for (size_t k = 0; k < outputs.size(); ++k)
+      asc::write_tensor_proto_file(
+          (std::filesystem::path(o.output_dir) / asc::cat("output_", k, ".pb")).string(),
+          outputs[k].name, outputs[k].tensor);
+  }
+  if (!o.trace.empty()) write_trace(o.trace, g, all_stats, runs, t0);
+  const auto profile =
+      o.profile ? profile_ops(g, timed_stats) : std::vector<std::pair<std::string, OpTotal>>{};
+  double profile_total = 0;
+  for (const auto& [op, t] : profile) profile_total += t.ms;
+
+  if (o.json) {
+    json j;
+    j["model"] = o.model;
+    j["device"] = o.device;
+    j["threads"] = model->device().threads();
+    j["load_ms"] = load_ms;
+    j["first_run_ms"] = first_ms;
+    j["median_ms"] = median_ms;
+    j["warmup"] = o.warmup;
+    j["iterations"] = o.iterations;
+    j["inputs"] = json::array();
+    for (const auto& in : inputs)
+      j["inputs"].push_back({{"name", in.name},
+                             {"shape", shape_json(in.tensor.shape())},
+                             {"dtype", std::string(asc::dtype_name(in.tensor.dtype()))}});
+    j["outputs"] = json::array();
+    for (const auto& out : outputs) {
+      const Summary s = summarize(out.tensor, o.values);
+      j["outputs"].push_back({{"name", out.name},
+                              {"shape", shape_json(out.tensor.shape())},
+                              {"dtype", std::string(asc::dtype_name(out.tensor.dtype()))},
+                              {"min", s.min},
+                              {"max", s.max},
+                              {"mean", s.mean},
+                              {"first", s.first}});
+    }
+    if (o.profile) {
+      j["profile"] = json::array();
+      for (const auto& [op, t] : profile)
+        j["profile"].push_back({{"op", op},
+                                {"calls", t.calls},
+                                {"total_ms", t.ms},
+                                {"share", profile_total > 0 ? t.ms / profile_total : 0}});
+    }
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+
+  std::printf("model   %s (%zu nodes), device %s, %d threads\n", o.model.c_str(), g.nodes.size(),
+              o.device.c_str(), model->device().threads());
+  for (const auto& in : inputs)
+    std::printf("input   %-20s %s%s\n", in.name.c_str(), in.tensor.desc().str().c_str(),
+                files.count(in.name) ? asc::cat("  from ", files.at(in.name)).c_str()
+                                     : asc::cat("  random, seed ", o.seed).c_str());
+  for (const auto& out : outputs) {
+    const Summary s = summarize(out.tensor, o.values);
+    std::printf("output  %-20s %-16s min %-11.5g max %-11.5g mean %-11.5g %s\n", out.name.c_str(),
+                out.tensor.desc().str().c_str(), s.min, s.max, s.mean,
+                fmt_values(s.first, out.tensor.numel()).c_str());
+  }
+  std::printf("load %.2f ms, first run %.3f ms, median %.3f ms of %d runs (after %d warm-up)\n",
+              load_ms, first_ms, median_ms, o.iterations, o.warmup);
+  if (o.profile) {
+    std::printf("\n%-20s %8s %12s %8s   (%d timed runs)\n", "op", "calls", "total ms", "share",
+                o.iterations);
+    for (const auto& [op, t] : profile)
+      std::printf("%-20s %8lld %12.3f %7.1f%%\n", op.c_str(), static_cast<long long>(t.calls), t.ms,
+                  profile_total > 0 ? 100.0 * t.ms / profile_total : 0.0);
+  }
+  if (!o.output_dir.empty())
+    std::printf("wrote %zu outputs to %s\n", outputs.size(), o.output_dir.c_str());
+  if (!o.trace.empty()) std::printf("wrote trace %s\n", o.trace.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"asc-run: runs an ONNX model on asc with seeded random inputs or TensorProto files"};
+  Options o;
+  app.add_option("MODEL", o.model, "the .onnx file")->required();
+  app.add_option("--input", o.inputs, "NAME=FILE.pb: a TensorProto for an input (repeatable)")
+      ->allow_extra_args(false);  // one value per flag: `--input a=x.pb MODEL` keeps MODEL
+  app.add_option("--dim", o.dims, "NAME=VALUE: a symbolic dim for random inputs (default 1)")
+      ->allow_extra_args(false);
+  app.add_option("--seed", o.seed, "seed of the random inputs (default 0)");
+  app.add_option("--output-dir", o.output_dir, "write the outputs as DIR/output_K.pb");
+  app.add_option("--iterations", o.iterations, "timed runs (default 10)")
+      ->check(CLI::Range(1, 1 << 30));
+  app.add_option("--warmup", o.warmup, "untimed runs after the first (default 2)")
+      ->check(CLI::Range(0, 1 << 30));
+  app.add_option("--threads", o.threads, "worker threads (default 0: all)")
+      ->check(CLI::Range(0, 1 << 30));
+  app.add_option("--device", o.device, "device to run on (default cpu)");
+  app.add_flag("--profile", o.profile, "print a per-op table over the timed runs");
+  app.add_option("--trace", o.trace, "write a Chrome trace (Perfetto) of every run to FILE.json");
+  app.add_flag("--json", o.json, "print one JSON object on stdout instead of the text report");
+  app.add_option("--values", o.values, "first values shown per output (default 6)")
+      ->check(CLI::Range(0, 1 << 30));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    std::cerr << "asc-run: " << e.what() << "\nRun with --help for more information.\n";
+    return 2;
+  }
+  spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug shows every plan
+  try {
+    return run(o);
+  } catch (const UsageError& e) {
+    std::cerr << "asc-run: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {  // asc::Error and children, std::bad_alloc, ...
+    std::cerr << "asc-run: " << e.what() << "\n";
+    return 1;
+  }
+}
