@@ -27,7 +27,7 @@ struct NamedTensor {
   Tensor tensor;
 };
 
-// Per-step timings of one run (for profiles and traces); steps in execution order.
+// The timing of one executed plan step (for profiles and traces).
 struct StepTiming {
   int node = -1;  // index into Graph::nodes
   std::chrono::steady_clock::time_point start, end;

@@ -96,8 +96,8 @@ std::map<std::string, std::string> parse_inputs(const std::vector<std::string>& 
   return out;
 }
 
-// While alive, shows "loading MODEL  3.2 s" on stderr (a TTY) once the load takes over a second;
-// the line is erased when done.
+// While alive, shows "loading MODEL (N MiB)  3.2 s" on stderr (a TTY) once the load takes over a
+// second; the line is erased when done.
 class LoadProgress {
  public:
   explicit LoadProgress(const std::string& what) {
@@ -321,7 +321,10 @@ int run(const Options& o) {
   // Load: import, then the Model (passes and the device).
   std::unique_ptr<asc::Model> model;
   {
-    LoadProgress progress(std::filesystem::path(o.model).filename().string());
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(o.model, ec);
+    LoadProgress progress(asc::cat(std::filesystem::path(o.model).filename().string(),
+                                   ec ? std::string() : asc::cat(" (", bytes >> 20, " MiB)")));
     asc::ModelOptions mo;
     mo.threads = o.threads;
     mo.device = o.device;
