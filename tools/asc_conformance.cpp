@@ -404,7 +404,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 256));
   app.add_option("--filter", o.filter, "Run only cases whose suite/name contains this");
   app.add_option("--timeout-s", o.timeout_s, "Wall-clock limit per case, seconds")
-      ->check(CLI::Range(0.1, 86400.0));
+      ->check(CLI::Range(0.01, 86400.0));
   app.add_option("--memory-limit-mb", o.memory_limit_mb,
                  "Address-space limit per case in MiB (0: none)");
   app.add_option("--check-baseline", o.check_baseline,
