@@ -4,6 +4,8 @@
 //
 // Exit codes: 0 success; 1 an error in the model, the inputs or the run; 2 a usage error.
 #include <spdlog/cfg/env.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -470,6 +472,7 @@ int main(int argc, char** argv) {
     std::cerr << "asc-run: " << e.what() << "\nRun with --help for more information.\n";
     return 2;
   }
+  spdlog::set_default_logger(spdlog::stderr_color_mt("asc"));  // stdout is the report (--json)
   spdlog::cfg::load_env_levels();  // SPDLOG_LEVEL=debug shows every plan
   try {
     return run(o);

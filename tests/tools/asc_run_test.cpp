@@ -42,11 +42,11 @@ fs::path temp_dir() {
   return d;
 }
 
-// Runs `asc-run ARGS` with stdout and stderr captured in files of `dir`.
-Result run_asc(const std::string& args, const fs::path& dir) {
+// Runs `ENV asc-run ARGS` with stdout and stderr captured in files of `dir`.
+Result run_asc(const std::string& args, const fs::path& dir, const std::string& env = "") {
   const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string cmd = std::string("'") + ASC_RUN_EXE + "' " + args + " >'" + out.string() +
-                          "' 2>'" + err.string() + "'";
+  const std::string cmd =
+      env + " '" + ASC_RUN_EXE + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
   const int status = std::system(cmd.c_str());
   Result r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -69,9 +69,12 @@ TEST(AscRun, RunsTheBundledModel) {
 
 TEST(AscRun, JsonHasTheKeysAndNothingElseOnStdout) {
   const fs::path d = temp_dir();
-  const Result r = run_asc(kModel + " --json --dim batch=5 --iterations 3", d);
+  // Debug logging (every plan) goes to stderr, never into the JSON.
+  const Result r =
+      run_asc(kModel + " --json --dim batch=5 --iterations 3", d, "SPDLOG_LEVEL=debug");
   ASSERT_EQ(r.code, 0) << r.err;
   const json j = json::parse(r.out);  // throws if anything else was printed
+  EXPECT_NE(r.err.find("[debug]"), std::string::npos) << r.err;
   for (const char* k : {"load_ms", "first_run_ms", "median_ms", "outputs"})
     EXPECT_TRUE(j.contains(k)) << k;
   EXPECT_GE(j["median_ms"].get<double>(), 0.0);
