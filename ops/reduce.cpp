@@ -166,7 +166,7 @@ void register_reduce(Registry& r) {
     OpDef def = def_op(rv.type, rv.since, rv.until);
     def.input("data", "T");
     if (rv.axes_input) {
-      def.input("axes", "i64", Arity::kOptional)
+      def.input("axes", "i64", Arity::kOptional, /*value_needed=*/true)
           .attr("noop_with_empty_axes", AttrKind::kInt, int64_t{0});
     } else {
       def.attr("axes", AttrKind::kInts, std::vector<int64_t>{});

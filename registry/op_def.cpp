@@ -38,12 +38,12 @@ OpDef def_op(std::string type, int since, int until, std::string domain) {
   return d;
 }
 
-OpDef& OpDef::input(std::string name, std::string t, Arity a) {
-  inputs.push_back({std::move(name), std::move(t), a});
+OpDef& OpDef::input(std::string name, std::string t, Arity a, bool value_needed) {
+  inputs.push_back({std::move(name), std::move(t), a, value_needed});
   return *this;
 }
 OpDef& OpDef::output(std::string name, std::string t, Arity a) {
-  outputs.push_back({std::move(name), std::move(t), a});
+  outputs.push_back({std::move(name), std::move(t), a, false});
   return *this;
 }
 OpDef& OpDef::attr(std::string name, AttrKind kind, std::optional<AttrValue> dflt) {

@@ -34,6 +34,9 @@ struct ParamDef {
   std::string name;
   std::string type;  // type-constraint name ("T") or a fixed dtype name ("i64")
   Arity arity = Arity::kSingle;
+  // Inference or tiling reads this input's value (axes, shapes): a graph input feeding it makes
+  // its value part of the plan's signature.
+  bool value_needed = false;
 };
 
 struct AttrDef {
@@ -83,7 +86,8 @@ struct OpDef {
   ReferenceFn reference_fn;
 
   // Builder.
-  OpDef& input(std::string name, std::string type, Arity a = Arity::kSingle);
+  OpDef& input(std::string name, std::string type, Arity a = Arity::kSingle,
+               bool value_needed = false);
   OpDef& output(std::string name, std::string type, Arity a = Arity::kSingle);
   OpDef& attr(std::string name, AttrKind kind, std::optional<AttrValue> dflt = std::nullopt);
   OpDef& type_constraint(std::string name, std::vector<DType> types);

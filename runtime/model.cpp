@@ -18,20 +18,29 @@ Model::Model(Graph graph, ModelOptions options)
   graph_.topo_order();  // refuse cycles and dangling inputs at load
   eliminate_dead_nodes(graph_);
   fold_constants(graph_, *device_);
+  value_inputs_.assign(graph_.inputs.size(), false);
+  for (const Node& n : graph_.nodes)
+    for (size_t k = 0; k < n.inputs.size() && n.def; ++k) {
+      const auto& params = n.def->inputs;
+      if (params.empty() || !params[std::min(k, params.size() - 1)].value_needed) continue;
+      for (size_t i = 0; i < graph_.inputs.size(); ++i)
+        if (graph_.inputs[i] == n.inputs[k]) value_inputs_[i] = true;
+    }
 }
 
 Model::~Model() = default;
 
-std::shared_ptr<const Plan> Model::plan_for(const std::vector<TensorDesc>& inputs) const {
-  const std::string key = shape_signature(inputs);
+std::shared_ptr<const Plan> Model::plan_for(const std::vector<TensorDesc>& inputs,
+                                            const std::vector<const Tensor*>& values) const {
+  const std::string key = shape_signature(inputs, values);
   {
     std::lock_guard<std::mutex> lock(plans_mutex_);
     auto it = plans_.find(key);
     if (it != plans_.end()) return it->second;
   }
   // Planning runs outside the lock; two threads may plan the same signature, the first wins.
-  auto plan =
-      std::make_shared<const Plan>(make_plan(graph_, inputs, device_->spec(), options_.optimize));
+  auto plan = std::make_shared<const Plan>(
+      make_plan(graph_, inputs, device_->spec(), options_.optimize, values));
   std::lock_guard<std::mutex> lock(plans_mutex_);
   return plans_.emplace(key, std::move(plan)).first->second;
 }
@@ -84,7 +93,10 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
       throw ShapeError(cat("input '", graph_.values[graph_.inputs[i]].name, "' is not given"));
     descs.push_back(fed[i]->desc());
   }
-  const std::shared_ptr<const Plan> plan = plan_for(descs);
+  std::vector<const Tensor*> values(fed.size(), nullptr);
+  for (size_t i = 0; i < fed.size(); ++i)
+    if (value_inputs_[i]) values[i] = fed[i];
+  const std::shared_ptr<const Plan> plan = plan_for(descs, values);
 
   // Bind every value to memory.
   std::vector<Tensor> bound(graph_.values.size());

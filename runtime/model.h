@@ -57,7 +57,9 @@ class Model {
                                RunStats* stats = nullptr) const;
 
   // The plan for these input types (planned once, then cached).
-  std::shared_ptr<const Plan> plan_for(const std::vector<TensorDesc>& inputs) const;
+  // `values` as in make_plan: the values of inputs that feed value-needed parameters.
+  std::shared_ptr<const Plan> plan_for(const std::vector<TensorDesc>& inputs,
+                                       const std::vector<const Tensor*>& values = {}) const;
 
  private:
   // Runs one planned node on tensors bound to every value.
@@ -65,6 +67,7 @@ class Model {
 
   Graph graph_;
   ModelOptions options_;
+  std::vector<bool> value_inputs_;  // per graph input: feeds a value-needed parameter
   std::unique_ptr<cpu::CpuDevice> device_;
   mutable std::mutex plans_mutex_;
   mutable std::map<std::string, std::shared_ptr<const Plan>> plans_;

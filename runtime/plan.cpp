@@ -24,14 +24,21 @@ std::string describe(const Node& n, const std::vector<TensorDesc>& in) {
 
 }  // namespace
 
-std::string shape_signature(const std::vector<TensorDesc>& inputs) {
+std::string shape_signature(const std::vector<TensorDesc>& inputs,
+                            const std::vector<const Tensor*>& values) {
   std::string s;
-  for (const auto& d : inputs) s += cat(s.empty() ? "" : ";", d.str());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    s += cat(i ? ";" : "", inputs[i].str());
+    if (i < values.size() && values[i]) {
+      s += "=";
+      for (int64_t k = 0; k < values[i]->numel(); ++k) s += cat(k ? "," : "", values[i]->at(k));
+    }
+  }
   return s;
 }
 
 Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const DeviceSpec& spec,
-               bool optimize) {
+               bool optimize, const std::vector<const Tensor*>& values) {
   if (inputs.size() != g.inputs.size())
     throw ShapeError(cat("model takes ", g.inputs.size(), " inputs, got ", inputs.size()));
   Plan p;
@@ -86,9 +93,10 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
         continue;
       }
       s.in.push_back(p.desc[v]);
-      probes.push_back(g.values[v].constant
-                           ? *g.values[v].constant
-                           : Tensor::wrap(p.desc[v].dtype, p.desc[v].shape, nullptr));
+      const Tensor* known = g.values[v].constant ? &*g.values[v].constant : nullptr;
+      for (size_t i = 0; i < g.inputs.size() && !known; ++i)
+        if (g.inputs[i] == v && i < values.size()) known = values[i];
+      probes.push_back(known ? *known : Tensor::wrap(p.desc[v].dtype, p.desc[v].shape, nullptr));
       last[v] = std::max(last[v], s.level);
     }
     try {

@@ -35,10 +35,13 @@ struct Plan {
 
 // Shapes for every graph input (by graph input order). Throws ShapeError naming node, op and
 // shapes where inference or tiling fails.
+// `values[i]`, when given and not null, is graph input i's value, for inputs that feed a
+// value-needed parameter (ParamDef::value_needed); inference then sees it like a constant.
 Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const DeviceSpec& spec,
-               bool optimize);
+               bool optimize, const std::vector<const Tensor*>& values = {});
 
-// "f32[1,128];i64[1,128]": the cache key of a plan.
-std::string shape_signature(const std::vector<TensorDesc>& inputs);
+// "f32[1,128];i64[1,128]" (+ "=[v0,v1]" for inputs with values): the cache key of a plan.
+std::string shape_signature(const std::vector<TensorDesc>& inputs,
+                            const std::vector<const Tensor*>& values = {});
 
 }  // namespace asc

@@ -112,3 +112,41 @@ TEST(Plan, IndependentNodesShareALevelAndNeverShareMemory) {
 
 }  // namespace
 }  // namespace asc
+
+namespace asc {
+namespace {
+
+// ReduceSum-13 takes its axes as an input; fed by the caller, the value is part of the plan key.
+TEST(Plan, InputValuesThatShapeTheOutputArePartOfTheSignature) {
+  Graph g;
+  g.opsets[""] = 13;
+  const int x = g.add_value("x", {DType::kF32, SymShape{Dim(2), Dim(3)}});
+  const int axes = g.add_value("axes", {DType::kI64, SymShape{Dim(1)}});
+  const int y = g.add_value("y", {});
+  g.inputs = {x, axes};
+  g.outputs = {y};
+  Node n = node("ReduceSum", {x, axes}, {y});
+  n.opset = 13;
+  n.def = global_registry().find("", "ReduceSum", 13);
+  n.attrs.set("keepdims", int64_t{0});
+  g.add_node(n);
+  Model model(std::move(g), {1, "cpu", true});
+  Tensor xin(DType::kF32, {2, 3});
+  for (int64_t i = 0; i < 6; ++i) xin.set(i, static_cast<double>(i));
+  for (int64_t axis : {0, 1, -1}) {
+    Tensor a(DType::kI64, {1});
+    a.set(0, static_cast<double>(axis));
+    const auto out = model.run({{"x", xin}, {"axes", a}});
+    if (axis == 0) {
+      ASSERT_EQ(out[0].tensor.shape(), (Shape{3}));
+      for (int64_t j = 0; j < 3; ++j) EXPECT_EQ(out[0].tensor.at(j), j + (j + 3));
+    } else {
+      ASSERT_EQ(out[0].tensor.shape(), (Shape{2}));
+      EXPECT_EQ(out[0].tensor.at(0), 0 + 1 + 2);
+      EXPECT_EQ(out[0].tensor.at(1), 3 + 4 + 5);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace asc
