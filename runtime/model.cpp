@@ -2,6 +2,7 @@
 
 #include <tbb/parallel_for.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "registry/error.h"
@@ -101,7 +102,12 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
   // Bind every value to memory.
   std::vector<Tensor> bound(graph_.values.size());
   for (size_t i = 0; i < fed.size(); ++i) bound[graph_.inputs[i]] = *fed[i];
-  std::vector<std::byte> arena(static_cast<size_t>(plan->arena_bytes));
+  // Activations need no zeroing: every arena value is written by its producer before use.
+  const size_t arena_bytes = static_cast<size_t>((plan->arena_bytes + 63) / 64 * 64);
+  std::unique_ptr<std::byte, decltype(&std::free)> arena(
+      static_cast<std::byte*>(std::aligned_alloc(64, std::max<size_t>(arena_bytes, 64))),
+      &std::free);
+  if (!arena) throw std::bad_alloc();
   std::vector<NamedTensor> result;
   for (size_t v = 0; v < graph_.values.size(); ++v) {
     const TensorDesc& d = plan->desc[v];
@@ -110,7 +116,7 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
         bound[v] = *graph_.values[v].constant;
         break;
       case Storage::kArena:
-        bound[v] = Tensor::wrap(d.dtype, d.shape, arena.data() + plan->offset[v]);
+        bound[v] = Tensor::wrap(d.dtype, d.shape, arena.get() + plan->offset[v]);
         break;
       case Storage::kOutput: {
         for (const auto& o : outputs)
