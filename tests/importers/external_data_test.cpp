@@ -12,19 +12,9 @@
 namespace asc {
 namespace {
 
+using test::error_of;
 using test::ModelBuilder;
 using test::TempDir;
-
-template <typename E, typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no exception of the expected type";
-  return {};
-}
 
 // The file mapped at address p according to /proc/self/maps, or "" when p is not in a mapping.
 std::string mapping_of(const void* p) {

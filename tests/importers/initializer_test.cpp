@@ -7,18 +7,8 @@
 namespace asc {
 namespace {
 
+using test::error_of;
 using test::ModelBuilder;
-
-template <typename E, typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no exception of the expected type";
-  return {};
-}
 
 // The model: one initializer W, output directly.
 Tensor import_initializer(onnx::TensorProto tp) {

@@ -1,6 +1,7 @@
 // Builds small ModelProtos in tests: nodes, attributes, initializers and typed inputs/outputs.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <onnx/onnx_pb.h>
 
 #include <cstdlib>
@@ -14,6 +15,18 @@
 #include "registry/dtype.h"
 
 namespace asc::test {
+
+// The message of the E that f() throws; a test failure when it throws none.
+template <typename E, typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no exception of the expected type";
+  return {};
+}
 
 // A unique empty folder under the system temp dir, removed with its contents at scope exit.
 class TempDir {

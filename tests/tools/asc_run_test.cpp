@@ -14,23 +14,15 @@
 #include "importers/onnx/onnx_importer.h"
 #include "importers/onnx/tensor_proto.h"
 #include "runtime/model.h"
+#include "tests/tools/run_tool.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using asc::test::Result;
+using asc::test::slurp;
 
 // A fresh temporary folder per test.
 fs::path temp_dir() {
@@ -44,15 +36,7 @@ fs::path temp_dir() {
 
 // Runs `ENV asc-run ARGS` with stdout and stderr captured in files of `dir`.
 Result run_asc(const std::string& args, const fs::path& dir, const std::string& env = "") {
-  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string cmd =
-      env + " '" + ASC_RUN_EXE + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
-  const int status = std::system(cmd.c_str());
-  Result r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
+  return asc::test::run_tool(ASC_RUN_EXE, args, dir, env);
 }
 
 const std::string kModel = std::string("'") + ASC_TINY_MLP_ONNX + "'";

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "importers/onnx/tensor_proto.h"
+#include "tests/tools/run_tool.h"
 
 namespace {
 
@@ -64,24 +65,10 @@ void write_matmul_case(const fs::path& dir, int64_t n, float error) {
   asc::write_tensor_proto_file((set / "output_0.pb").string(), "c", c);
 }
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using asc::test::Result;
 
 Result run_conformance(const std::string& args, const fs::path& dir) {
-  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string cmd = std::string("'") + ASC_CONFORMANCE_EXE + "' " + args + " >'" +
-                          out.string() + "' 2>'" + err.string() + "'";
-  const int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  return asc::test::run_tool(ASC_CONFORMANCE_EXE, args, dir);
 }
 
 class ConformanceRunner : public ::testing::Test {
