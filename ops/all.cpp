@@ -10,6 +10,13 @@ void register_all_ops(Registry& r) {
   register_reduce(r);
   register_matmul(r);
   register_transpose(r);
+  register_movement(r);
+  register_indexing(r);
+  register_normalization(r);
+  register_nn(r);
+  register_activations(r);
+  register_logical(r);
+  register_reduce_more(r);
 }
 
 const Registry& global_registry() {

@@ -12,6 +12,13 @@ void register_softmax(Registry& r);
 void register_reduce(Registry& r);
 void register_matmul(Registry& r);
 void register_transpose(Registry& r);
+void register_movement(Registry& r);
+void register_indexing(Registry& r);
+void register_normalization(Registry& r);
+void register_nn(Registry& r);
+void register_activations(Registry& r);
+void register_logical(Registry& r);
+void register_reduce_more(Registry& r);
 
 void register_all_ops(Registry& r);
 

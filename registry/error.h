@@ -23,6 +23,13 @@ class ShapeError : public Error {
   using Error::Error;
 };
 
+// Inference needs the value of an input that is not known yet (a tensor computed at run time,
+// or a data-dependent output size): the runtime then plans the node when the value exists.
+class ValueUnknownError : public ShapeError {
+ public:
+  using ShapeError::ShapeError;
+};
+
 // A traced program does not fit the device's local memories.
 class CapacityError : public Error {
  public:

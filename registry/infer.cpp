@@ -1,6 +1,7 @@
 #include "registry/infer.h"
 
 #include "registry/error.h"
+#include "registry/strings.h"
 
 namespace asc {
 
@@ -23,6 +24,35 @@ std::vector<TensorType> infer_broadcast(const InferContext& ctx, int dtype_of) {
 
 std::vector<TensorType> infer_unary(const InferContext& ctx) {
   return {ctx.inputs.at(0)};
+}
+
+const Tensor& need_value(const InferContext& ctx, size_t k) {
+  if (k >= ctx.inputs.size() || ctx.inputs[k].dtype == DType::kUndefined)
+    throw ShapeError(cat(ctx.op.name(), ": input ", k, " is required"));
+  if (k >= ctx.values.size() || !ctx.values[k])
+    throw ValueUnknownError(
+        cat(ctx.op.name(), ": the value of input ", k, " ('",
+            k < ctx.op.inputs.size() ? ctx.op.inputs[k].name : ctx.op.inputs.back().name,
+            "') is not known yet"));
+  return *ctx.values[k];
+}
+
+std::vector<int64_t> to_int64s(const Tensor& t) {
+  std::vector<int64_t> v(static_cast<size_t>(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    switch (t.dtype()) {
+      case DType::kI64:
+        v[i] = t.data_as<int64_t>()[i];
+        break;
+      case DType::kI32:
+        v[i] = t.data_as<int32_t>()[i];
+        break;
+      default:
+        v[i] = static_cast<int64_t>(t.at(i));
+        break;
+    }
+  }
+  return v;
 }
 
 void unravel(int64_t flat, const Shape& shape, int64_t* idx) {

@@ -14,6 +14,12 @@ std::vector<TensorType> infer_broadcast(const InferContext& ctx, int dtype_of = 
 // Output 0 has input 0's dtype and shape.
 std::vector<TensorType> infer_unary(const InferContext& ctx);
 
+// The value of input k (a constant, or known when planning); throws ValueUnknownError naming the
+// input when it is not known yet, and ShapeError when the input is absent.
+const Tensor& need_value(const InferContext& ctx, size_t k);
+// A tensor's elements as int64 (any integer dtype; shape-like inputs).
+std::vector<int64_t> to_int64s(const Tensor& t);
+
 // out[i] = f(inputs at the broadcast positions of i), evaluated in double.
 void ref_elementwise(std::span<const Tensor> in, Tensor& out,
                      const std::function<double(const double*)>& f);

@@ -1,8 +1,11 @@
 #include "ops/op_cases.h"
 
 #include <cmath>
+#include <deque>
 #include <functional>
+#include <mutex>
 #include <random>
+#include <stdexcept>
 
 #include "registry/strings.h"
 
@@ -37,11 +40,38 @@ InputSpec in_int(DType dt, Shape shape, double lo, double hi) {
   return s;
 }
 
+InputSpec fixed_tensor(Tensor t) {
+  static std::deque<Tensor> store;  // stable addresses for InputSpec::fixed
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  store.push_back(std::move(t));
+  InputSpec s;
+  s.dtype = store.back().dtype();
+  s.shape = store.back().shape();
+  s.fixed = &store.back();
+  return s;
+}
+
+InputSpec fixed_i64(const std::vector<int64_t>& values, std::optional<Shape> shape) {
+  Tensor t(DType::kI64, shape ? *shape : Shape{static_cast<int64_t>(values.size())});
+  if (t.numel() != static_cast<int64_t>(values.size()))
+    throw std::invalid_argument("fixed_i64: values do not fill the shape");
+  for (size_t i = 0; i < values.size(); ++i) t.data_as<int64_t>()[i] = values[i];
+  return fixed_tensor(std::move(t));
+}
+
+InputSpec absent() {
+  InputSpec s;
+  s.dtype = DType::kUndefined;
+  return s;
+}
+
 const std::vector<OpCase>& all_op_cases() {
   static const std::vector<OpCase> all = [] {
     std::vector<OpCase> v;
-    for (auto* family :
-         {cases_elementwise, cases_transpose, cases_softmax, cases_reduce, cases_matmul}) {
+    for (auto* family : {cases_elementwise, cases_transpose, cases_softmax, cases_reduce,
+                         cases_matmul, cases_movement, cases_indexing, cases_normalization,
+                         cases_nn, cases_activations, cases_logical, cases_reduce_more}) {
       auto c = family();
       v.insert(v.end(), c.begin(), c.end());
     }

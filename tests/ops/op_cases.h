@@ -2,6 +2,7 @@
 // the registry self-check (every op has a case). Each family contributes its own cases.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -47,12 +48,25 @@ inline void PrintTo(const OpCase& c, std::ostream* os) {
 // Shorthands.
 InputSpec in(DType dt, Shape shape, double lo = -2.0, double hi = 2.0);
 InputSpec in_int(DType dt, Shape shape, double lo, double hi);
+// An input with fixed values (shape-like inputs: axes, shapes, pads, indices); the tensor lives as
+// long as the case table. `shape` defaults to [values.size()].
+InputSpec fixed_i64(const std::vector<int64_t>& values, std::optional<Shape> shape = std::nullopt);
+InputSpec fixed_tensor(Tensor t);
+// An absent optional input.
+InputSpec absent();
 
 std::vector<OpCase> cases_elementwise();
 std::vector<OpCase> cases_matmul();
 std::vector<OpCase> cases_softmax();
 std::vector<OpCase> cases_reduce();
 std::vector<OpCase> cases_transpose();
+std::vector<OpCase> cases_movement();
+std::vector<OpCase> cases_indexing();
+std::vector<OpCase> cases_normalization();
+std::vector<OpCase> cases_nn();
+std::vector<OpCase> cases_activations();
+std::vector<OpCase> cases_logical();
+std::vector<OpCase> cases_reduce_more();
 
 const std::vector<OpCase>& all_op_cases();
 
