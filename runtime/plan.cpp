@@ -151,8 +151,39 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
   for (int v : g.outputs)
     if (p.storage[v] == Storage::kArena) p.storage[v] = Storage::kOutput;
 
+  // In place: an elementwise tile kernel writes its output over an input of the same type that
+  // only it reads (exact aliasing is legal for every vector instruction and copy). The output
+  // then shares the input's memory and extends its live range.
+  std::vector<int> uses(nv, 0), share(nv, -1);
+  std::vector<bool> taken(nv, false);
+  for (const PlanStep& s : p.steps)
+    for (int v : g.nodes[s.node].inputs)
+      if (v >= 0) ++uses[v];
+  for (const PlanStep& s : p.steps) {
+    const Node& n = g.nodes[s.node];
+    if (!s.program || !n.def->has(kElementwise)) continue;
+    for (int o : n.outputs) {
+      if (o < 0 || p.storage[o] != Storage::kArena) continue;
+      for (int v : n.inputs)
+        if (v >= 0 && !taken[v] && uses[v] == 1 && p.storage[v] == Storage::kArena &&
+            p.desc[v].dtype == p.desc[o].dtype && p.desc[v].shape == p.desc[o].shape) {
+          share[o] = v;
+          taken[v] = true;
+          ++p.in_place;
+          break;
+        }
+    }
+  }
+  auto root = [&share](int v) {
+    while (share[v] >= 0) v = share[v];
+    return v;
+  };
+  for (size_t v = 0; v < nv; ++v)
+    if (share[v] >= 0)
+      last[root(static_cast<int>(v))] = std::max(last[root(static_cast<int>(v))], last[v]);
+
   // Activation arena: first fit by address over live ranges [first, last] in levels (two values
-  // touched in one level never share memory).
+  // touched in one level never share memory, except an in-place output and its input).
   struct Placed {
     int64_t off, end;
     int first, last;
@@ -165,6 +196,7 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
                      1, numel(p.desc[v].shape) * static_cast<int64_t>(dtype_size(p.desc[v].dtype))),
                  kArenaAlign);
     p.arena_bytes_no_reuse += bytes;
+    if (share[v] >= 0) continue;  // placed with its root below
     int64_t off = 0;
     for (bool moved = true; moved;) {
       moved = false;
@@ -178,6 +210,8 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
     p.offset[v] = off;
     p.arena_bytes = std::max(p.arena_bytes, off + bytes);
   }
+  for (size_t v = 0; v < nv; ++v)
+    if (share[v] >= 0) p.offset[v] = p.offset[root(static_cast<int>(v))];
   return p;
 }
 

@@ -39,6 +39,7 @@ struct Plan {
   std::vector<int64_t> offset;  // per value in the arena (kArena)
   int64_t arena_bytes = 0;
   int64_t arena_bytes_no_reuse = 0;
+  int in_place = 0;  // outputs written over their input's memory
 };
 
 // Runs one node on host tensors (the runtime's device); make_plan folds shape arithmetic with it.
