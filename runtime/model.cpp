@@ -9,6 +9,7 @@
 #include "registry/strings.h"
 #include "runtime/graph_passes.h"
 #include "runtime/op_runner.h"
+#include "runtime/precision.h"
 
 namespace asc {
 
@@ -20,6 +21,7 @@ Model::Model(Graph graph, ModelOptions options)
   graph_.topo_order();  // refuse cycles and dangling inputs at load
   eliminate_dead_nodes(graph_);
   fold_constants(graph_, *device_);
+  convert_precision(graph_, options_.precision);
   // Graph inputs whose values shape the plan: those reaching a value-needed parameter through
   // data edges (not through ops that read only types, such as Shape).
   std::vector<bool> needed(graph_.values.size(), false);

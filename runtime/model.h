@@ -20,6 +20,9 @@ struct ModelOptions {
   int threads = 0;             // 0: all hardware threads
   std::string device = "cpu";  // "cpu" (sim:910b and ascend come later)
   bool optimize = true;        // double buffering and the other DSL optimisations
+  // kF16 / kBF16: f32 weights and activations are stored in that dtype, computed in f32
+  // (runtime/precision.h); kF32 keeps the model's own dtypes.
+  DType precision = DType::kF32;
 };
 
 struct NamedTensor {
