@@ -14,6 +14,7 @@
 #include <string>
 
 #include "importers/onnx/tensor_proto.h"
+#include "registry/strings.h"
 #include "tests/tools/run_tool.h"
 
 namespace {
@@ -21,18 +22,24 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// model.onnx: c = op(a, b) over f32[n, n] (opset 17).
-void write_model(const fs::path& dir, const std::string& op, int64_t n) {
+// model.onnx: c = op(a, b) over f32[n, n] (opset 17); with chain > 1, c = op(..op(op(a, b), b)..,
+// b).
+void write_model(const fs::path& dir, const std::string& op, int64_t n, int chain = 1) {
   onnx::ModelProto m;
   m.set_ir_version(8);
   m.add_opset_import()->set_version(17);
   onnx::GraphProto* g = m.mutable_graph();
   g->set_name("g");
-  onnx::NodeProto* node = g->add_node();
-  node->set_op_type(op);
-  node->add_input("a");
-  node->add_input("b");
-  node->add_output("c");
+  for (int k = 0; k < chain; ++k) {
+    onnx::NodeProto* node = g->add_node();
+    node->set_op_type(op);
+    const std::string names[3] = {k == 0 ? std::string("a") : asc::cat("t", k - 1),
+                                  std::string("b"),
+                                  k + 1 == chain ? std::string("c") : asc::cat("t", k)};
+    *node->mutable_input()->Add() = names[0];
+    *node->mutable_input()->Add() = names[1];
+    *node->mutable_output()->Add() = names[2];
+  }
   auto declare = [n](onnx::ValueInfoProto* vi, const std::string& name) {
     vi->set_name(name);
     auto* tt = vi->mutable_type()->mutable_tensor_type();
@@ -54,9 +61,10 @@ asc::Tensor filled(int64_t n, float v) {
   return t;
 }
 
-// A MatMul case: a = 1, b = 2, expected c = 2n, plus `error` on element 0.
-void write_matmul_case(const fs::path& dir, int64_t n, float error) {
-  write_model(dir, "MatMul", n);
+// A MatMul case: a = 1, b = 2, expected c = 2n, plus `error` on element 0. chain > 1 multiplies
+// by b that many times (the slow case: it must time out, its expected values do not matter).
+void write_matmul_case(const fs::path& dir, int64_t n, float error, int chain = 1) {
+  write_model(dir, "MatMul", n, chain);
   const fs::path set = dir / "test_data_set_0";
   asc::write_tensor_proto_file((set / "input_0.pb").string(), "a", filled(n, 1));
   asc::write_tensor_proto_file((set / "input_1.pb").string(), "b", filled(n, 2));
@@ -79,7 +87,7 @@ class ConformanceRunner : public ::testing::Test {
     suite_ = root_ / "mini";
     write_matmul_case(suite_ / "test_ok", 4, 0);
     write_matmul_case(suite_ / "test_wrong", 4, 0.5f);
-    write_matmul_case(suite_ / "test_slow", 2048, 0);
+    write_matmul_case(suite_ / "test_slow", 1024, 0, 400);  // ~860 GFLOP: seconds on any host
     write_model(suite_ / "test_unknown_op", "NoSuchOp", 2);
     fs::create_directories(suite_ / "test_garbage");
     std::ofstream(suite_ / "test_garbage" / "model.onnx") << "not a model";
@@ -90,7 +98,7 @@ class ConformanceRunner : public ::testing::Test {
 };
 
 TEST_F(ConformanceRunner, EachOutcomeIsReportedAndNothingEscapes) {
-  const Result r = run_conformance("--json --timeout-s 0.05 '" + suite_.string() + "'", root_);
+  const Result r = run_conformance("--json --timeout-s 0.5 '" + suite_.string() + "'", root_);
   ASSERT_EQ(r.code, 0) << r.err;
   const json j = json::parse(r.out);
   const json& s = j.at("suites").at("mini");
@@ -106,7 +114,7 @@ TEST_F(ConformanceRunner, EachOutcomeIsReportedAndNothingEscapes) {
   for (const auto& f : j.at("failed")) failed[f.at("test")] = f;
   EXPECT_EQ(failed.at("mini/test_garbage").at("reason"), "load");
   EXPECT_EQ(failed.at("mini/test_slow").at("reason"), "run");
-  EXPECT_EQ(failed.at("mini/test_slow").at("message"), "timed out after 0.05 s");
+  EXPECT_EQ(failed.at("mini/test_slow").at("message"), "timed out after 0.5 s");
   EXPECT_EQ(failed.at("mini/test_wrong").at("reason"), "result");
   EXPECT_DOUBLE_EQ(failed.at("mini/test_wrong").at("max_abs_err").get<double>(), 0.5);
   EXPECT_NE(failed.at("mini/test_wrong").at("message").get<std::string>().find("worst [0]"),
@@ -125,7 +133,7 @@ TEST_F(ConformanceRunner, EachOutcomeIsReportedAndNothingEscapes) {
 TEST_F(ConformanceRunner, BaselineCheckNamesTheSuiteThatDropped) {
   std::ofstream(root_ / "above.json") << R"({"suites": {"mini": 2}})";
   std::ofstream(root_ / "met.json") << R"({"suites": {"mini": 1, "other": 50}})";
-  const std::string args = " --timeout-s 0.05 '" + suite_.string() + "'";
+  const std::string args = asc::cat(" --timeout-s 0.5 '", suite_.string(), "'");
   const Result drop =
       run_conformance("--check-baseline '" + (root_ / "above.json").string() + "'" + args, root_);
   EXPECT_EQ(drop.code, 1);
@@ -137,10 +145,10 @@ TEST_F(ConformanceRunner, BaselineCheckNamesTheSuiteThatDropped) {
 }
 
 TEST_F(ConformanceRunner, UsageErrorsExitTwo) {
-  EXPECT_EQ(run_conformance("'" + (root_ / "missing").string() + "'", root_).code, 2);
-  EXPECT_EQ(run_conformance("--filter ok --check-baseline '" +
-                                (root_ / "mini" / "test_ok" / "model.onnx").string() + "' '" +
-                                suite_.string() + "'",
+  EXPECT_EQ(run_conformance(asc::cat("'", (root_ / "missing").string(), "'"), root_).code, 2);
+  EXPECT_EQ(run_conformance(asc::cat("--filter ok --check-baseline '",
+                                     (root_ / "mini" / "test_ok" / "model.onnx").string(), "' '",
+                                     suite_.string(), "'"),
                             root_)
                 .code,
             2);
