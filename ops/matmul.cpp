@@ -393,6 +393,31 @@ void register_matmul(Registry& r) {
             .reference([](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
               ref_matmul(in, out);
             }));
+  // Gemm 1-6: C required; it broadcasts to [M,N] only with the legacy `broadcast` attribute set.
+  r.add(def_op("Gemm", 1, 6)
+            .input("A", "T")
+            .input("B", "T")
+            .input("C", "T")
+            .output("Y", "T")
+            .attr("alpha", AttrKind::kFloat, AttrValue{1.0f})
+            .attr("beta", AttrKind::kFloat, AttrValue{1.0f})
+            .attr("transA", AttrKind::kInt, AttrValue{int64_t{0}})
+            .attr("transB", AttrKind::kInt, AttrValue{int64_t{0}})
+            .attr("broadcast", AttrKind::kInt, AttrValue{int64_t{0}})
+            .type_constraint("T", float_types())
+            .trait(kContraction)
+            .describe("Y = alpha * A' x B' + beta * C; C is [M,N] unless broadcast=1")
+            .infer([](const InferContext& c) {
+              auto out = infer_gemm(c);
+              const auto& sc = c.inputs.at(2).shape;
+              if (c.attrs.i("broadcast") == 0 && out[0].shape && sc && *sc != *out[0].shape)
+                throw ShapeError(cat("Gemm-6 C ", to_string(*sc), " must be ",
+                                     to_string(*out[0].shape), " without broadcast=1"));
+              return out;
+            })
+            .tiling(matmul_tiling)
+            .kernel(matmul_kernel)
+            .reference(ref_gemm));
   // Gemm 7-10 (C required) and 11+ (C optional, 13 adds bf16) share one definition with C optional.
   r.add(def_op("Gemm", 7)
             .input("A", "T")

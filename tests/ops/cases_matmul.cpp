@@ -118,6 +118,15 @@ std::vector<OpCase> cases_matmul() {
   v.push_back(undefined_c);
   v.push_back(gemm(kF32, {0, 4}, {4, 5}, false, false, Shape{5}));
   v.push_back(gemm(kF32, {3, 0}, {0, 5}, false, false, Shape{3, 5}));
+  // Gemm-6: C [M,N], or broadcast with the legacy attribute.
+  OpCase g6 = gemm(kF32, {11, 19}, {23, 19}, false, true, Shape{11, 23}, 0.5f, 2.0f);
+  g6.opset = 6;
+  v.push_back(g6);
+  OpCase g6b = gemm(kF32, {3, 64}, {100, 64}, false, true, Shape{100});
+  g6b.opset = 6;
+  g6b.attrs.set("broadcast", int64_t{1});
+  g6b.label += "/broadcast";
+  v.push_back(g6b);
   for (DType dt : {kF16, kBF16}) {
     v.push_back(gemm(dt, {9, 40}, {33, 40}, false, true, Shape{33}, 0.5f, 2.0f));
     v.push_back(gemm(dt, {40, 9}, {40, 33}, true, false, std::nullopt));
