@@ -17,6 +17,7 @@ void register_all_ops(Registry& r) {
   register_activations(r);
   register_logical(r);
   register_reduce_more(r);
+  register_misc(r);
 }
 
 const Registry& global_registry() {

@@ -19,6 +19,7 @@ void register_nn(Registry& r);
 void register_activations(Registry& r);
 void register_logical(Registry& r);
 void register_reduce_more(Registry& r);
+void register_misc(Registry& r);
 
 void register_all_ops(Registry& r);
 

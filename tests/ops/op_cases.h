@@ -67,6 +67,7 @@ std::vector<OpCase> cases_nn();
 std::vector<OpCase> cases_activations();
 std::vector<OpCase> cases_logical();
 std::vector<OpCase> cases_reduce_more();
+std::vector<OpCase> cases_misc();
 
 const std::vector<OpCase>& all_op_cases();
 
