@@ -1,5 +1,6 @@
 #include "registry/tensor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -21,6 +22,12 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
                            kMaxTensorBytes, " bytes: refused"));
     n *= d;
   }
+  if (dtype_ == DType::kString) {
+    auto* strs = new std::string[static_cast<size_t>(std::max<int64_t>(n, 1))];
+    owner_ = std::shared_ptr<void>(strs, [](void* q) { delete[] static_cast<std::string*>(q); });
+    data_ = strs;
+    return;
+  }
   const size_t bytes = (nbytes() + 63) / 64 * 64;
   void* p = std::aligned_alloc(64, bytes == 0 ? 64 : bytes);
   if (!p)
@@ -29,6 +36,17 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
   std::memset(p, 0, bytes == 0 ? 64 : bytes);
   owner_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
   data_ = p;
+}
+
+Tensor Tensor::clone() const {
+  if (!defined()) return {};
+  Tensor c(dtype_, shape_);
+  if (dtype_ == DType::kString) {
+    for (int64_t i = 0; i < numel(); ++i) c.strings()[i] = strings()[i];
+  } else if (nbytes()) {
+    std::memcpy(c.data(), data_, nbytes());
+  }
+  return c;
 }
 
 Tensor Tensor::wrap(DType dtype, Shape shape, void* data) {

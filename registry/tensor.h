@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <span>
+#include <string>
 
 #include "registry/shape.h"
 
@@ -14,8 +15,8 @@ constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
 class Tensor {
  public:
   Tensor() = default;
-  // Owns fresh storage (zero-filled, 64-byte aligned); throws ShapeError for negative dims, sizes
-  // over kMaxTensorBytes and failed allocations.
+  // Owns fresh storage (zero-filled, 64-byte aligned; kString: empty strings); throws ShapeError
+  // for negative dims, sizes over kMaxTensorBytes and failed allocations.
   Tensor(DType dtype, Shape shape);
   // Borrows caller memory; the caller keeps it alive.
   static Tensor wrap(DType dtype, Shape shape, void* data);
@@ -39,6 +40,17 @@ class Tensor {
   const T* data_as() const {
     return static_cast<const T*>(data_);
   }
+
+  // kString tensors hold std::string elements on the host. dtype_size(kString) is 0, so byte-wise
+  // paths (nbytes, memcpy) never touch them; use strings() and clone().
+  std::string* strings() {
+    return dtype_ == DType::kString ? static_cast<std::string*>(data_) : nullptr;
+  }
+  const std::string* strings() const {
+    return dtype_ == DType::kString ? static_cast<const std::string*>(data_) : nullptr;
+  }
+  // A deep copy with its own storage (strings included).
+  Tensor clone() const;
 
   double at(int64_t i) const { return load_as_double(dtype_, data_, i); }
   void set(int64_t i, double v) { store_from_double(dtype_, data_, i, v); }

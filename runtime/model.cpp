@@ -2,6 +2,7 @@
 
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -135,16 +136,15 @@ std::vector<NamedTensor> Model::run_dynamic(const std::vector<const Tensor*>& fe
           throw ShapeError(cat("output buffer '", o.name, "' is ", o.tensor.desc().str(),
                                ", the model produces ", t.desc().str()));
         Tensor dst = o.tensor;
-        if (t.nbytes()) std::memcpy(dst.data(), t.data(), t.nbytes());
+        if (t.dtype() == DType::kString)
+          std::copy(t.strings(), t.strings() + t.numel(), dst.strings());
+        else if (t.nbytes())
+          std::memcpy(dst.data(), t.data(), t.nbytes());
         result.push_back({name, dst});
         copied = true;
       }
     if (copied) continue;
-    if (graph_.values[v].producer < 0) {  // an input or constant passed through: copy
-      Tensor c(t.dtype(), t.shape());
-      if (t.nbytes()) std::memcpy(c.data(), t.data(), t.nbytes());
-      t = c;
-    }
+    if (graph_.values[v].producer < 0) t = t.clone();  // an input or constant passed through
     result.push_back({name, t});
   }
   return result;
@@ -236,11 +236,7 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
   }
   for (int v : graph_.outputs) {
     Tensor t = bound[v];
-    if (plan->storage[v] != Storage::kOutput) {  // an input or constant passed through: copy
-      Tensor c(t.dtype(), t.shape());
-      if (t.nbytes()) std::memcpy(c.data(), t.data(), t.nbytes());
-      t = c;
-    }
+    if (plan->storage[v] != Storage::kOutput) t = t.clone();  // an input or constant: copy
     result.push_back({graph_.values[v].name, t});
   }
   return result;

@@ -109,6 +109,11 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
         throw ShapeError(
             cat("inference gave ", s.out.size(), " outputs, the node has ", n.outputs.size()));
       s.out.resize(n.outputs.size());
+      // String tensors are host objects: nodes touching them run node by node (owned outputs).
+      for (const auto* list : {&s.in, &s.out})
+        for (const TensorDesc& d : *list)
+          if (d.dtype == DType::kString)
+            throw ValueUnknownError("string tensors are planned while running");
       // Small known subgraphs (shape arithmetic) are evaluated now and become plan constants.
       int64_t out_elems = 0;
       for (const auto& d : s.out) out_elems += numel(d.shape);

@@ -40,6 +40,19 @@ Comparison compare_tensors(const Tensor& got, const Tensor& want, Tolerance tol)
     c.reason = cat("shape ", to_string(got.shape()), ", expected ", to_string(want.shape()));
     return c;
   }
+  if (want.dtype() == DType::kString) {  // exact, element by element
+    for (int64_t i = 0; i < want.numel(); ++i)
+      if (got.strings()[i] != want.strings()[i]) {
+        if (c.mismatches++ == 0) c.worst = i;
+      }
+    if (c.mismatches) {
+      c.ok = false;
+      c.reason =
+          cat(c.mismatches, " of ", want.numel(), " strings differ; first [", c.worst, "]: got '",
+              got.strings()[c.worst], "', expected '", want.strings()[c.worst], "'");
+    }
+    return c;
+  }
   const bool is_float = dtype_is_float(want.dtype());
   const size_t esize = dtype_size(want.dtype());
   const auto* gb = static_cast<const unsigned char*>(got.data());

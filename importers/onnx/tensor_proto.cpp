@@ -92,7 +92,7 @@ void fill_from_typed(Tensor& t, const onnx::TensorProto& tp) {
 DType dtype_from_onnx(int32_t code, const std::string& what) {
   switch (code) {
     case onnx::TensorProto::STRING:
-      throw UnsupportedError(cat(what, ": string tensors are not supported yet"));
+      return DType::kString;
     case onnx::TensorProto::COMPLEX64:
     case onnx::TensorProto::COMPLEX128:
       throw UnsupportedError(cat(what, ": complex tensors are not supported"));
@@ -125,6 +125,18 @@ Tensor tensor_from_proto(onnx::TensorProto& tp, ExternalData* ext) {
   const Shape shape = dims_from_proto(tp);
   const size_t need = static_cast<size_t>(numel(shape)) * dtype_size(dt);
 
+  if (dt == DType::kString) {  // only string_data can hold strings
+    if (tp.data_location() == onnx::TensorProto::EXTERNAL || tp.has_raw_data())
+      throw ModelError(cat("tensor '", label(tp),
+                           "': string tensors keep their values in "
+                           "string_data, not raw or external data"));
+    if (tp.string_data_size() != numel(shape))
+      throw ModelError(cat("tensor '", label(tp), "': string", to_string(shape), " needs ",
+                           numel(shape), " values, but string_data holds ", tp.string_data_size()));
+    Tensor t(dt, shape);
+    for (int i = 0; i < tp.string_data_size(); ++i) t.strings()[i] = tp.string_data(i);
+    return t;
+  }
   if (tp.data_location() == onnx::TensorProto::EXTERNAL) {
     if (!ext) throw ModelError(cat("tensor '", label(tp), "': external data is not allowed here"));
     return ext->load(tp, dt, shape);
@@ -184,13 +196,16 @@ Tensor read_tensor_proto_file(const std::string& path, std::string* name) {
 }
 
 void write_tensor_proto_file(const std::string& path, const std::string& name, const Tensor& t) {
-  if (!t.defined() || t.dtype() == DType::kString)
-    throw UnsupportedError(cat(path, ": cannot write a ", dtype_name(t.dtype()), " tensor"));
+  if (!t.defined()) throw UnsupportedError(cat(path, ": cannot write an undefined tensor"));
   onnx::TensorProto tp;
   tp.set_name(name);
   tp.set_data_type(static_cast<int32_t>(t.dtype()));
   for (int64_t d : t.shape()) tp.add_dims(d);
-  tp.set_raw_data(t.data(), t.nbytes());
+  if (t.dtype() == DType::kString) {
+    for (int64_t i = 0; i < t.numel(); ++i) tp.add_string_data(t.strings()[i]);
+  } else {
+    tp.set_raw_data(t.data(), t.nbytes());
+  }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out || !tp.SerializeToOstream(&out) || !out.flush())
     throw Error(cat("cannot write '", path, "'"));

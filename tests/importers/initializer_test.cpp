@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "registry/error.h"
+#include "runtime/model.h"
 #include "tests/importers/onnx_builder.h"
 
 namespace asc {
@@ -137,17 +138,53 @@ TEST(OnnxInitializerErrors, NegativeDim) {
             "<bytes>: tensor 'W': negative dim -1 in dims [2,-1]");
 }
 
-TEST(OnnxInitializerErrors, UnknownDTypeAndStrings) {
+TEST(OnnxInitializerErrors, UnknownDType) {
   onnx::TensorProto bad;
   bad.set_data_type(77);
   EXPECT_EQ(error_of<ModelError>([&] { import_initializer(bad); }),
             "<bytes>: tensor 'W': unknown or undefined data_type 77");
+}
+
+TEST(OnnxInitializer, StringsFromStringData) {
   onnx::TensorProto str;
   str.set_data_type(onnx::TensorProto::STRING);
-  str.add_dims(1);
-  str.add_string_data("x");
-  const std::string msg = error_of<UnsupportedError>([&] { import_initializer(str); });
-  EXPECT_NE(msg.find("tensor 'W': string tensors are not supported yet"), std::string::npos) << msg;
+  str.add_dims(3);
+  for (const char* s : {"abc", "", "ünï\0code"}) str.add_string_data(s);
+  const Tensor t = import_initializer(str);
+  ASSERT_EQ(t.desc().str(), "string[3]");
+  EXPECT_EQ(t.strings()[0], "abc");
+  EXPECT_EQ(t.strings()[1], "");
+  EXPECT_EQ(t.strings()[2], "ünï\0code");
+  // A deep copy owns its strings.
+  Tensor c = t.clone();
+  c.strings()[0] = "changed";
+  EXPECT_EQ(t.strings()[0], "abc");
+
+  str.add_string_data("extra");
+  EXPECT_EQ(error_of<ModelError>([&] { import_initializer(str); }),
+            "<bytes>: tensor 'W': string[3] needs 3 values, but string_data holds 4");
+  onnx::TensorProto raw;
+  raw.set_data_type(onnx::TensorProto::STRING);
+  raw.add_dims(1);
+  raw.set_raw_data("abcd");
+  EXPECT_NE(error_of<ModelError>([&] { import_initializer(raw); }).find("string_data"),
+            std::string::npos);
+}
+
+// A string initializer that is a graph output comes back from a run as its own copy.
+TEST(OnnxInitializer, StringOutputRunsThroughTheModel) {
+  ModelBuilder b;
+  onnx::TensorProto* t = b.g().add_initializer();
+  t->set_name("S");
+  t->set_data_type(onnx::TensorProto::STRING);
+  t->add_dims(2);
+  t->add_string_data("left");
+  t->add_string_data("right");
+  b.output("S", DType::kString, {"2"});
+  const Model m(b.import(), {1, "cpu", true});
+  const auto out = m.run({});
+  ASSERT_EQ(out[0].tensor.desc().str(), "string[2]");
+  EXPECT_EQ(out[0].tensor.strings()[1], "right");
 }
 
 TEST(OnnxInitializerErrors, ExternalDataWithoutAFolder) {

@@ -26,6 +26,14 @@ TEST(OnnxTensorProto, RoundTripEveryDType) {
     ASSERT_EQ(r.desc().str(), t.desc().str());
     EXPECT_EQ(std::memcmp(r.data(), t.data(), t.nbytes()), 0) << dtype_name(dt);
   }
+  Tensor strs(DType::kString, {2, 1});
+  strs.strings()[0] = "hello";
+  strs.strings()[1] = std::string("with\0nul", 8);
+  write_tensor_proto_file(dir / "str.pb", "strs", strs);
+  const Tensor rs = read_tensor_proto_file(dir / "str.pb");
+  ASSERT_EQ(rs.desc().str(), "string[2,1]");
+  EXPECT_EQ(rs.strings()[0], "hello");
+  EXPECT_EQ(rs.strings()[1], std::string("with\0nul", 8));
   write_tensor_proto_file(dir / "s.pb", "s", Tensor(DType::kF32, {}));
   EXPECT_EQ(read_tensor_proto_file(dir / "s.pb").desc().str(), "f32[]");
 }
