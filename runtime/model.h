@@ -20,6 +20,9 @@ struct ModelOptions {
   int threads = 0;             // 0: all hardware threads
   std::string device = "cpu";  // "cpu" (sim:910b and ascend come later)
   bool optimize = true;        // double buffering and the other DSL optimisations
+  // kF16 / kBF16: f32 weights and activations are stored in that dtype, computed in f32
+  // (runtime/precision.h); kF32 keeps the model's own dtypes.
+  DType precision = DType::kF32;
 };
 
 struct NamedTensor {
@@ -62,6 +65,11 @@ class Model {
                                        const std::vector<const Tensor*>& values = {}) const;
 
  private:
+  // Runs node by node, inferring each from the values computed before it (plans whose shapes
+  // depend on data computed while running).
+  std::vector<NamedTensor> run_dynamic(const std::vector<const Tensor*>& fed,
+                                       const std::vector<NamedTensor>& outputs,
+                                       RunStats* stats) const;
   // Runs one planned node on tensors bound to every value.
   void run_step(const PlanStep& s, const std::vector<Tensor>& bound) const;
 

@@ -29,6 +29,7 @@
 #include "registry/error.h"
 #include "registry/strings.h"
 #include "runtime/model.h"
+#include "runtime/precision.h"
 
 namespace {
 
@@ -51,6 +52,8 @@ struct Options {
   int warmup = 2;
   int threads = 0;
   std::string device = "cpu";
+  std::string precision = "fp32";
+  int optimize = 1;
   bool profile = false;
   std::string trace;
   bool json = false;
@@ -330,6 +333,8 @@ int run(const Options& o) {
     asc::ModelOptions mo;
     mo.threads = o.threads;
     mo.device = o.device;
+    mo.precision = asc::parse_precision(o.precision);
+    mo.optimize = o.optimize != 0;
     model = std::make_unique<asc::Model>(asc::import_onnx_file(o.model), mo);
   }
   const double load_ms = ms_between(t0, Clock::now());
@@ -380,6 +385,7 @@ int run(const Options& o) {
     json j;
     j["model"] = o.model;
     j["device"] = o.device;
+    j["precision"] = o.precision;
     j["threads"] = model->device().threads();
     j["load_ms"] = load_ms;
     j["first_run_ms"] = first_ms;
@@ -414,8 +420,8 @@ int run(const Options& o) {
     return 0;
   }
 
-  std::printf("model   %s (%zu nodes), device %s, %d threads\n", o.model.c_str(), g.nodes.size(),
-              o.device.c_str(), model->device().threads());
+  std::printf("model   %s (%zu nodes), device %s, precision %s, %d threads\n", o.model.c_str(),
+              g.nodes.size(), o.device.c_str(), o.precision.c_str(), model->device().threads());
   for (const auto& in : inputs)
     std::printf("input   %-20s %s%s\n", in.name.c_str(), in.tensor.desc().str().c_str(),
                 files.count(in.name) ? asc::cat("  from ", files.at(in.name)).c_str()
@@ -460,6 +466,12 @@ int main(int argc, char** argv) {
   app.add_option("--threads", o.threads, "worker threads (default 0: all)")
       ->check(CLI::Range(0, 1 << 30));
   app.add_option("--device", o.device, "device to run on (default cpu)");
+  app.add_option("--precision", o.precision,
+                 "fp32 | fp16 | bf16: store f32 weights and activations in that dtype, computing "
+                 "in f32 (default fp32)")
+      ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
+  app.add_option("--optimize", o.optimize, "1: double buffering and fusion (default); 0: off")
+      ->check(CLI::Range(0, 1));
   app.add_flag("--profile", o.profile, "print a per-op table over the timed runs");
   app.add_option("--trace", o.trace, "write a Chrome trace (Perfetto) of every run to FILE.json");
   app.add_flag("--json", o.json, "print one JSON object on stdout instead of the text report");

@@ -140,6 +140,34 @@ TEST(AscRun, TraceHasOneSlicePerNodePerRun) {
   for (const auto& [node, n] : per_node) EXPECT_EQ(n, runs) << node;
 }
 
+TEST(AscRun, PrecisionKeepsF32OutputsCloseToTheF32Run) {
+  const fs::path d = temp_dir();
+  const Result f32 = run_asc(kModel + " --dim batch=3 --json --iterations 1", d);
+  ASSERT_EQ(f32.code, 0) << f32.err;
+  for (const char* p : {"bf16", "fp16"}) {
+    const Result low = run_asc(kModel +
+                                   " --dim batch=3 --json --iterations 1 --optimize 0 "
+                                   "--precision " +
+                                   p,
+                               d);
+    ASSERT_EQ(low.code, 0) << low.err;
+    const json a = json::parse(f32.out), b = json::parse(low.out);
+    EXPECT_EQ(b["precision"], p);
+    ASSERT_EQ(a["outputs"].size(), b["outputs"].size());
+    for (size_t i = 0; i < a["outputs"].size(); ++i) {
+      EXPECT_EQ(b["outputs"][i]["dtype"], a["outputs"][i]["dtype"]) << p;
+      EXPECT_EQ(b["outputs"][i]["shape"], a["outputs"][i]["shape"]) << p;
+      const auto& fa = a["outputs"][i]["first"];
+      const auto& fb = b["outputs"][i]["first"];
+      ASSERT_EQ(fa.size(), fb.size());
+      for (size_t k = 0; k < fa.size(); ++k)
+        EXPECT_NEAR(fb[k].get<double>(), fa[k].get<double>(),
+                    0.02 * std::fabs(fa[k].get<double>()) + 2e-3)
+            << p << " output " << i << " value " << k;
+    }
+  }
+}
+
 TEST(AscRun, MissingModelFileIsExit1) {
   const fs::path d = temp_dir();
   const Result r = run_asc((d / "nope.onnx").string(), d);
@@ -196,7 +224,8 @@ TEST(AscRun, UsageErrorsAreExit2) {
   const fs::path d = temp_dir();
   for (const std::string& args :
        {std::string(""), kModel + " --bogus", kModel + " --dim batch", kModel + " --dim batch=x",
-        kModel + " --input x", kModel + " --iterations 0", kModel + " --warmup -1"}) {
+        kModel + " --input x", kModel + " --iterations 0", kModel + " --warmup -1",
+        kModel + " --precision int4", kModel + " --optimize 2"}) {
     const Result r = run_asc(args, d);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.err;
     EXPECT_EQ(r.err.rfind("asc-run: ", 0), 0u) << r.err;

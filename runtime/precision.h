@@ -1,0 +1,21 @@
+// Precision conversion at load, like the precision modes of Ascend's model converter: float32
+// weights and activations are stored in f16 or bf16; kernels still compute (and accumulate) in
+// f32. Inputs and outputs keep their f32 interface through Cast nodes at the graph's edges.
+#pragma once
+
+#include "runtime/graph.h"
+
+namespace asc {
+
+// "fp32" | "fp16" | "bf16" -> kF32 | kF16 | kBF16; throws Error naming the accepted values.
+DType parse_precision(const std::string& name);
+
+// Converts the f32 data flow of `g` to `to` (kF16 or kBF16; kF32 changes nothing):
+// - f32 constants become `to`, except those read as fixed-f32 parameters (Resize scales, ...);
+// - int attributes `to`/`dtype` naming FLOAT (Cast, EyeLike, ...) name `to` instead, unless that
+//   output feeds a fixed-f32 parameter;
+// - f32 graph inputs are cast to `to` once, and declared-f32 graph outputs cast back.
+// Returns the number of constants converted.
+int convert_precision(Graph& g, DType to);
+
+}  // namespace asc

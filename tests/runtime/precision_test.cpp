@@ -1,0 +1,87 @@
+// Precision conversion at load: f32 weights stored as f16/bf16, f32 inputs and outputs at the
+// graph's edges, results close to the f32 run within the storage dtype's rounding.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "ops/ops.h"
+#include "registry/error.h"
+#include "runtime/model.h"
+#include "runtime/precision.h"
+
+namespace asc {
+namespace {
+
+Node node(const std::string& op, std::vector<int> in, std::vector<int> out, Attrs a = {}) {
+  Node n;
+  n.op_type = op;
+  n.opset = 17;
+  n.def = global_registry().find("", op, 17);
+  n.inputs = std::move(in);
+  n.outputs = std::move(out);
+  n.attrs = std::move(a);
+  return n;
+}
+
+Tensor random(Shape s, uint32_t seed) {
+  Tensor t(DType::kF32, std::move(s));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, u(rng));
+  return t;
+}
+
+// y = softmax(relu(x @ w + b)) with x f32[n, 16], w f32[16, 8], b f32[8].
+Graph mlp(const Tensor& w, const Tensor& b) {
+  Graph g;
+  g.opsets[""] = 17;
+  const int x = g.add_value("x", {DType::kF32, SymShape{Dim(std::string("n")), Dim(16)}});
+  const int wv = g.add_constant("w", w), bv = g.add_constant("b", b);
+  std::vector<int> v;
+  for (const char* name : {"m", "s", "r", "y"}) v.push_back(g.add_value(name, {DType::kF32, {}}));
+  g.values[v[3]].type = {DType::kF32, SymShape{Dim(std::string("n")), Dim(8)}};
+  g.inputs = {x};
+  g.outputs = {v[3]};
+  g.add_node(node("MatMul", {x, wv}, {v[0]}));
+  g.add_node(node("Add", {v[0], bv}, {v[1]}));
+  g.add_node(node("Relu", {v[1]}, {v[2]}));
+  g.add_node(node("Softmax", {v[2]}, {v[3]}, Attrs{{"axis", int64_t{-1}}}));
+  return g;
+}
+
+TEST(Precision, WeightsAreStoredLowAndResultsStayClose) {
+  const Tensor w = random({16, 8}, 1), b = random({8}, 2), x = random({5, 16}, 3);
+  const Model ref(mlp(w, b), {2, "cpu", true});
+  const Tensor want = ref.run({{"x", x}})[0].tensor;
+  for (DType dt : {DType::kF16, DType::kBF16}) {
+    SCOPED_TRACE(dtype_name(dt));
+    ModelOptions o{2, "cpu", true};
+    o.precision = dt;
+    const Model m(mlp(w, b), o);
+    int low_constants = 0;
+    for (const Value& v : m.graph().values)
+      if (v.constant) {
+        EXPECT_EQ(v.constant->dtype(), dt) << v.name;
+        low_constants += v.constant->dtype() == dt;
+      }
+    EXPECT_EQ(low_constants, 2);
+    const auto out = m.run({{"x", x}});
+    ASSERT_EQ(out[0].name, "y");
+    ASSERT_EQ(out[0].tensor.dtype(), DType::kF32);  // the interface stays f32
+    ASSERT_EQ(out[0].tensor.shape(), want.shape());
+    const double tol = dt == DType::kF16 ? 5e-3 : 3e-2;
+    for (int64_t i = 0; i < want.numel(); ++i)
+      EXPECT_NEAR(out[0].tensor.at(i), want.at(i), tol * std::fabs(want.at(i)) + 1e-3) << i;
+  }
+}
+
+TEST(Precision, NamesAreParsedAndOthersRefused) {
+  EXPECT_EQ(parse_precision("bf16"), DType::kBF16);
+  EXPECT_EQ(parse_precision("fp16"), DType::kF16);
+  EXPECT_EQ(parse_precision("fp32"), DType::kF32);
+  EXPECT_THROW(parse_precision("int4"), Error);
+}
+
+}  // namespace
+}  // namespace asc
