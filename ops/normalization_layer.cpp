@@ -1,0 +1,307 @@
+// LayerNormalization (17+), MeanVarianceNormalization (9+), InstanceNormalization (6+): tile
+// kernels on the moments kernel (normalization_rows.h).
+//
+// LayerNormalization: X [d0..dr-1] normalised over [axis, r); Scale and B have the normalised
+// shape [d_axis..] (or one element); Mean and InvStdDev have X's shape with dims [axis, r) 1 and
+// the stash_type dtype (1: f32).
+// MeanVarianceNormalization: over `axes` (default [0, 2, 3]), y = (x - mean) / (sqrt(var) + 1e-9).
+// InstanceNormalization: X [N, C, d...], per (n, c) over d...; scale and B are [C].
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+#include "ops/normalization_rows.h"
+#include "ops/ops.h"
+#include "registry/infer.h"
+#include "registry/tiling.h"
+
+namespace asc {
+namespace {
+
+bool present(const LaunchContext& ctx, size_t k) {
+  return ctx.inputs.size() > k && ctx.inputs[k].dtype != DType::kUndefined;
+}
+
+// ---- LayerNormalization ----------------------------------------------------------------------
+
+DType stash_dtype(int64_t stash) {
+  const auto dt = static_cast<DType>(stash);
+  if (stash < 0 || stash > 16 || !dtype_is_float(dt))
+    throw ShapeError(cat("LayerNormalization: stash_type ", stash, " is not a float dtype"));
+  return dt;
+}
+
+std::vector<int64_t> trailing_axes(int64_t axis, int64_t rank) {
+  std::vector<int64_t> axes;
+  for (int64_t d = axis; d < rank; ++d) axes.push_back(d);
+  return axes;
+}
+
+// Scale / B must have the normalised shape (leading 1s allowed) or a single element.
+void check_ln_param(const char* name, const TensorType& p, const SymShape& x, int64_t axis) {
+  if (!p.shape) return;
+  const SymShape& ps = *p.shape;
+  bool one = true;
+  for (const Dim& d : ps) one = one && d.known() && d.value() == 1;
+  if (one) return;
+  const size_t norm_rank = x.size() - static_cast<size_t>(axis);
+  bool ok = ps.size() >= norm_rank;
+  for (size_t i = 0; ok && i < ps.size(); ++i) {
+    const size_t from_end = ps.size() - i;
+    if (from_end > norm_rank) {
+      ok = ps[i].known() && ps[i].value() == 1;
+      continue;
+    }
+    const Dim& xd = x[x.size() - from_end];
+    ok = !(xd.known() && ps[i].known() && xd.value() != ps[i].value());
+  }
+  if (!ok)
+    throw ShapeError(cat("LayerNormalization: ", name, " ", p.str(),
+                         " must have the normalised shape of X ", to_string(x), " from axis ", axis,
+                         " or one element"));
+}
+
+std::vector<TensorType> infer_layer_norm(const InferContext& c) {
+  const TensorType& x = c.inputs[0];
+  const DType u = stash_dtype(c.attrs.i("stash_type"));
+  if (!x.shape) return {{x.dtype, std::nullopt}, {u, std::nullopt}, {u, std::nullopt}};
+  const auto rank = static_cast<int64_t>(x.shape->size());
+  if (rank == 0) throw ShapeError("LayerNormalization: X must have rank >= 1");
+  const int64_t axis = normalize_axis(c.attrs.i("axis"), rank);
+  check_ln_param("Scale", c.inputs[1], *x.shape, axis);
+  if (c.inputs.size() > 2 && c.inputs[2].dtype != DType::kUndefined)
+    check_ln_param("B", c.inputs[2], *x.shape, axis);
+  SymShape stats = *x.shape;
+  for (int64_t d = axis; d < rank; ++d) stats[d] = Dim(int64_t{1});
+  return {x, {u, stats}, {u, stats}};
+}
+
+RowView ln_view(const LaunchContext& ctx) {
+  const Shape& x = ctx.inputs[0].shape;
+  const auto rank = static_cast<int64_t>(x.size());
+  return row_view(x, trailing_axes(normalize_axis(ctx.attr().i("axis"), rank), rank));
+}
+
+MomentsSpec ln_spec(const LaunchContext& ctx) {
+  MomentsSpec s;
+  s.view = ln_view(ctx);
+  s.eps = ctx.attr().f("epsilon");
+  const RowView& v = s.view;
+  // A parameter walks the reduced view dim (stride 1: the normalised dims are the innermost,
+  // contiguous) unless it has one element.
+  auto strides = [&](size_t input) {
+    Shape st(v.dims.size(), 0);
+    for (size_t j = 0; j < v.dims.size(); ++j)
+      if (v.reduced[j] && numel(ctx.inputs[input].shape) > 1) st[j] = 1;
+    return st;
+  };
+  const Shape scale_st = strides(1);
+  const bool has_bias = present(ctx, 2);
+  const Shape bias_st = has_bias ? strides(2) : Shape{};
+  s.affine = [v, scale_st, bias_st, has_bias](TileBuilder& t, Buf y, const RowCursor& c) {
+    const DType cdt = t.dtype(y);
+    y = bcast_to(t, BinaryOp::kMul, y, t.cast(t.copy_in(1, param_box(v, c, scale_st)), cdt));
+    if (has_bias)
+      y = bcast_to(t, BinaryOp::kAdd, y, t.cast(t.copy_in(2, param_box(v, c, bias_st)), cdt));
+    return y;
+  };
+  s.stats = [v](TileBuilder& t, Buf mean, Buf, Buf rstd, const RowCursor& tile) {
+    const auto& outs = t.ctx().outputs;
+    if (outs.size() > 1) t.copy_out(1, t.cast(mean, outs[1].dtype), row_out_box(v, tile));
+    if (outs.size() > 2) t.copy_out(2, t.cast(rstd, outs[2].dtype), row_out_box(v, tile));
+  };
+  return s;
+}
+
+void layer_norm_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
+  const Tensor& x = in[0];
+  const auto rank = static_cast<int64_t>(x.shape().size());
+  const int64_t axis = normalize_axis(a.i("axis"), rank);
+  std::vector<bool> reduced(static_cast<size_t>(rank), false);
+  int64_t count = 1;
+  for (int64_t d = axis; d < rank; ++d) {
+    reduced[static_cast<size_t>(d)] = true;
+    count *= x.shape()[d];
+  }
+  const double eps = a.f("epsilon");
+  const RefMoments m = ref_moments(x, reduced);
+  const bool has_b = in.size() > 2 && in[2].defined();
+  auto param = [&](const Tensor& p, int64_t i) {
+    return p.numel() == 1 ? p.at(0) : p.at(i % count);
+  };
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const auto k = static_cast<size_t>(m.kept_of[static_cast<size_t>(i)]);
+    double y = (x.at(i) - m.mean[k]) / std::sqrt(m.var[k] + eps) * param(in[1], i);
+    if (has_b) y += param(in[2], i);
+    out[0].set(i, y);
+  }
+  for (size_t k = 0; k < m.mean.size(); ++k) {
+    if (out.size() > 1) out[1].set(static_cast<int64_t>(k), m.mean[k]);
+    if (out.size() > 2) out[2].set(static_cast<int64_t>(k), 1.0 / std::sqrt(m.var[k] + eps));
+  }
+}
+
+void add_layer_norm(Registry& r) {
+  r.add(def_op("LayerNormalization", 17)
+            .input("X", "T")
+            .input("Scale", "T")
+            .input("B", "T", Arity::kOptional)
+            .output("Y", "T")
+            .output("Mean", "U", Arity::kOptional)
+            .output("InvStdDev", "U", Arity::kOptional)
+            .attr("axis", AttrKind::kInt, int64_t{-1})
+            .attr("epsilon", AttrKind::kFloat, 1e-5f)
+            .attr("stash_type", AttrKind::kInt, int64_t{1})
+            .type_constraint("T", float_types())
+            .type_constraint("U", {DType::kF32, DType::kBF16})
+            .trait(kNormalization)
+            .describe("Y = (X - mean) / sqrt(var + epsilon) * Scale + B over dims [axis, rank); "
+                      "Mean and InvStdDev optional")
+            .infer(infer_layer_norm)
+            .tiling([](const LaunchContext& ctx) {
+              return moments_tiling(ctx, ln_view(ctx), ctx.outputs.size() > 1);
+            })
+            .kernel([](TileBuilder& t) { moments_kernel(t, ln_spec(t.ctx())); })
+            .reference(layer_norm_reference));
+}
+
+// ---- MeanVarianceNormalization ---------------------------------------------------------------
+
+constexpr double kMvnEps = 1e-9;
+
+std::vector<int64_t> mvn_axes(const Attrs& a, int64_t rank) {
+  std::vector<int64_t> axes;
+  std::vector<bool> seen(static_cast<size_t>(rank), false);
+  for (int64_t ax : a.ints("axes")) {
+    if (ax < -rank || ax >= rank)
+      throw ShapeError(
+          cat("MeanVarianceNormalization: axis ", ax, " out of range for rank ", rank));
+    const int64_t d = ax < 0 ? ax + rank : ax;
+    if (seen[static_cast<size_t>(d)])
+      throw ShapeError(cat("MeanVarianceNormalization: repeated axis ", ax));
+    seen[static_cast<size_t>(d)] = true;
+    axes.push_back(d);
+  }
+  std::sort(axes.begin(), axes.end());
+  return axes;
+}
+
+RowView mvn_view(const LaunchContext& ctx) {
+  const Shape& x = ctx.inputs[0].shape;
+  return row_view(x, mvn_axes(ctx.attr(), static_cast<int64_t>(x.size())));
+}
+
+void mvn_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
+  const Tensor& x = in[0];
+  const auto rank = static_cast<int64_t>(x.shape().size());
+  std::vector<bool> reduced(static_cast<size_t>(rank), false);
+  for (int64_t d : mvn_axes(a, rank)) reduced[static_cast<size_t>(d)] = true;
+  const RefMoments m = ref_moments(x, reduced);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const auto k = static_cast<size_t>(m.kept_of[static_cast<size_t>(i)]);
+    out[0].set(i, (x.at(i) - m.mean[k]) / (std::sqrt(m.var[k]) + kMvnEps));
+  }
+}
+
+void add_mvn(Registry& r) {
+  r.add(def_op("MeanVarianceNormalization", 9)
+            .input("X", "T")
+            .output("Y", "T")
+            .attr("axes", AttrKind::kInts, std::vector<int64_t>{0, 2, 3})
+            .type_constraint("T", float_types())
+            .trait(kNormalization)
+            .describe("Y = (X - mean) / (sqrt(var) + 1e-9) with mean and var over axes")
+            .infer([](const InferContext& c) {
+              if (c.inputs[0].shape)
+                mvn_axes(c.attrs, static_cast<int64_t>(c.inputs[0].shape->size()));
+              return infer_unary(c);
+            })
+            .tiling(
+                [](const LaunchContext& ctx) { return moments_tiling(ctx, mvn_view(ctx), false); })
+            .kernel([](TileBuilder& t) {
+              MomentsSpec s;
+              s.view = mvn_view(t.ctx());
+              s.eps = kMvnEps;
+              s.eps_on_std = true;
+              moments_kernel(t, s);
+            })
+            .reference(mvn_reference));
+}
+
+// ---- InstanceNormalization -------------------------------------------------------------------
+
+std::vector<TensorType> infer_instance_norm(const InferContext& c) {
+  const TensorType& x = c.inputs[0];
+  if (x.shape) {
+    if (x.shape->size() < 3)
+      throw ShapeError(cat("InstanceNormalization: input must be [N, C, D1, ...], got ", x.str()));
+    const Dim& ch = (*x.shape)[1];
+    for (size_t k = 1; k <= 2; ++k) {
+      const TensorType& p = c.inputs[k];
+      if (p.shape && (p.shape->size() != 1 ||
+                      ((*p.shape)[0].known() && ch.known() && (*p.shape)[0].value() != ch.value())))
+        throw ShapeError(cat("InstanceNormalization: ", k == 1 ? "scale " : "B ", p.str(),
+                             " must be [C] for input ", x.str()));
+    }
+  }
+  return infer_unary(c);
+}
+
+void instance_norm_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
+  const Tensor& x = in[0];
+  const Shape& s = x.shape();
+  std::vector<bool> reduced(s.size(), true);
+  reduced[0] = reduced[1] = false;
+  int64_t spatial = 1;
+  for (size_t d = 2; d < s.size(); ++d) spatial *= s[d];
+  const double eps = a.f("epsilon");
+  const RefMoments m = ref_moments(x, reduced);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const auto k = static_cast<size_t>(m.kept_of[static_cast<size_t>(i)]);
+    const int64_t ch = (i / spatial) % s[1];
+    out[0].set(i, in[1].at(ch) * (x.at(i) - m.mean[k]) / std::sqrt(m.var[k] + eps) + in[2].at(ch));
+  }
+}
+
+void add_instance_norm(Registry& r) {
+  r.add(def_op("InstanceNormalization", 6)
+            .input("input", "T")
+            .input("scale", "T")
+            .input("B", "T")
+            .output("output", "T")
+            .attr("epsilon", AttrKind::kFloat, 1e-5f)
+            .type_constraint("T", float_types())
+            .trait(kNormalization)
+            .describe("output = scale[c] * (x - mean) / sqrt(var + epsilon) + B[c], moments per "
+                      "(n, c) over the spatial dims")
+            .infer(infer_instance_norm)
+            .tiling([](const LaunchContext& ctx) {
+              return moments_tiling(ctx, ncs_view(ctx.inputs[0].shape, false, true), false);
+            })
+            .kernel([](TileBuilder& t) {
+              MomentsSpec s;
+              s.view = ncs_view(t.ctx().inputs[0].shape, false, true);
+              s.eps = t.ctx().attr().f("epsilon");
+              const RowView v = s.view;
+              s.affine = [v](TileBuilder& tb, Buf y, const RowCursor& c) {
+                const Shape per_channel = {0, 1, 0};
+                const DType cdt = tb.dtype(y);
+                y = bcast_to(tb, BinaryOp::kMul, y,
+                             tb.cast(tb.copy_in(1, param_box(v, c, per_channel)), cdt));
+                return bcast_to(tb, BinaryOp::kAdd, y,
+                                tb.cast(tb.copy_in(2, param_box(v, c, per_channel)), cdt));
+              };
+              moments_kernel(t, s);
+            })
+            .reference(instance_norm_reference));
+}
+
+}  // namespace
+
+void register_normalization_rows(Registry& r) {
+  add_layer_norm(r);
+  add_mvn(r);
+  add_instance_norm(r);
+}
+
+}  // namespace asc
