@@ -37,28 +37,26 @@ std::vector<int64_t> trailing_axes(int64_t axis, int64_t rank) {
   return axes;
 }
 
-// Scale / B must have the normalised shape (leading 1s allowed) or a single element.
+// Scale / B must broadcast (unidirectionally) to the normalised shape X.shape[axis:].
 void check_ln_param(const char* name, const TensorType& p, const SymShape& x, int64_t axis) {
   if (!p.shape) return;
   const SymShape& ps = *p.shape;
-  bool one = true;
-  for (const Dim& d : ps) one = one && d.known() && d.value() == 1;
-  if (one) return;
   const size_t norm_rank = x.size() - static_cast<size_t>(axis);
-  bool ok = ps.size() >= norm_rank;
+  bool ok = true;
   for (size_t i = 0; ok && i < ps.size(); ++i) {
     const size_t from_end = ps.size() - i;
+    const bool one = ps[i].known() && ps[i].value() == 1;
     if (from_end > norm_rank) {
-      ok = ps[i].known() && ps[i].value() == 1;
+      ok = one;
       continue;
     }
     const Dim& xd = x[x.size() - from_end];
-    ok = !(xd.known() && ps[i].known() && xd.value() != ps[i].value());
+    ok = one || !(xd.known() && ps[i].known() && xd.value() != ps[i].value());
   }
   if (!ok)
     throw ShapeError(cat("LayerNormalization: ", name, " ", p.str(),
-                         " must have the normalised shape of X ", to_string(x), " from axis ", axis,
-                         " or one element"));
+                         " does not broadcast to the normalised shape of X ", to_string(x),
+                         " from axis ", axis));
 }
 
 std::vector<TensorType> infer_layer_norm(const InferContext& c) {
@@ -76,10 +74,60 @@ std::vector<TensorType> infer_layer_norm(const InferContext& c) {
   return {x, {u, stats}, {u, stats}};
 }
 
+// Parameters (Scale, B) present at launch.
+std::vector<size_t> ln_params(const LaunchContext& ctx) {
+  std::vector<size_t> p = {1};
+  if (present(ctx, 2)) p.push_back(2);
+  return p;
+}
+
+// A parameter with one element or the whole normalised shape lets the normalised dims merge
+// into one view dim; a partly broadcast one keeps them apart: [prod X[:axis], X[axis], ...].
+bool ln_merged(const LaunchContext& ctx, int64_t count) {
+  for (size_t k : ln_params(ctx)) {
+    const int64_t n = numel(ctx.inputs[k].shape);
+    if (n != 1 && n != count) return false;
+  }
+  return true;
+}
+
 RowView ln_view(const LaunchContext& ctx) {
   const Shape& x = ctx.inputs[0].shape;
   const auto rank = static_cast<int64_t>(x.size());
-  return row_view(x, trailing_axes(normalize_axis(ctx.attr().i("axis"), rank), rank));
+  const int64_t axis = normalize_axis(ctx.attr().i("axis"), rank);
+  const Shape norm_shape(x.begin() + axis, x.end());
+  if (ln_merged(ctx, numel(norm_shape))) return row_view(x, trailing_axes(axis, rank));
+  RowView v;
+  v.dims = {numel(Shape(x.begin(), x.begin() + axis))};
+  v.dims.insert(v.dims.end(), norm_shape.begin(), norm_shape.end());
+  v.reduced.assign(v.dims.size(), true);
+  v.reduced[0] = false;
+  v.count = numel(norm_shape);
+  v.in_strides = {v.count};
+  const Shape inner = contiguous_strides(norm_shape);
+  v.in_strides.insert(v.in_strides.end(), inner.begin(), inner.end());
+  v.out_strides.assign(v.dims.size(), 0);
+  v.out_strides[0] = 1;
+  return v;
+}
+
+// Element strides of parameter `input` over the view dims; 0 where it broadcasts.
+Shape ln_param_strides(const LaunchContext& ctx, const RowView& v, size_t input) {
+  const Shape& p = ctx.inputs[input].shape;
+  Shape st(v.dims.size(), 0);
+  if (numel(p) == 1) return st;
+  if (ln_merged(ctx, v.count)) {  // the reduced view dim is the innermost: stride 1
+    for (size_t j = 0; j < v.dims.size(); ++j)
+      if (v.reduced[j]) st[j] = 1;
+    return st;
+  }
+  const Shape ps = contiguous_strides(p);  // p right-aligned to the view dims 1..
+  const auto lead = static_cast<int64_t>(v.dims.size()) - static_cast<int64_t>(p.size());
+  for (size_t i = 0; i < p.size(); ++i) {
+    const int64_t j = lead + static_cast<int64_t>(i);
+    if (p[i] != 1 && j >= 1) st[static_cast<size_t>(j)] = ps[i];
+  }
+  return st;
 }
 
 MomentsSpec ln_spec(const LaunchContext& ctx) {
@@ -87,17 +135,9 @@ MomentsSpec ln_spec(const LaunchContext& ctx) {
   s.view = ln_view(ctx);
   s.eps = ctx.attr().f("epsilon");
   const RowView& v = s.view;
-  // A parameter walks the reduced view dim (stride 1: the normalised dims are the innermost,
-  // contiguous) unless it has one element.
-  auto strides = [&](size_t input) {
-    Shape st(v.dims.size(), 0);
-    for (size_t j = 0; j < v.dims.size(); ++j)
-      if (v.reduced[j] && numel(ctx.inputs[input].shape) > 1) st[j] = 1;
-    return st;
-  };
-  const Shape scale_st = strides(1);
+  const Shape scale_st = ln_param_strides(ctx, v, 1);
   const bool has_bias = present(ctx, 2);
-  const Shape bias_st = has_bias ? strides(2) : Shape{};
+  const Shape bias_st = has_bias ? ln_param_strides(ctx, v, 2) : Shape{};
   s.affine = [v, scale_st, bias_st, has_bias](TileBuilder& t, Buf y, const RowCursor& c) {
     const DType cdt = t.dtype(y);
     y = bcast_to(t, BinaryOp::kMul, y, t.cast(t.copy_in(1, param_box(v, c, scale_st)), cdt));
@@ -118,16 +158,21 @@ void layer_norm_reference(const Attrs& a, std::span<const Tensor> in, std::span<
   const auto rank = static_cast<int64_t>(x.shape().size());
   const int64_t axis = normalize_axis(a.i("axis"), rank);
   std::vector<bool> reduced(static_cast<size_t>(rank), false);
-  int64_t count = 1;
-  for (int64_t d = axis; d < rank; ++d) {
-    reduced[static_cast<size_t>(d)] = true;
-    count *= x.shape()[d];
-  }
+  for (int64_t d = axis; d < rank; ++d) reduced[static_cast<size_t>(d)] = true;
   const double eps = a.f("epsilon");
   const RefMoments m = ref_moments(x, reduced);
   const bool has_b = in.size() > 2 && in[2].defined();
+  // Parameter element at x's element i: right-aligned broadcast of p against x.
+  std::vector<int64_t> idx(static_cast<size_t>(rank) + 1);
   auto param = [&](const Tensor& p, int64_t i) {
-    return p.numel() == 1 ? p.at(0) : p.at(i % count);
+    unravel(i, x.shape(), idx.data());
+    const Shape& ps = p.shape();
+    int64_t off = 0;
+    for (size_t d = 0; d < ps.size(); ++d) {
+      const int64_t xd = rank - static_cast<int64_t>(ps.size()) + static_cast<int64_t>(d);
+      off = off * ps[d] + (ps[d] == 1 ? 0 : idx[static_cast<size_t>(xd)]);
+    }
+    return p.at(off);
   };
   for (int64_t i = 0; i < x.numel(); ++i) {
     const auto k = static_cast<size_t>(m.kept_of[static_cast<size_t>(i)]);

@@ -74,6 +74,22 @@ std::vector<OpCase> cases_normalization() {
   v.push_back(layer_norm(kF16, {3, 129}, -1, true));
   v.push_back(layer_norm(kBF16, {2, 4, 8}, -2, true));
   v.push_back(layer_norm(kF64, {3, 50001}, -1, true));
+  // Parameters broadcast along some normalised dims: the normalised dims stay apart in the view.
+  v.push_back(OpCase{"LayerNormalization",
+                     17,
+                     {in(kF32, {2, 3, 4}), in(kF32, {3, 1}), in(kF32, {4})},
+                     Attrs{{"axis", int64_t{1}}},
+                     "axis1/broadcast_params"});
+  v.push_back(OpCase{"LayerNormalization",
+                     17,
+                     {in(kF32, {2, 3, 20000}), in(kF32, {1, 3, 1}), in(kF32, {3, 20000})},
+                     Attrs{{"axis", int64_t{-2}}},
+                     "axis-2/broadcast_params/chunked"});
+  v.push_back(OpCase{"LayerNormalization",
+                     17,
+                     {in(kF32, {3, 0}), in(kF32, {0})},
+                     Attrs{{"axis", int64_t{1}}},
+                     "empty_rows"});
   {
     OpCase c = layer_norm(kF32, {3, 2, 4}, 1, true);
     c.attrs.set("epsilon", 0.5f);

@@ -46,7 +46,7 @@ TEST(NormalizationErrors, LayerNormalization) {
   e = error_of("LayerNormalization", 17, {f32({2, 3, 4}), f32({3, 5})},
                Attrs{{"axis", int64_t{1}}});
   EXPECT_HAS(e, "LayerNormalization");
-  EXPECT_HAS(e, "Scale f32[3,5]");
+  EXPECT_HAS(e, "Scale f32[3,5] does not broadcast");
   EXPECT_HAS(e, "[2,3,4]");
   e = error_of("LayerNormalization", 17, {f32({2, 3}), f32({3})}, Attrs{{"axis", int64_t{2}}});
   EXPECT_HAS(e, "LayerNormalization(f32[2,3], f32[3])");
