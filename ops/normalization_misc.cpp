@@ -1,10 +1,12 @@
-// Hardmax (1-12: rows of the input flattened at axis; 13+: one axis) and LRN (1+): host kernels.
+// Hardmax (1-12: rows of the input flattened at axis; 13+: one axis; host kernel: an argmax) and
+// LRN (1+; tile kernel).
 //
 // Hardmax: y = 1 at the first maximum of each row, 0 elsewhere. Rows are [outer, mid, inner]
 // with mid the normalised extent.
 // LRN over X [N, C, d...] (S = prod d): for channel c the window is
 // [c - floor((size - 1) / 2), c + ceil((size - 1) / 2)] clipped to [0, C), and
 //   y = x / (bias + alpha / size * sum_window x^2) ^ beta.
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "ops/normalization.h"
 #include "ops/ops.h"
 #include "registry/infer.h"
+#include "registry/tiling.h"
 
 namespace asc {
 namespace {
@@ -107,33 +110,80 @@ LrnParams lrn_params(const Attrs& a) {
   return {a.f("alpha"), a.f("beta"), a.f("bias"), size, (size - 1) / 2, size / 2};
 }
 
-template <typename T>
-void lrn_kernel(const LrnParams& p, const Shape& s, const T* x, T* y) {
-  const int64_t n_ = s[0], c_ = s[1];
-  int64_t sp = 1;
-  for (size_t d = 2; d < s.size(); ++d) sp *= s[d];
-  std::vector<double> sq(static_cast<size_t>(c_ * sp)), acc(static_cast<size_t>(sp));
-  const double scale = p.alpha / static_cast<double>(p.size);
-  for (int64_t n = 0; n < n_; ++n) {
-    const int64_t base = n * c_ * sp;
-    for (int64_t i = 0; i < c_ * sp; ++i) {
-      const double v = norm::load(x, base + i);
-      sq[static_cast<size_t>(i)] = v * v;
-    }
-    for (int64_t c = 0; c < c_; ++c) {
-      std::fill(acc.begin(), acc.end(), 0.0);
-      const int64_t from = std::max<int64_t>(0, c - p.lo), to = std::min(c_ - 1, c + p.hi);
-      for (int64_t k = from; k <= to; ++k)
-        for (int64_t i = 0; i < sp; ++i)
-          acc[static_cast<size_t>(i)] += sq[static_cast<size_t>(k * sp + i)];
-      for (int64_t i = 0; i < sp; ++i) {
-        const int64_t at = base + c * sp + i;
-        norm::store(
-            y, at,
-            norm::load(x, at) / std::pow(p.bias + scale * acc[static_cast<size_t>(i)], p.beta));
-      }
-    }
+// X as [N, C, S]. Tiles: grid [N, ceil(S / BS)], BS elements of S per tile, every channel.
+struct Ncs {
+  int64_t n = 1, c = 1, s = 1;
+};
+
+Ncs lrn_dims(const Shape& x) {
+  Ncs d{x[0], x[1], 1};
+  for (size_t i = 2; i < x.size(); ++i) d.s *= x[i];
+  return d;
+}
+
+TilingData lrn_make(const Ncs& d, int64_t bs) {
+  TilingData t;
+  t.grid = {d.n, (d.s + bs - 1) / bs};
+  t.params["BS"] = bs;
+  return t;
+}
+
+TilingData lrn_tiling(const LaunchContext& ctx) {
+  const Ncs d = lrn_dims(ctx.inputs[0].shape);
+  const int64_t align = std::max<int64_t>(
+      1, ctx.spec->block_bytes / static_cast<int64_t>(dtype_size(ctx.inputs[0].dtype)));
+  if (d.n * d.c * d.s == 0) {  // empty: no tiles
+    TilingData t = lrn_make(d, align);
+    t.grid = {0};
+    return t;
   }
+  TilingData best =
+      auto_tiling(ctx, align, std::max(align, d.s), [&](int64_t bs) { return lrn_make(d, bs); });
+  const int64_t cores = cores_for(ctx);
+  for (int64_t bs = best.get("BS"); numel(best.grid) < cores && bs > align;) {
+    bs = std::max(align, bs / 2 / align * align);
+    best = lrn_make(d, bs);
+  }
+  best.block_dim = std::min<int64_t>(cores, std::max<int64_t>(1, numel(best.grid)));
+  return best;
+}
+
+// One tile: for each channel c, ss = sum of x^2 over the window's channels, y_c = x_c *
+// (bias + alpha / size * ss) ^ -beta. Channels whose window lies inside [0, C) run in one loop
+// (window start c - lo, `size` channels); the clipped ones near either end are unrolled.
+void lrn_tile_kernel(TileBuilder& t) {
+  const LaunchContext& ctx = t.ctx();
+  const LrnParams p = lrn_params(ctx.attr());
+  const Ncs d = lrn_dims(ctx.inputs[0].shape);
+  const int64_t bs = t.param("BS");
+  const DType cdt = compute_dtype(ctx.inputs[0].dtype);
+  const DType odt = ctx.outputs[0].dtype;
+  auto box = [&](Coord first, int64_t channels) {
+    GmBox b;
+    b.dims = {BoxDim{d.n, d.c * d.s, t.grid(0), 1}, BoxDim{d.c, d.s, first, channels},
+              BoxDim{d.s, 1, t.grid(1, bs), bs}};
+    return b;
+  };
+  const double scale = p.alpha / static_cast<double>(p.size);
+  auto channel = [&](Coord window, int64_t w, Coord c) {
+    Buf xw = t.cast(t.copy_in(0, box(window, w)), cdt);
+    Buf ss = w > 1 ? t.reduce(ReduceOp::kSumSquares, xw, 1) : xw * xw;
+    Buf den = ss * scale + p.bias;  // scalar ops keep f64 precision on f64 buffers
+    Buf x = t.cast(t.copy_in(0, box(c, 1)), cdt);
+    Buf y = x * t.unary(UnaryOp::kPowScalar, den, -static_cast<float>(p.beta));
+    t.copy_out(0, t.cast(y, odt), box(c, 1));
+  };
+  auto constant = [](int64_t v) { return Coord{-1, 0, v}; };
+  const int64_t first_inner = p.lo, last_inner = d.c - 1 - p.hi;  // unclipped windows
+  for (int64_t c = 0; c < d.c; ++c) {
+    if (c >= first_inner && c <= last_inner) continue;
+    const int64_t from = std::max<int64_t>(0, c - p.lo), to = std::min(d.c - 1, c + p.hi);
+    channel(constant(from), to - from + 1, constant(c));
+  }
+  if (last_inner >= first_inner)
+    t.loop(last_inner - first_inner + 1, [&](Coord k) {
+      channel(Coord{k.var, 1, 0}, p.size, Coord{k.var, 1, first_inner});
+    });
 }
 
 void lrn_reference(const Attrs& a, const Tensor& x, Tensor& y) {
@@ -171,14 +221,8 @@ void add_lrn(Registry& r) {
                 throw ShapeError(cat("LRN: X must be [N, C, ...], got ", c.inputs[0].str()));
               return infer_unary(c);
             })
-            .host_kernel(
-                [](const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
-                  const LrnParams p = lrn_params(ctx.attr());
-                  norm::dispatch_float(in[0].dtype(), [&](auto tag) {
-                    using T = decltype(tag);
-                    lrn_kernel(p, in[0].shape(), in[0].data_as<T>(), out[0].data_as<T>());
-                  });
-                })
+            .tiling(lrn_tiling)
+            .kernel(lrn_tile_kernel)
             .reference([](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
               lrn_reference(a, in[0], out[0]);
             }));

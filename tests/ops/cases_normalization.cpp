@@ -154,6 +154,12 @@ std::vector<OpCase> cases_normalization() {
                      Attrs{{"size", int64_t{3}}, {"alpha", 0.01f}, {"beta", 0.5f}, {"bias", 2.0f}},
                      "attrs"});
   v.push_back(OpCase{"LRN", 13, {in(kF16, {2, 3, 4})}, Attrs{{"size", int64_t{2}}}, "size2"});
+  // Many channels: the unclipped windows run in a loop; long S is split over tiles; size > C.
+  v.push_back(OpCase{"LRN", 13, {in(kF32, {2, 21, 5, 7})}, Attrs{{"size", int64_t{5}}}, "size5"});
+  v.push_back(OpCase{"LRN", 13, {in(kF32, {1, 7, 30001})}, Attrs{{"size", int64_t{4}}}, "size4"});
+  v.push_back(OpCase{"LRN", 13, {in(kF32, {3, 2})}, Attrs{{"size", int64_t{7}}}, "size7/rank2"});
+  v.push_back(OpCase{"LRN", 13, {in(kF32, {2, 3, 0})}, Attrs{{"size", int64_t{3}}}, "empty"});
+  v.push_back(OpCase{"LRN", 13, {in(kF64, {2, 6, 9})}, Attrs{{"size", int64_t{3}}}, "size3"});
   // Losses.
   for (const std::string op : {"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"}) {
     for (int opset : {12, 13})
