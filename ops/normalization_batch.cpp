@@ -1,5 +1,5 @@
-// BatchNormalization (6-8 with `spatial`, 9-13, 14 and 15+ with training_mode): tile kernels over
-// the [N, C, S] view of X (normalization_rows.h).
+// BatchNormalization (1-5 and 6-8 with `spatial`, 9-13, 14 and 15+ with training_mode): tile
+// kernels over the [N, C, S] view of X (normalization_rows.h).
 //   inference: y = (x - mean[p]) * a[p] + B[p] with a = scale / sqrt(var + epsilon), where the
 //     parameter index p is the channel c (spatial = 1) or (c, s) (spatial = 0: parameters shaped
 //     X.shape[1:]); one elementwise pass, parameters broadcast along N (and S).
@@ -20,16 +20,17 @@ namespace {
 
 struct BnVersion {
   int since, until;
-  bool spatial_attr;  // 6-8
-  bool is_test_attr;  // 6
-  bool training;      // 14+: training_mode attribute and outputs
-  bool split_types;   // 15+: scale/B (T1) and mean/var (T2) types independent of X
+  bool consumed_attr;  // 1-5: legacy consumed_inputs (ignored)
+  bool spatial_attr;   // 1-8
+  bool is_test_attr;   // 1-6
+  bool training;       // 14+: training_mode attribute and outputs
+  bool split_types;    // 15+: scale/B (T1) and mean/var (T2) types independent of X
 };
 
 constexpr BnVersion kBnVersions[] = {
-    {6, 6, true, true, false, false},        {7, 8, true, false, false, false},
-    {9, 13, false, false, false, false},     {14, 14, false, false, true, false},
-    {15, INT_MAX, false, false, true, true},
+    {1, 5, true, true, true, false, false},     {6, 6, false, true, true, false, false},
+    {7, 8, false, true, false, false, false},   {9, 13, false, false, false, false, false},
+    {14, 14, false, false, false, true, false}, {15, INT_MAX, false, false, false, true, true},
 };
 
 bool bn_spatial(const BnVersion& ver, const Attrs& a) {
@@ -164,6 +165,7 @@ void add_batch_norm(Registry& r, const BnVersion& ver) {
     def.output("running_mean", mt, Arity::kOptional).output("running_var", mt, Arity::kOptional);
   def.attr("epsilon", AttrKind::kFloat, 1e-5f).attr("momentum", AttrKind::kFloat, 0.9f);
   if (ver.spatial_attr) def.attr("spatial", AttrKind::kInt, int64_t{1});
+  if (ver.consumed_attr) def.attr("consumed_inputs", AttrKind::kInts, std::vector<int64_t>{});
   if (ver.is_test_attr) def.attr("is_test", AttrKind::kInt, int64_t{0});
   if (ver.training) def.attr("training_mode", AttrKind::kInt, int64_t{0});
   def.type_constraint("T", float_types());

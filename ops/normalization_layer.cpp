@@ -1,4 +1,4 @@
-// LayerNormalization (17+), MeanVarianceNormalization (9+), InstanceNormalization (6+): tile
+// LayerNormalization (17+), MeanVarianceNormalization (9+), InstanceNormalization (1-5, 6+): tile
 // kernels on the moments kernel (normalization_rows.h).
 //
 // LayerNormalization: X [d0..dr-1] normalised over [axis, r); Scale and B have the normalised
@@ -308,8 +308,10 @@ void instance_norm_reference(const Attrs& a, std::span<const Tensor> in, std::sp
   }
 }
 
-void add_instance_norm(Registry& r) {
-  r.add(def_op("InstanceNormalization", 6)
+void add_instance_norm(Registry& r, bool legacy) {
+  OpDef def = def_op("InstanceNormalization", legacy ? 1 : 6, legacy ? 5 : INT_MAX);
+  if (legacy) def.attr("consumed_inputs", AttrKind::kInts, std::vector<int64_t>{});  // ignored
+  r.add(std::move(def)
             .input("input", "T")
             .input("scale", "T")
             .input("B", "T")
@@ -346,7 +348,8 @@ void add_instance_norm(Registry& r) {
 void register_normalization_rows(Registry& r) {
   add_layer_norm(r);
   add_mvn(r);
-  add_instance_norm(r);
+  add_instance_norm(r, true);
+  add_instance_norm(r, false);
 }
 
 }  // namespace asc

@@ -112,6 +112,11 @@ std::vector<OpCase> cases_normalization() {
                      "axes[0,2]/chunked"});
   v.push_back(OpCase{"MeanVarianceNormalization", 13, {in(kF16, {2, 3, 4, 5})}, {}, "default"});
   // InstanceNormalization.
+  v.push_back(OpCase{"InstanceNormalization",
+                     1,
+                     {in(kF32, {2, 3, 5}), in(kF32, {3}), in(kF32, {3})},
+                     Attrs{{"consumed_inputs", std::vector<int64_t>{0, 0}}},
+                     "legacy"});
   for (const Shape& s :
        std::vector<Shape>{{2, 3, 4}, {1, 5, 3, 3}, {3, 1, 7}, {2, 3, 1}, {2, 4, 0}, {2, 3, 50001}})
     v.push_back(
@@ -122,7 +127,7 @@ std::vector<OpCase> cases_normalization() {
                      Attrs{{"epsilon", 0.01f}},
                      "eps0.01"});
   // BatchNormalization: inference in every version, spatial = 0, training mode (14+).
-  for (int opset : {6, 7, 9, 14, 15}) v.push_back(batch_norm(opset, kF32, {2, 3, 4, 5}));
+  for (int opset : {1, 6, 7, 9, 14, 15}) v.push_back(batch_norm(opset, kF32, {2, 3, 4, 5}));
   v.push_back(batch_norm(7, kF32, {2, 3, 4}, Attrs{{"spatial", int64_t{0}}}, "spatial0"));
   v.push_back(batch_norm(15, kF32, {3, 4}, {}, "rank2"));
   v.push_back(batch_norm(15, kF16, {2, 5, 7, 3}));
