@@ -1,6 +1,6 @@
-// LayerNormalization (17+), MeanVarianceNormalization (9+), InstanceNormalization (6+) and
-// BatchNormalization in training mode share one tile kernel: moments over a row view
-// (registry/rows.h), then normalise and an optional affine.
+// The moments tile kernel: LayerNormalization, MeanVarianceNormalization, InstanceNormalization
+// (normalization_layer.cpp) and BatchNormalization in training mode (normalization_batch.cpp)
+// share it: moments over a row view (registry/rows.h), then normalise and an optional affine.
 //
 // Per kept position p (the reduced dims R of the view):
 //   mean = sum_R x / n,  var = sum_R (x - mean)^2 / n  (population variance, two passes)
@@ -9,7 +9,8 @@
 // A tile holding whole rows does that on one buffer; longer rows take three passes over the
 // row's chunks (sum, sum of squared deviations, output). f16/bf16 compute in f32.
 //
-// Views: LayerNormalization reduces [axis, rank) of X (one trailing reduced view dim);
+// Views: LayerNormalization reduces [axis, rank) of X (one trailing reduced view dim, or the
+// normalised dims apart when Scale/B broadcast along some of them);
 // MeanVarianceNormalization reduces `axes`; InstanceNormalization views X as [N, C, S] reducing
 // S; BatchNormalization (training) as [N, C, S] reducing N and S. The [N, C, S] views are built
 // here unmerged so that C keeps its own grid axis (per-channel parameter boxes).
@@ -61,6 +62,8 @@ GmBox param_box(const RowView& v, const RowCursor& c, const Shape& strides) {
   return box;
 }
 
+namespace {
+
 // Sum of squares over every reduced dim of d (a box-shaped buffer): squares on the first reduced
 // dim, plain sums on the others.
 Buf sum_squares(TileBuilder& t, Buf d, const RowView& v) {
@@ -72,6 +75,8 @@ Buf sum_squares(TileBuilder& t, Buf d, const RowView& v) {
   }
   return squared ? d : d * d;
 }
+
+}  // namespace
 
 TilingData moments_tiling(const LaunchContext& ctx, const RowView& v, bool stats_out) {
   TilingData t = row_tiling(ctx, v);
