@@ -20,7 +20,7 @@ namespace {
 
 // First normalised axis of `rank`; opset 1-12 also accepts axis == rank (rows of one element).
 int64_t softmax_axis(bool flatten, int64_t axis, int64_t rank) {
-  if (rank == 0) throw ShapeError("Softmax needs an input of rank >= 1");
+  if (rank == 0) throw ShapeError("input must have rank >= 1");  // the caller names the op
   if (flatten && axis == rank) return rank;
   return normalize_axis(axis, rank);
 }

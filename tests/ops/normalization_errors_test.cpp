@@ -86,6 +86,8 @@ TEST(NormalizationErrors, MvnLrnHardmax) {
   EXPECT_HAS(e, "rank >= 1");
   e = error_of("LogSoftmax", 13, {f32({2, 3})}, Attrs{{"axis", int64_t{2}}});
   EXPECT_HAS(e, "LogSoftmax(f32[2,3])");
+  e = error_of("LogSoftmax", 11, {f32({})});
+  EXPECT_HAS(e, "LogSoftmax(f32[]): input must have rank >= 1");
 }
 
 TEST(NormalizationErrors, Losses) {
