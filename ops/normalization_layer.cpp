@@ -2,9 +2,10 @@
 // kernels on the moments kernel (normalization_rows.h).
 //
 // LayerNormalization: X [d0..dr-1] normalised over [axis, r); Scale and B broadcast to the
-// normalised shape [d_axis..] (numpy rules, right-aligned); Mean and InvStdDev have X's shape with dims [axis, r) 1 and
-// the stash_type dtype (1: f32).
-// MeanVarianceNormalization: over `axes` (default [0, 2, 3]), y = (x - mean) / (sqrt(var) + 1e-9).
+// normalised shape [d_axis..] (numpy rules, right-aligned); Mean and InvStdDev have X's shape
+// with dims [axis, r) 1 and the stash_type dtype (1: f32).
+// MeanVarianceNormalization: over `axes` (default [0, 2, 3]),
+//   y = (x - mean) / (sqrt(var) + 1e-9).
 // InstanceNormalization: X [N, C, d...], per (n, c) over d...; scale and B are [C].
 #include <algorithm>
 #include <climits>
