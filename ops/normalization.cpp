@@ -1,5 +1,5 @@
 // Normalizations and losses: LogSoftmax (softmax.cpp), Hardmax, LayerNormalization,
-// BatchNormalization, InstanceNormalization, MeanVarianceNormalization, LRN,
+// BatchNormalization, InstanceNormalization, GroupNormalization, MeanVarianceNormalization, LRN,
 // SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss. The family's files are listed in
 // normalization.h.
 #include "ops/normalization.h"

@@ -1,6 +1,7 @@
 // The normalization family, split by kernel style:
 //   normalization_rows.cpp  the moments tile kernel (mean, variance, normalise, affine)
-//   normalization_layer.cpp LayerNormalization, MeanVarianceNormalization, InstanceNormalization
+//   normalization_layer.cpp LayerNormalization, MeanVarianceNormalization, InstanceNormalization,
+//                           GroupNormalization
 //   normalization_batch.cpp BatchNormalization (tile kernels over [N, C, S])
 //   normalization_misc.cpp  Hardmax, LRN (host kernels)
 //   normalization_loss.cpp  NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss (host kernels)

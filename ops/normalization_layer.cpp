@@ -1,5 +1,5 @@
-// LayerNormalization (17+), MeanVarianceNormalization (9+), InstanceNormalization (1-5, 6+): tile
-// kernels on the moments kernel (normalization_rows.h).
+// LayerNormalization (17+), MeanVarianceNormalization (9+), InstanceNormalization (1-5, 6+),
+// GroupNormalization (18-20, 21+): tile kernels on the moments kernel (normalization_rows.h).
 //
 // LayerNormalization: X [d0..dr-1] normalised over [axis, r); Scale and B broadcast to the
 // normalised shape [d_axis..] (numpy rules, right-aligned); Mean and InvStdDev have X's shape
@@ -344,6 +344,106 @@ void add_instance_norm(Registry& r, bool legacy) {
             .reference(instance_norm_reference));
 }
 
+// ---- GroupNormalization ----------------------------------------------------------------------
+// X [N, C, d...] as [N, G, C/G, S]: moments per (n, g) over C/G and S. Opset 18: scale and bias
+// per group [G]; 21+: per channel [C] (and stash_type, computed in f32 here for f16/bf16).
+
+RowView gn_view(const Shape& x, int64_t groups) {
+  const int64_t n = x[0], c = x[1], cg = c / groups;
+  int64_t sp = 1;
+  for (size_t i = 2; i < x.size(); ++i) sp *= x[i];
+  RowView v;
+  v.dims = {n, groups, cg, sp};
+  v.reduced = {false, false, true, true};
+  v.in_strides = {c * sp, cg * sp, sp, 1};
+  v.out_strides = {groups, 1, 0, 0};
+  v.count = cg * sp;
+  return v;
+}
+
+std::vector<TensorType> infer_group_norm(bool per_channel, const InferContext& c) {
+  const TensorType& x = c.inputs[0];
+  const int64_t groups = c.attrs.i("num_groups");
+  if (groups < 1)
+    throw ShapeError(cat("GroupNormalization: num_groups must be >= 1, got ", groups));
+  if (!x.shape) return infer_unary(c);
+  if (x.shape->size() < 2)
+    throw ShapeError(cat("GroupNormalization: X must be [N, C, ...], got ", x.str()));
+  const Dim& ch = (*x.shape)[1];
+  if (ch.known() && ch.value() % groups != 0)
+    throw ShapeError(cat("GroupNormalization: ", ch.value(), " channels of X ", x.str(),
+                         " do not split into ", groups, " groups"));
+  const Dim want = per_channel ? ch : Dim(groups);
+  for (size_t k = 1; k <= 2; ++k) {
+    const TensorType& p = c.inputs[k];
+    if (p.shape && (p.shape->size() != 1 || ((*p.shape)[0].known() && want.known() &&
+                                             (*p.shape)[0].value() != want.value())))
+      throw ShapeError(cat("GroupNormalization: ", k == 1 ? "scale " : "bias ", p.str(),
+                           " must be [", want.str(), "] for X ", x.str()));
+  }
+  return infer_unary(c);
+}
+
+void group_norm_reference(bool per_channel, const Attrs& a, std::span<const Tensor> in,
+                          std::span<Tensor> out) {
+  const Tensor& x = in[0];
+  const Shape& s = x.shape();
+  const int64_t groups = a.i("num_groups"), ch = s[1], cg = ch / groups;
+  int64_t sp = 1;
+  for (size_t d = 2; d < s.size(); ++d) sp *= s[d];
+  const double eps = a.f("epsilon");
+  const int64_t len = cg * sp;  // one (n, g) group is contiguous in X
+  for (int64_t start = 0; start < x.numel(); start += len) {
+    double mean = 0, var = 0;
+    for (int64_t i = start; i < start + len; ++i) mean += x.at(i) / static_cast<double>(len);
+    for (int64_t i = start; i < start + len; ++i) var += (x.at(i) - mean) * (x.at(i) - mean);
+    var /= static_cast<double>(len);
+    for (int64_t i = start; i < start + len; ++i) {
+      const int64_t c = (i / sp) % ch;
+      const int64_t p = per_channel ? c : c / cg;
+      out[0].set(i, (x.at(i) - mean) / std::sqrt(var + eps) * in[1].at(p) + in[2].at(p));
+    }
+  }
+}
+
+void add_group_norm(Registry& r, bool per_channel) {
+  OpDef def = def_op("GroupNormalization", per_channel ? 21 : 18, per_channel ? INT_MAX : 20);
+  def.input("X", "T")
+      .input("scale", "T")
+      .input("bias", "T")
+      .output("Y", "T")
+      .attr("epsilon", AttrKind::kFloat, 1e-5f)
+      .attr("num_groups", AttrKind::kInt);
+  if (per_channel) def.attr("stash_type", AttrKind::kInt, int64_t{1});
+  def.type_constraint("T", float_types())
+      .trait(kNormalization)
+      .describe(per_channel ? "Y = (X - mean) / sqrt(var + epsilon) * scale[c] + bias[c], moments "
+                              "per (n, group of channels)"
+                            : "Y = (X - mean) / sqrt(var + epsilon) * scale[g] + bias[g], moments "
+                              "per (n, group of channels)")
+      .infer([per_channel](const InferContext& c) { return infer_group_norm(per_channel, c); })
+      .tiling([](const LaunchContext& ctx) {
+        return moments_tiling(ctx, gn_view(ctx.inputs[0].shape, ctx.attr().i("num_groups")), false);
+      })
+      .kernel([per_channel](TileBuilder& t) {
+        MomentsSpec s;
+        s.view = gn_view(t.ctx().inputs[0].shape, t.ctx().attr().i("num_groups"));
+        s.eps = t.ctx().attr().f("epsilon");
+        const RowView v = s.view;
+        const Shape st = per_channel ? Shape{0, v.dims[2], 1, 0} : Shape{0, 1, 0, 0};
+        s.affine = [v, st](TileBuilder& tb, Buf y, const RowCursor& c) {
+          const DType cdt = tb.dtype(y);
+          y = bcast_to(tb, BinaryOp::kMul, y, tb.cast(tb.copy_in(1, param_box(v, c, st)), cdt));
+          return bcast_to(tb, BinaryOp::kAdd, y, tb.cast(tb.copy_in(2, param_box(v, c, st)), cdt));
+        };
+        moments_kernel(t, s);
+      })
+      .reference([per_channel](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
+        group_norm_reference(per_channel, a, in, out);
+      });
+  r.add(std::move(def));
+}
+
 }  // namespace
 
 void register_normalization_rows(Registry& r) {
@@ -351,6 +451,8 @@ void register_normalization_rows(Registry& r) {
   add_mvn(r);
   add_instance_norm(r, true);
   add_instance_norm(r, false);
+  add_group_norm(r, false);
+  add_group_norm(r, true);
 }
 
 }  // namespace asc

@@ -1,8 +1,8 @@
 // Cases of the normalization family: LayerNormalization (axes, broadcast parameters, optional B,
 // statistics outputs, chunked rows), MeanVarianceNormalization (multi-axis views),
-// InstanceNormalization, BatchNormalization (every version, spatial = 0, training mode),
-// Hardmax, LRN, NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (reductions, weights,
-// ignore_index, log_prob). Long rows force the chunked (multi-pass) kernels.
+// InstanceNormalization, GroupNormalization, BatchNormalization (every version, spatial = 0,
+// training mode), Hardmax, LRN, NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (reductions,
+// weights, ignore_index, log_prob). Long rows force the chunked (multi-pass) kernels.
 #include "ops/op_cases.h"
 #include "registry/strings.h"
 
@@ -126,6 +126,27 @@ std::vector<OpCase> cases_normalization() {
                      {in(kF16, {2, 3, 9}), in(kF16, {3}), in(kF16, {3})},
                      Attrs{{"epsilon", 0.01f}},
                      "eps0.01"});
+  // GroupNormalization: per-group (18) and per-channel (21) parameters.
+  for (const auto& [shape, groups] : std::vector<std::pair<Shape, int64_t>>{{{2, 6, 3, 4}, 3},
+                                                                            {{2, 6, 5}, 1},
+                                                                            {{1, 4, 7}, 4},
+                                                                            {{3, 4}, 2},
+                                                                            {{2, 4, 20001}, 2},
+                                                                            {{2, 4, 0}, 2}}) {
+    for (int opset : {18, 21}) {
+      const int64_t p = opset == 18 ? groups : shape[1];
+      v.push_back(OpCase{"GroupNormalization",
+                         opset,
+                         {in(kF32, shape), in(kF32, {p}), in(kF32, {p})},
+                         Attrs{{"num_groups", groups}},
+                         cat("groups", groups)});
+    }
+  }
+  v.push_back(OpCase{"GroupNormalization",
+                     21,
+                     {in(kF16, {2, 4, 9}), in(kF16, {4}), in(kF16, {4})},
+                     Attrs{{"num_groups", int64_t{2}}, {"epsilon", 0.01f}},
+                     "groups2/eps0.01"});
   // BatchNormalization: inference in every version, spatial = 0, training mode (14+).
   for (int opset : {1, 6, 7, 9, 14, 15}) v.push_back(batch_norm(opset, kF32, {2, 3, 4, 5}));
   v.push_back(batch_norm(7, kF32, {2, 3, 4}, Attrs{{"spatial", int64_t{0}}}, "spatial0"));

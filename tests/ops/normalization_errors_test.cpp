@@ -69,6 +69,22 @@ TEST(NormalizationErrors, BatchAndInstanceNormalization) {
   EXPECT_HAS(e, "B f32[2] must be [C] for input f32[2,3,5]");
 }
 
+TEST(NormalizationErrors, GroupNormalization) {
+  std::string e = error_of("GroupNormalization", 18, {f32({2, 6, 3}), f32({4}), f32({4})},
+                           Attrs{{"num_groups", int64_t{4}}});
+  EXPECT_HAS(e, "GroupNormalization");
+  EXPECT_HAS(e, "6 channels of X f32[2,6,3] do not split into 4 groups");
+  e = error_of("GroupNormalization", 18, {f32({2, 6, 3}), f32({6}), f32({3})},
+               Attrs{{"num_groups", int64_t{3}}});
+  EXPECT_HAS(e, "scale f32[6] must be [3] for X f32[2,6,3]");
+  e = error_of("GroupNormalization", 21, {f32({2, 6, 3}), f32({6}), f32({3})},
+               Attrs{{"num_groups", int64_t{3}}});
+  EXPECT_HAS(e, "bias f32[3] must be [6]");
+  e = error_of("GroupNormalization", 21, {f32({2, 6, 3}), f32({6}), f32({6})},
+               Attrs{{"num_groups", int64_t{0}}});
+  EXPECT_HAS(e, "num_groups must be >= 1, got 0");
+}
+
 TEST(NormalizationErrors, MvnLrnHardmax) {
   std::string e = error_of("MeanVarianceNormalization", 13, {f32({2, 3})});  // default axes 0,2,3
   EXPECT_HAS(e, "MeanVarianceNormalization");
