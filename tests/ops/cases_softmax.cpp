@@ -54,9 +54,12 @@ std::vector<OpCase> cases_softmax() {
   const size_t n = v.size();
   for (size_t i = 0; i < n; i += 2) {
     OpCase c = v[i];
+    if (numel(c.inputs[0].shape) > 100000) continue;  // the long rows: one chunked case below
     c.op = "LogSoftmax";
     v.push_back(c);
   }
+  v.push_back(softmax(13, in(kF32, {2, 30001}, -80, 80), -1));
+  v.back().op = "LogSoftmax";
   return v;
 }
 
