@@ -26,10 +26,9 @@ bool present(const LaunchContext& ctx, size_t k) {
 // ---- LayerNormalization ----------------------------------------------------------------------
 
 DType stash_dtype(int64_t stash) {
-  const auto dt = static_cast<DType>(stash);
-  if (stash < 0 || stash > 16 || !dtype_is_float(dt))
-    throw ShapeError(cat("LayerNormalization: stash_type ", stash, " is not a float dtype"));
-  return dt;
+  for (DType dt : float_types())
+    if (static_cast<int64_t>(dt) == stash) return dt;
+  throw ShapeError(cat("LayerNormalization: stash_type ", stash, " is not a float dtype"));
 }
 
 std::vector<int64_t> trailing_axes(int64_t axis, int64_t rank) {
