@@ -8,6 +8,7 @@
 //   mean: sum of loss / sum of weight[t] over the elements not ignored (no weight: their count).
 // SoftmaxCrossEntropyLoss takes logp = log_softmax(scores, axis 1) and can also output it
 // (log_prob, shaped like scores). A target outside [0, C) that is not ignore_index is an error.
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <limits>
@@ -100,9 +101,34 @@ std::vector<int64_t> read_targets(const std::string& op, const Tensor& t, int64_
   return v;
 }
 
-// The loss from log-probabilities logp ([N, C, D] in double) into out (dtype T).
+// Per (n, d): the log-softmax shift max_k x + log(sum_k exp(x - max)) over the classes k, so that
+// log_softmax(x)[n, k, d] = x[n, k, d] - shift[n, d]. Walks each class plane contiguously.
 template <typename T>
-void loss_from_logp(const LossDims& ld, const std::vector<double>& logp,
+std::vector<double> softmax_shifts(const LossDims& ld, const T* x) {
+  std::vector<double> shift(static_cast<size_t>(ld.n * ld.d));
+  std::vector<double> m(static_cast<size_t>(ld.d)), s(m.size());
+  for (int64_t n = 0; n < ld.n; ++n) {
+    const int64_t base = n * ld.c * ld.d;
+    std::fill(m.begin(), m.end(), -std::numeric_limits<double>::infinity());
+    std::fill(s.begin(), s.end(), 0.0);
+    for (int64_t k = 0; k < ld.c; ++k)
+      for (int64_t d = 0; d < ld.d; ++d)
+        m[static_cast<size_t>(d)] =
+            std::max(m[static_cast<size_t>(d)], norm::load(x, base + k * ld.d + d));
+    for (int64_t k = 0; k < ld.c; ++k)
+      for (int64_t d = 0; d < ld.d; ++d)
+        s[static_cast<size_t>(d)] +=
+            std::exp(norm::load(x, base + k * ld.d + d) - m[static_cast<size_t>(d)]);
+    for (int64_t d = 0; d < ld.d; ++d)
+      shift[static_cast<size_t>(n * ld.d + d)] =
+          m[static_cast<size_t>(d)] + std::log(s[static_cast<size_t>(d)]);
+  }
+  return shift;
+}
+
+// The loss into out (dtype T) from log-probabilities x - shift (shift empty: x itself).
+template <typename T>
+void loss_from_logp(const LossDims& ld, const T* x, const std::vector<double>& shift,
                     const std::vector<int64_t>& target, const Tensor* weight, int64_t ignore,
                     Reduction red, Tensor& out) {
   std::vector<double> w;
@@ -119,7 +145,9 @@ void loss_from_logp(const LossDims& ld, const std::vector<double>& logp,
       double l = 0;
       if (t != ignore) {
         const double wt = weight ? w[static_cast<size_t>(t)] : 1.0;
-        l = -wt * logp[static_cast<size_t>((n * ld.c + t) * ld.d + d)];
+        double logp = norm::load(x, (n * ld.c + t) * ld.d + d);
+        if (!shift.empty()) logp -= shift[static_cast<size_t>(i)];
+        l = -wt * logp;
         wsum += wt;
       }
       if (red == Reduction::kNone)
@@ -143,24 +171,18 @@ void loss_kernel(const std::string& op, bool softmax, const Attrs& a, std::span<
   norm::dispatch_float(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* xp = x.data_as<T>();
-    std::vector<double> logp(static_cast<size_t>(x.numel()));
-    for (size_t i = 0; i < logp.size(); ++i) logp[i] = norm::load(xp, static_cast<int64_t>(i));
-    if (softmax) {  // log_softmax over the class dim: x - max - log(sum exp(x - max))
+    std::vector<double> shift;
+    if (softmax) shift = softmax_shifts(ld, xp);
+    if (softmax && out.size() > 1) {  // log_prob[n, k, d] = x - shift[n, d]
+      T* lp = out[1].data_as<T>();
       for (int64_t n = 0; n < ld.n; ++n)
-        for (int64_t d = 0; d < ld.d; ++d) {
-          double* row = logp.data() + n * ld.c * ld.d + d;
-          double m = -std::numeric_limits<double>::infinity(), s = 0;
-          for (int64_t k = 0; k < ld.c; ++k) m = std::max(m, row[k * ld.d]);
-          for (int64_t k = 0; k < ld.c; ++k) s += std::exp(row[k * ld.d] - m);
-          const double shift = m + std::log(s);
-          for (int64_t k = 0; k < ld.c; ++k) row[k * ld.d] -= shift;
-        }
-      if (out.size() > 1) {
-        T* lp = out[1].data_as<T>();
-        for (size_t i = 0; i < logp.size(); ++i) norm::store(lp, static_cast<int64_t>(i), logp[i]);
-      }
+        for (int64_t k = 0; k < ld.c; ++k)
+          for (int64_t d = 0; d < ld.d; ++d) {
+            const int64_t i = (n * ld.c + k) * ld.d + d;
+            norm::store(lp, i, norm::load(xp, i) - shift[static_cast<size_t>(n * ld.d + d)]);
+          }
     }
-    loss_from_logp<T>(ld, logp, target, weight, ignore, red, out[0]);
+    loss_from_logp<T>(ld, xp, shift, target, weight, ignore, red, out[0]);
   });
 }
 
