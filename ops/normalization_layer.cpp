@@ -60,6 +60,7 @@ void check_ln_param(const char* name, const TensorType& p, const SymShape& x, in
 }
 
 std::vector<TensorType> infer_layer_norm(const InferContext& c) {
+  norm::require_inputs(c, 2);
   const TensorType& x = c.inputs[0];
   const DType u = stash_dtype(c.attrs.i("stash_type"));
   if (!x.shape) return {{x.dtype, std::nullopt}, {u, std::nullopt}, {u, std::nullopt}};
@@ -257,6 +258,7 @@ void add_mvn(Registry& r) {
             .trait(kNormalization)
             .describe("Y = (X - mean) / (sqrt(var) + 1e-9) with mean and var over axes")
             .infer([](const InferContext& c) {
+              norm::require_inputs(c, 1);
               if (c.inputs[0].shape)
                 mvn_axes(c.attrs, static_cast<int64_t>(c.inputs[0].shape->size()));
               return infer_unary(c);
@@ -276,6 +278,7 @@ void add_mvn(Registry& r) {
 // ---- InstanceNormalization -------------------------------------------------------------------
 
 std::vector<TensorType> infer_instance_norm(const InferContext& c) {
+  norm::require_inputs(c, 3);
   const TensorType& x = c.inputs[0];
   if (x.shape) {
     if (x.shape->size() < 3)
@@ -361,6 +364,7 @@ RowView gn_view(const Shape& x, int64_t groups) {
 }
 
 std::vector<TensorType> infer_group_norm(bool per_channel, const InferContext& c) {
+  norm::require_inputs(c, 3);
   const TensorType& x = c.inputs[0];
   const int64_t groups = c.attrs.i("num_groups");
   if (groups < 1)

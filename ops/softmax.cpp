@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/normalization.h"
 #include "ops/ops.h"
 #include "registry/error.h"
 #include "registry/infer.h"
@@ -139,6 +140,7 @@ void register_softmax(Registry& r) {
               .trait(kNormalization)
               .describe(doc)
               .infer([flatten](const InferContext& c) {
+                norm::require_inputs(c, 1);
                 const auto& x = c.inputs[0];
                 if (x.shape)
                   softmax_axis(flatten, c.attrs.i("axis"), static_cast<int64_t>(x.shape->size()));

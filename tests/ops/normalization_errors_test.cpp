@@ -39,6 +39,17 @@ std::string error_of(const char* op, int opset, std::vector<Tensor> ins, Attrs a
 
 #define EXPECT_HAS(msg, part) EXPECT_NE((msg).find(part), std::string::npos) << (msg)
 
+TEST(NormalizationErrors, MissingRequiredInputs) {
+  std::string e = error_of("LayerNormalization", 17, {f32({2, 3})});
+  EXPECT_HAS(e, "LayerNormalization: input 1 ('Scale') is required, got 1 inputs");
+  e = error_of("BatchNormalization", 15, {f32({2, 3}), f32({3}), f32({3}), Tensor(), f32({3})});
+  EXPECT_HAS(e, "BatchNormalization: input 3 ('input_mean') is required");
+  e = error_of("SoftmaxCrossEntropyLoss", 13, {f32({2, 3})});
+  EXPECT_HAS(e, "input 1 ('labels') is required");
+  e = error_of("LogSoftmax", 13, {});
+  EXPECT_HAS(e, "LogSoftmax: input 0 ('input') is required, got 0 inputs");
+}
+
 TEST(NormalizationErrors, LayerNormalization) {
   std::string e = error_of("LayerNormalization", 17, {f32({}), f32({1})});
   EXPECT_HAS(e, "LayerNormalization");
