@@ -161,6 +161,14 @@ std::vector<OpCase> cases_normalization() {
   v.push_back(batch_norm(15, kF32, {4, 3, 20001}, Attrs{{"training_mode", int64_t{1}}},
                          "training/chunked"));
   v.push_back(batch_norm(15, kF32, {1, 5}, Attrs{{"training_mode", int64_t{1}}}, "training/rank2"));
+  // Opset 15: X f16 with f32 parameters and statistics (T, T1, T2 independent).
+  for (int64_t training : {0, 1})
+    v.push_back(OpCase{
+        "BatchNormalization",
+        15,
+        {in(kF16, {2, 3, 7}), in(kF32, {3}), in(kF32, {3}), in(kF32, {3}), in(kF32, {3}, 0.1, 2.0)},
+        Attrs{{"training_mode", training}},
+        cat("mixed_types/training", training)});
   // Hardmax (ties: inputs rounded to integers make repeated maxima likely).
   for (const auto& [shape, axis] : std::vector<std::pair<Shape, int64_t>>{
            {{3, 4}, -1}, {{2, 3, 4}, 1}, {{2, 3, 4}, 0}, {{5}, 0}, {{0, 3}, 1}})
