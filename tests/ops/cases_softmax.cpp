@@ -1,6 +1,6 @@
-// Cases of Softmax: opset 13 (one axis) and opset 1-12 (rows of the input flattened at axis),
-// axis first, middle, last and negative; rows that fit one tile and rows long enough to be
-// chunked (online max/sum); empty, size-1 and wide-range (overflow-prone) inputs.
+// Cases of Softmax and LogSoftmax: opset 13 (one axis) and opset 1-12 (rows of the input flattened
+// at axis), axis first, middle, last and negative; rows that fit one tile and rows long enough to
+// be chunked (online max/sum); empty, size-1 and wide-range (overflow-prone) inputs.
 #include "ops/op_cases.h"
 
 namespace asc::test {
@@ -50,6 +50,16 @@ std::vector<OpCase> cases_softmax() {
   }
   v.push_back(softmax(13, in(DType::kF64, {5, 17}), 0));
   v.push_back(softmax(13, in(DType::kF64, {2, 150001}), 1));
+  // LogSoftmax runs the same kernel with a log epilogue: a subset of the shapes above.
+  const size_t n = v.size();
+  for (size_t i = 0; i < n; i += 2) {
+    OpCase c = v[i];
+    if (numel(c.inputs[0].shape) > 100000) continue;  // the long rows: one chunked case below
+    c.op = "LogSoftmax";
+    v.push_back(c);
+  }
+  v.push_back(softmax(13, in(kF32, {2, 30001}, -80, 80), -1));
+  v.back().op = "LogSoftmax";
   return v;
 }
 
