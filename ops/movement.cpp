@@ -122,6 +122,7 @@ void register_movement(Registry& r) {
   register_movement_shape(r);
   register_movement_join(r);
   register_movement_slice(r);
+  register_movement_broadcast(r);
   register_movement_pad(r);
   register_movement_fill(r);
   register_movement_space(r);

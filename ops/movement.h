@@ -17,11 +17,13 @@ namespace asc {
 void register_movement_shape(Registry& r);  // Reshape, Shape, Size, Flatten, Squeeze, Unsqueeze,
                                             // Identity (movement_shape.cpp)
 void register_movement_join(Registry& r);   // Concat, Split (movement_join.cpp)
-void register_movement_slice(Registry& r);  // Slice, Expand, Tile (movement_slice.cpp)
-void register_movement_pad(Registry& r);    // Pad (movement_pad.cpp)
-void register_movement_fill(Registry& r);   // ConstantOfShape, Range, EyeLike, Trilu
-                                            // (movement_fill.cpp)
-void register_movement_space(Registry& r);  // DepthToSpace, SpaceToDepth (movement_space.cpp)
+void register_movement_slice(Registry& r);  // Slice (movement_slice.cpp)
+void register_movement_broadcast(Registry& r);  // Expand, Tile: tile kernels
+                                                // (movement_broadcast.cpp)
+void register_movement_pad(Registry& r);        // Pad (movement_pad.cpp)
+void register_movement_fill(Registry& r);       // ConstantOfShape, Range, EyeLike, Trilu
+                                                // (movement_fill.cpp)
+void register_movement_space(Registry& r);      // DepthToSpace, SpaceToDepth (movement_space.cpp)
 
 // dst[sum_k i_k * dst_strides[k]] = src[sum_k i_k * src_strides[k]] for every index i over
 // `dims`; strides in elements of `elem_size` bytes, any sign, 0 allowed in src (broadcast).

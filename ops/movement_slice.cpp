@@ -1,5 +1,5 @@
-// Slice, Expand and Tile: each output is a strided view of the input, copied by copy_strided
-// (contiguous inner runs as one memcpy; stride 0 along broadcast or repeated dims).
+// Slice: the output is a strided view of the input (stride = step x input stride, any sign),
+// copied by copy_strided (a unit-stride inner run is one memcpy).
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -132,64 +132,6 @@ void slice_reference(const SliceArgs& a, const Tensor& x, Tensor& y) {
   }
 }
 
-// ---- Expand / Tile ---------------------------------------------------------------------------
-// Strides of x (rank <= out rank, right-aligned) read at output positions: 0 where x broadcasts.
-Shape broadcast_strides(const Shape& x, const Shape& out) {
-  const Shape xs = contiguous_strides(x);
-  Shape s(out.size(), 0);
-  const size_t off = out.size() - x.size();
-  for (size_t d = 0; d < x.size(); ++d) s[off + d] = x[d] == 1 ? 0 : xs[d];
-  return s;
-}
-
-void expand_kernel(const LaunchContext&, std::span<const Tensor> in, std::span<Tensor> out) {
-  Tensor& y = out[0];
-  if (y.numel() == 0) return;
-  copy_strided(bytes_of(y), contiguous_strides(y.shape()), bytes_of(in[0]),
-               broadcast_strides(in[0].shape(), y.shape()), y.shape(), dtype_size(y.dtype()));
-}
-
-std::vector<int64_t> tile_repeats(const std::vector<int64_t>& reps, size_t rank) {
-  if (reps.size() != rank)
-    throw ShapeError(
-        cat("Tile: repeats ", ints_str(reps), " must have one entry per input dim (", rank, ")"));
-  for (int64_t r : reps)
-    if (r < 0) throw ShapeError(cat("Tile: negative repeat in ", ints_str(reps)));
-  return reps;
-}
-
-// Output dim k is [repeat r_k, input dim n_k]: the view [r_0, n_0, r_1, n_1, ...] reads x with
-// strides [0, xs_0, 0, xs_1, ...] and writes y contiguously.
-void tile_kernel(const LaunchContext&, std::span<const Tensor> in, std::span<Tensor> out) {
-  const Tensor& x = in[0];
-  Tensor& y = out[0];
-  if (y.numel() == 0) return;
-  const auto reps = tile_repeats(to_int64s(in[1]), x.shape().size());
-  const Shape xs = contiguous_strides(x.shape()), ys = contiguous_strides(y.shape());
-  Shape dims, ds, ss;
-  for (size_t k = 0; k < reps.size(); ++k) {
-    dims.insert(dims.end(), {reps[k], x.shape()[k]});
-    ds.insert(ds.end(), {x.shape()[k] * ys[k], ys[k]});
-    ss.insert(ss.end(), {0, xs[k]});
-  }
-  copy_strided(bytes_of(y), ds, bytes_of(x), ss, dims, dtype_size(y.dtype()));
-}
-
-void tile_reference(const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
-  const Tensor& x = in[0];
-  Tensor& y = out[0];
-  const size_t r = x.shape().size();
-  const Shape xs = contiguous_strides(x.shape());
-  const size_t es = dtype_size(x.dtype());
-  std::vector<int64_t> idx(r + 1);
-  for (int64_t i = 0; i < y.numel(); ++i) {
-    unravel(i, y.shape(), idx.data());
-    int64_t src = 0;
-    for (size_t d = 0; d < r; ++d) src += idx[d] % x.shape()[d] * xs[d];
-    std::memcpy(bytes_of(y) + i * es, bytes_of(x) + src * es, es);
-  }
-}
-
 }  // namespace
 
 void register_movement_slice(Registry& r) {
@@ -229,52 +171,6 @@ void register_movement_slice(Registry& r) {
           .reference([](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
             slice_reference(slice_args_inputs(in), in[0], out[0]);
           }));
-  r.add(
-      def_op("Expand", 8)
-          .input("input", "T")
-          .input("shape", "i64", Arity::kSingle, true)
-          .output("output", "T")
-          .type_constraint("T", movement_types())
-          .trait(kMovement | kBroadcast)
-          .describe("output = input broadcast numpy-style with shape")
-          .infer([](const InferContext& c) {
-            const TensorType& x = c.inputs[0];
-            const Shape shape = need_ints(c, 1, "shape");
-            for (int64_t d : shape)
-              if (d < 0) throw ShapeError(cat("Expand: negative dim in shape ", to_string(shape)));
-            if (!x.shape) return std::vector<TensorType>{{x.dtype, std::nullopt}};
-            try {
-              return std::vector<TensorType>{{x.dtype, broadcast_shapes(*x.shape, to_sym(shape))}};
-            } catch (const ShapeError&) {
-              throw ShapeError(cat("Expand: input ", to_string(*x.shape),
-                                   " does not broadcast with shape ", to_string(shape)));
-            }
-          })
-          .host_kernel(expand_kernel)
-          .reference([](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
-            ref_elementwise(in.subspan(0, 1), out[0], [](const double* v) { return v[0]; });
-          }));
-  r.add(def_op("Tile", 6)
-            .input("input", "T")
-            .input("repeats", "i64", Arity::kSingle, true)
-            .output("output", "T")
-            .type_constraint("T", movement_types())
-            .trait(kMovement)
-            .describe("output = input repeated repeats[k] times along each dim k")
-            .infer([](const InferContext& c) {
-              const TensorType& x = c.inputs[0];
-              const auto reps = need_ints(c, 1, "repeats");
-              if (!x.shape) return std::vector<TensorType>{{x.dtype, SymShape(reps.size(), Dim())}};
-              tile_repeats(reps, x.shape->size());
-              SymShape out;
-              for (size_t k = 0; k < reps.size(); ++k) {
-                const Dim& d = (*x.shape)[k];
-                out.push_back(reps[k] == 1 ? d : d.known() ? Dim(d.value() * reps[k]) : Dim());
-              }
-              return std::vector<TensorType>{{x.dtype, out}};
-            })
-            .host_kernel(tile_kernel)
-            .reference(tile_reference));
 }
 
 }  // namespace asc

@@ -175,6 +175,10 @@ void add_slice(std::vector<OpCase>& v) {
         E{{4, 1, 5}, {4, 3, 5}}, E{{1, 5}, {0, 5}}, E{{3}, {2, 1, 1}}, E{{1, 1, 17}, {5, 9, 17}}})
     for (DType dt : {kF32, kI32, kBool})
       v.push_back({"Expand", 13, {data(dt, e.from), fixed_i64(e.to)}});
+  // Many tiles: long broadcast rows and columns, odd sizes (tails), several cores.
+  v.push_back({"Expand", 13, {data(kF32, {1, 4099}), fixed_i64({37, 4099})}});
+  v.push_back({"Expand", 13, {data(kI64, {513, 1}), fixed_i64({2, 513, 301})}});
+  v.push_back({"Expand", 13, {data(kF16, {3, 1, 1000}), fixed_i64({3, 67, 1000})}});
   // Tile.
   struct T {
     Shape shape;
@@ -185,6 +189,8 @@ void add_slice(std::vector<OpCase>& v) {
                      T{{3, 17}, {2, 3}}})
     for (DType dt : {kF32, kF16, kI64})
       v.push_back({"Tile", 13, {data(dt, t.shape), fixed_i64(t.reps)}});
+  v.push_back({"Tile", 13, {data(kF32, {65, 1033}), fixed_i64({3, 2})}});
+  v.push_back({"Tile", 13, {data(kBool, {1000, 3}), fixed_i64({2, 41})}});
 }
 
 void add_pad(std::vector<OpCase>& v) {
