@@ -53,14 +53,15 @@ int64_t range_count(const Tensor& start, const Tensor& limit, const Tensor& delt
     const int64_t span = l - s;
     int64_t n = span / d;
     if (n * d != span && ((span > 0) == (d > 0))) ++n;
+    if (n > (int64_t{1} << 40)) throw ShapeError(cat("Range: ", n, " elements is too many"));
     return std::max<int64_t>(n, 0);
   }
   const double s = start.at(0), l = limit.at(0), d = delta.at(0);
-  if (d == 0 || std::isnan(s) || std::isnan(l) || std::isnan(d) || std::isinf(s) || std::isinf(d))
+  if (d == 0 || !std::isfinite(s) || std::isnan(l) || !std::isfinite(d))
     throw ShapeError(cat("Range: start ", s, ", limit ", l, ", delta ", d, " give no range"));
-  const double n = std::ceil((l - s) / d);
-  if (n > 1e12) throw ShapeError(cat("Range: ", n, " elements is too many"));
-  return std::max<int64_t>(static_cast<int64_t>(n), 0);
+  const double n = std::max(std::ceil((l - s) / d), 0.0);
+  if (!(n <= 1e12)) throw ShapeError(cat("Range: ", n, " elements is too many"));
+  return static_cast<int64_t>(n);
 }
 
 template <typename T>

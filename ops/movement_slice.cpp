@@ -56,13 +56,13 @@ std::vector<SliceDim> slice_dims(const Shape& dims, const SliceArgs& a) {
     if (step > 0) {
       s = std::clamp<int64_t>(s, 0, n);
       e = std::clamp<int64_t>(e, 0, n);
-      count = e > s ? (e - s + step - 1) / step : 0;
+      count = e > s ? (e - s - 1) / step + 1 : 0;
     } else {
       s = std::clamp<int64_t>(s, 0, n - 1);
       e = std::clamp<int64_t>(e, -1, n - 1);
-      count = s > e ? (s - e - step - 1) / -step : 0;
+      count = s > e ? (s - e - 1) / -std::max(step, -INT64_MAX) + 1 : 0;
     }
-    out[axis] = {s, step, count};
+    out[axis] = {s, count > 1 ? step : 1, count};  // a huge step taking one element: stride 1
   }
   return out;
 }

@@ -151,6 +151,9 @@ void add_slice(std::vector<OpCase>& v) {
       {{0, 4}, {0}, {2}, {1}, {1}, "zero_dim"},
       {{3, 8}, {-100}, {100}, {-1}, {3}, "step3"},
       {{4, 5}, {3, -1}, {0, -6}, {0, 1}, {-2, -2}, "both_neg"},
+      {{10}, {2}, {INT64_MAX}, {}, {INT64_MAX}, "huge_step"},
+      {{10}, {-1}, {INT64_MIN}, {}, {INT64_MIN}, "huge_neg_step"},
+      {{10}, {INT64_MIN}, {INT64_MAX}, {0}, {1}, "int64_bounds"},
   };
   for (const S& s : table) {
     std::vector<InputSpec> ins = {data(kF32, s.shape), fixed_i64(s.starts), fixed_i64(s.ends)};
