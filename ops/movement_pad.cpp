@@ -145,9 +145,13 @@ std::vector<TensorType> infer_pad(const PadVersion& v, const InferContext& c) {
   }
   if (!x.shape) return {{x.dtype, std::nullopt}};
   const Shape dims = known_dims(*x.shape);
-  const Shape out = padded_shape(dims, full_pads(pads, axes, has_axes, dims.size()), mode);
+  const auto full = full_pads(pads, axes, has_axes, dims.size());
+  const Shape out = padded_shape(dims, full, mode);
   SymShape s;
-  for (size_t d = 0; d < out.size(); ++d) s.push_back(out[d] >= 0 ? Dim(out[d]) : (*x.shape)[d]);
+  for (size_t d = 0; d < out.size(); ++d) {
+    const bool padded = full[d] != 0 || full[d + dims.size()] != 0;
+    s.push_back(out[d] >= 0 ? Dim(out[d]) : padded ? Dim() : (*x.shape)[d]);
+  }
   return {{x.dtype, s}};
 }
 

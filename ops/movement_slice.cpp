@@ -15,6 +15,7 @@ namespace {
 // Per input dim: the first index, the step and the element count taken.
 struct SliceDim {
   int64_t start = 0, step = 1, count = 0;
+  bool sliced = false;  // named in axes (else the whole dim)
 };
 
 struct SliceArgs {
@@ -27,7 +28,7 @@ struct SliceArgs {
 std::vector<SliceDim> slice_dims(const Shape& dims, const SliceArgs& a) {
   const int64_t r = static_cast<int64_t>(dims.size());
   std::vector<SliceDim> out(dims.size());
-  for (int64_t d = 0; d < r; ++d) out[d] = {0, 1, dims[d]};
+  for (int64_t d = 0; d < r; ++d) out[d] = {0, 1, dims[d], false};
   const size_t k = a.starts.size();
   if (a.ends.size() != k || (!a.axes.empty() && a.axes.size() != k) ||
       (!a.steps.empty() && a.steps.size() != k))
@@ -46,7 +47,7 @@ std::vector<SliceDim> slice_dims(const Shape& dims, const SliceArgs& a) {
     if (step == 0) throw ShapeError("Slice: a step is 0");
     const int64_t n = dims[axis];
     if (n < 0) {
-      out[axis] = {0, step, -1};
+      out[axis] = {0, step, -1, true};
       continue;
     }
     int64_t s = a.starts[i], e = a.ends[i];
@@ -62,7 +63,7 @@ std::vector<SliceDim> slice_dims(const Shape& dims, const SliceArgs& a) {
       e = std::clamp<int64_t>(e, -1, n - 1);
       count = s > e ? (s - e - 1) / -std::max(step, -INT64_MAX) + 1 : 0;
     }
-    out[axis] = {s, count > 1 ? step : 1, count};  // a huge step taking one element: stride 1
+    out[axis] = {s, count > 1 ? step : 1, count, true};  // a huge step taking one element: stride 1
   }
   return out;
 }
@@ -95,9 +96,7 @@ std::vector<TensorType> infer_slice(const InferContext& c, bool inputs) {
   const auto sd = slice_dims(known_dims(*x.shape), a);
   SymShape out = *x.shape;
   for (size_t d = 0; d < out.size(); ++d)
-    if (sd[d].count >= 0 &&
-        !(sd[d].step == 1 && sd[d].start == 0 && out[d].known() && sd[d].count == out[d].value()))
-      out[d] = Dim(sd[d].count);
+    if (sd[d].sliced) out[d] = sd[d].count >= 0 ? Dim(sd[d].count) : Dim();
   return {{x.dtype, out}};
 }
 

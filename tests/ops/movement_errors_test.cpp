@@ -148,5 +148,63 @@ TEST(MovementInfer, WaitsForValuesAndKeepsSymbols) {
   EXPECT_EQ(cc[0].str(), "f32[n,7]");
 }
 
+// Symbolic dims: a sliced or padded symbolic dim becomes unknown, an untouched one stays.
+TEST(MovementInfer, SymbolicDimsOfSliceAndPad) {
+  const OpDef& slice = global_registry().lookup("", "Slice", 13);
+  const std::vector<TensorType> in = {{DType::kF32, SymShape{Dim("n"), Dim("m"), Dim(8)}},
+                                      {DType::kI64, SymShape{Dim(2)}},
+                                      {DType::kI64, SymShape{Dim(2)}},
+                                      {DType::kI64, SymShape{Dim(2)}}};
+  const Tensor starts = ints({0, 2}), ends = ints({3, 100}), axes = ints({1, 2});
+  const auto s =
+      slice.infer_fn(InferContext{slice, in, slice.resolve({}), {nullptr, &starts, &ends, &axes}});
+  EXPECT_EQ(s[0].str(), "f32[n,?,6]");
+
+  const OpDef& pad = global_registry().lookup("", "Pad", 13);
+  const std::vector<TensorType> pin = {{DType::kF32, SymShape{Dim("n"), Dim("m"), Dim(8)}},
+                                       {DType::kI64, SymShape{Dim(6)}}};
+  const Tensor pads = ints({0, 1, 1, 0, 0, 1});
+  const auto p = pad.infer_fn(InferContext{pad, pin, pad.resolve({}), {nullptr, &pads}});
+  EXPECT_EQ(p[0].str(), "f32[n,?,10]");
+}
+
+// Unknown ranks never crash inference: every op answers with what it knows.
+TEST(MovementInfer, UnknownRank) {
+  const TensorType unknown{DType::kF32, std::nullopt};
+  const Tensor one = ints({1}), two = ints({1, 2});
+  struct Probe {
+    const char* op;
+    int opset;
+    std::vector<TensorType> in;
+    std::vector<const Tensor*> values;
+    Attrs attrs;
+  };
+  const TensorType i64_1{DType::kI64, SymShape{Dim(1)}};
+  const TensorType i64_2{DType::kI64, SymShape{Dim(2)}};
+  const std::vector<Probe> probes = {
+      {"Reshape", 14, {unknown, i64_2}, {nullptr, &two}, {}},
+      {"Shape", 15, {unknown}, {nullptr}, {}},
+      {"Flatten", 13, {unknown}, {nullptr}, {}},
+      {"Squeeze", 13, {unknown, i64_1}, {nullptr, &one}, {}},
+      {"Unsqueeze", 13, {unknown, i64_1}, {nullptr, &one}, {}},
+      {"Concat", 13, {unknown, unknown}, {nullptr, nullptr}, {{"axis", int64_t{0}}}},
+      {"Split", 13, {unknown, i64_2}, {nullptr, &two}, {}},
+      {"Slice", 13, {unknown, i64_1, i64_1}, {nullptr, &one, &one}, {}},
+      {"Expand", 13, {unknown, i64_2}, {nullptr, &two}, {}},
+      {"Tile", 13, {unknown, i64_2}, {nullptr, &two}, {}},
+      {"Pad", 13, {unknown, i64_2}, {nullptr, &two}, {}},
+      {"EyeLike", 9, {unknown}, {nullptr}, {}},
+      {"Trilu", 14, {unknown}, {nullptr}, {}},
+      {"DepthToSpace", 13, {unknown}, {nullptr}, {{"blocksize", int64_t{2}}}},
+      {"SpaceToDepth", 13, {unknown}, {nullptr}, {{"blocksize", int64_t{2}}}},
+  };
+  for (const Probe& p : probes) {
+    const OpDef& def = global_registry().lookup("", p.op, p.opset);
+    const auto out = def.infer_fn(InferContext{def, p.in, def.resolve(p.attrs), p.values});
+    ASSERT_FALSE(out.empty()) << p.op;
+    EXPECT_EQ(out[0].dtype, std::string(p.op) == "Shape" ? DType::kI64 : DType::kF32) << p.op;
+  }
+}
+
 }  // namespace
 }  // namespace asc::test
