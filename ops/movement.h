@@ -1,8 +1,10 @@
 // The movement family: ops that move bytes without arithmetic. One registration function per
 // file, plus the byte-moving helpers every file shares (ops/movement.cpp).
 //
-// Host kernels here never touch elements through Tensor::at: they move contiguous runs with
-// memcpy and strided elements by element size (1, 2, 4 or 8 bytes), so every dtype is exact.
+// Expand, Tile, Concat and Split are tile kernels (copy-in / copy-out of strided GM boxes, split
+// over the cores). The rest are host kernels that never touch elements through Tensor::at: they
+// move contiguous runs with memcpy and strided elements by element size (1, 2, 4 or 8 bytes), so
+// every dtype is exact.
 #pragma once
 
 #include <cstddef>
@@ -16,7 +18,7 @@ namespace asc {
 
 void register_movement_shape(Registry& r);  // Reshape, Shape, Size, Flatten, Squeeze, Unsqueeze,
                                             // Identity (movement_shape.cpp)
-void register_movement_join(Registry& r);   // Concat, Split (movement_join.cpp)
+void register_movement_join(Registry& r);   // Concat, Split: tile kernels (movement_join.cpp)
 void register_movement_slice(Registry& r);  // Slice (movement_slice.cpp)
 void register_movement_broadcast(Registry& r);  // Expand, Tile: tile kernels
                                                 // (movement_broadcast.cpp)

@@ -1,13 +1,20 @@
-// Concat and Split along one axis. Layout: a tensor of dims D viewed as [outer, D[axis], inner]
-// with outer = prod(D[:axis]) and inner = prod(D[axis+1:]); each input (Concat) or output (Split)
-// is one [outer, n_i * inner] block at column offset sum_{j<i} n_j * inner of the joined tensor,
-// so every outer row is one memcpy.
+// Concat and Split along one axis, as tile kernels. Layout: a tensor of dims D viewed as
+// [outer, D[axis] * inner] with outer = prod(D[:axis]) and inner = prod(D[axis+1:]); each input
+// (Concat) or output (Split) i is the [outer, w_i] block at column col_i = sum_{j<i} w_j of the
+// joined [outer, row] tensor, w_i = n_i * inner.
+//
+// Tiling: a [TR, TC] box per part; grid [ceil(outer / TR), ceil(max_i w_i / TC)]. One tile copies,
+// for every part, its box at (rows r * TR, columns c * TC) between the part and the joined tensor
+// (a box past a narrower part's width is empty and copies nothing). TC is the widest part, or an
+// aligned piece of it when a row does not fit; TR fills the rest of the element budget.
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
 #include "ops/movement.h"
 #include "registry/error.h"
 #include "registry/strings.h"
+#include "registry/tiling.h"
 
 namespace asc {
 namespace {
@@ -65,22 +72,6 @@ std::vector<TensorType> infer_concat(const InferContext& c) {
   }
   out[axis] = known ? Dim(total) : Dim();
   return {{dt, out}};
-}
-
-void concat_kernel(const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
-  Tensor& y = out[0];
-  const int64_t axis = join_axis("Concat", ctx.op->since, ctx.attr().i("axis"),
-                                 static_cast<int64_t>(y.shape().size()));
-  const auto [outer, inner] = outer_inner(y.shape(), axis);
-  const int64_t row = y.shape()[axis] * inner;
-  const size_t es = dtype_size(y.dtype());
-  int64_t col = 0;
-  for (const Tensor& x : in) {
-    const int64_t w = x.shape()[axis] * inner;
-    copy_strided(bytes_of(y) + col * static_cast<int64_t>(es), {row, 1}, bytes_of(x), {w, 1},
-                 {outer, w}, es);
-    col += w;
-  }
 }
 
 // Naive reference: every input element to its output position (axis index shifted).
@@ -160,22 +151,6 @@ std::vector<TensorType> infer_split(const InferContext& c, const SplitVersion& v
   return out;
 }
 
-void split_kernel(const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
-  const Tensor& x = in[0];
-  const int64_t axis = join_axis("Split", ctx.op->since, ctx.attr().i("axis"),
-                                 static_cast<int64_t>(x.shape().size()));
-  const auto [outer, inner] = outer_inner(x.shape(), axis);
-  const int64_t row = x.shape()[axis] * inner;
-  const size_t es = dtype_size(x.dtype());
-  int64_t col = 0;
-  for (Tensor& y : out) {
-    const int64_t w = y.shape()[axis] * inner;
-    copy_strided(bytes_of(y), {w, 1}, bytes_of(x) + col * static_cast<int64_t>(es), {row, 1},
-                 {outer, w}, es);
-    col += w;
-  }
-}
-
 void split_reference(const Attrs& a, int since, std::span<const Tensor> in, std::span<Tensor> out) {
   const Tensor& x = in[0];
   const size_t r = x.shape().size();
@@ -191,6 +166,87 @@ void split_reference(const Attrs& a, int since, std::span<const Tensor> in, std:
       std::memcpy(bytes_of(y) + i * es, bytes_of(x) + ravel(idx.data(), xs, r) * es, es);
     }
     offset += y.shape()[axis];
+  }
+}
+
+// ---- Tile kernels ----------------------------------------------------------------------------
+struct JoinView {
+  int64_t outer = 0, row = 0;
+  std::vector<int64_t> widths;  // per part
+};
+
+// The parts are Concat's inputs or Split's outputs; the joined tensor is the other side.
+JoinView join_view(const LaunchContext& ctx, bool concat) {
+  const std::vector<TensorDesc>& parts = concat ? ctx.inputs : ctx.outputs;
+  const Shape& joined = (concat ? ctx.outputs : ctx.inputs).at(0).shape;
+  const int64_t axis = join_axis(ctx.op->type, ctx.op->since, ctx.attr().i("axis"),
+                                 static_cast<int64_t>(joined.size()));
+  const auto [outer, inner] = outer_inner(joined, axis);
+  JoinView v;
+  v.outer = outer;
+  v.row = joined[axis] * inner;
+  for (const TensorDesc& p : parts) v.widths.push_back(p.shape.at(axis) * inner);
+  return v;
+}
+
+TilingData make_join_tiling(const JoinView& v, int64_t elems, int64_t align) {
+  const int64_t widest = std::max<int64_t>(1, *std::max_element(v.widths.begin(), v.widths.end()));
+  const int64_t tc = widest <= elems ? widest : std::max(align, elems / align * align);
+  const int64_t tr = std::clamp<int64_t>(elems / tc, 1, std::max<int64_t>(1, v.outer));
+  TilingData td;
+  td.grid = {(v.outer + tr - 1) / tr, (widest + tc - 1) / tc};
+  td.params["TR"] = tr;
+  td.params["TC"] = tc;
+  return td;
+}
+
+TilingData join_tiling(const LaunchContext& ctx, bool concat) {
+  const JoinView v = join_view(ctx, concat);
+  const int64_t total = v.outer * v.row;
+  if (total == 0) {
+    TilingData t = make_join_tiling(v, 1, 1);
+    t.grid = {0, 0};
+    return t;
+  }
+  const int64_t cores = cores_for(ctx);
+  const int64_t align = std::max<int64_t>(
+      1, ctx.spec->block_bytes / static_cast<int64_t>(dtype_size(ctx.outputs[0].dtype)));
+  auto make = [&](int64_t e) { return make_join_tiling(v, e, align); };
+  TilingData best = auto_tiling(ctx, align, total, make);
+  if (numel(best.grid) < cores && total >= cores * align) {  // keep every core busy
+    TilingData smaller = make(std::max(align, total / cores));
+    if (numel(smaller.grid) > numel(best.grid)) best = smaller;
+  }
+  best.block_dim = std::min<int64_t>(cores, std::max<int64_t>(1, numel(best.grid)));
+  return best;
+}
+
+// Box [TR, TC] of a [outer, width] block whose columns start at `col` of rows of `stride`.
+GmBox join_box(const JoinView& v, const TilingData& tiling, int64_t stride, int64_t col,
+               int64_t width) {
+  const int64_t tr = tiling.get("TR"), tc = tiling.get("TC");
+  GmBox box;
+  box.dims.push_back(BoxDim{v.outer, stride, Coord{0, tr, 0}, tr});
+  box.dims.push_back(BoxDim{col + width, 1, Coord{1, tc, col}, tc});
+  return box;
+}
+
+void join_kernel(TileBuilder& t, bool concat) {
+  const JoinView v = join_view(t.ctx(), concat);
+  int64_t col = 0;
+  for (size_t i = 0; i < v.widths.size(); ++i) {
+    const int64_t w = v.widths[i];
+    if (w > 0) {
+      const GmBox part = join_box(v, t.tiling(), w, 0, w);
+      const GmBox joined = join_box(v, t.tiling(), v.row, col, w);
+      const int p = static_cast<int>(i);
+      if (concat) {
+        t.copy_out(0, t.copy_in(p, part), joined);
+      } else {
+        t.copy_out(p, t.copy_in(0, joined), part);
+      }
+    }
+    col += w;
   }
 }
 
@@ -213,7 +269,8 @@ void register_movement_join(Registry& r) {
         .describe(since == 1 ? "concat_result = inputs joined along axis (default 1)"
                              : "concat_result = inputs joined along axis")
         .infer(infer_concat)
-        .host_kernel(concat_kernel)
+        .tiling([](const LaunchContext& ctx) { return join_tiling(ctx, true); })
+        .kernel([](TileBuilder& t) { join_kernel(t, true); })
         .reference([since](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
           concat_reference(a, since, in, out[0]);
         });
@@ -240,7 +297,8 @@ void register_movement_join(Registry& r) {
                                    "num_outputs parts (the last one smaller)"
                                  : "outputs = input cut along axis by split sizes")
         .infer([v](const InferContext& c) { return infer_split(c, *v); })
-        .host_kernel(split_kernel)
+        .tiling([](const LaunchContext& ctx) { return join_tiling(ctx, false); })
+        .kernel([](TileBuilder& t) { join_kernel(t, false); })
         .reference([v](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
           split_reference(a, v->since, in, out);
         });

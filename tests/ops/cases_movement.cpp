@@ -113,6 +113,16 @@ void add_join(std::vector<OpCase>& v) {
       v.push_back({"Concat", 13, ins, {{"axis", c.axis}}, cat("axis", c.axis)});
     }
   v.push_back({"Concat", 11, {data(kF16, {3, 2}), data(kF16, {3, 3})}, {{"axis", -1}}});
+  // Many tiles: wide rows cut into column pieces, many narrow rows, parts of unequal width.
+  v.push_back({"Concat", 13, {data(kF32, {1, 5000}), data(kF32, {1, 3001})}, {{"axis", 1}}});
+  v.push_back({"Concat", 13, {data(kI64, {300, 7}), data(kI64, {300, 1})}, {{"axis", -1}}});
+  v.push_back({"Concat",
+               13,
+               {data(kF16, {3, 2, 600}), data(kF16, {3, 9, 600}), data(kF16, {3, 1, 600})},
+               {{"axis", 1}}});
+  v.push_back({"Split", 13, {data(kF32, {257, 130}), fixed_i64({1, 129})}, {{"axis", 1}}});
+  v.push_back({"Split", 13, {data(kU8, {10007}), fixed_i64({3000, 0, 7007})}});
+  v.push_back({"Split", 13, {data(kF32, {40, 3, 100}), fixed_i64({10, 30})}});
   // Split.
   v.push_back({"Split", 2, {data(kF32, {6, 3})}, {{"split", I{1, 2, 3}}}, "s123"});
   v.push_back({"Split", 2, {data(kF32, {2, 6})}, {{"axis", 1}, {"split", I{4, 2}}}, "ax1"});

@@ -1,5 +1,5 @@
-// Expand and Tile are tile kernels: one copy-in of a GM box with stride 0 along the broadcast or
-// repeated dims, one copy-out; large outputs split over the cores.
+// Expand, Tile, Concat and Split are tile kernels: copy-ins of GM boxes (stride 0 along broadcast
+// or repeated dims), copy-outs; large outputs split over the cores.
 #include <gtest/gtest.h>
 
 #include "ops/ops.h"
@@ -54,6 +54,24 @@ TEST(MovementProgram, TileMergesWholeRepeats) {
   EXPECT_EQ(in.dims[0].extent, 2);
   EXPECT_EQ(in.dims[1].stride, 1);
   EXPECT_EQ(in.dims[1].extent, 768);
+}
+
+TEST(MovementProgram, ConcatAndSplitAreTiledOverRowsAndColumns) {
+  for (const char* op : {"Concat", "Split"}) {
+    const OpDef& def = global_registry().lookup("", op, 13);
+    EXPECT_EQ(def.kernel_kind(), KernelKind::kTile) << op;
+  }
+  const OpDef& concat = global_registry().lookup("", "Concat", 13);
+  const std::vector<TensorDesc> in = {{DType::kF32, {64, 3000}}, {DType::kF32, {64, 100000}}};
+  const std::vector<TensorDesc> out = {{DType::kF32, {64, 103000}}};
+  const TileProgram p =
+      plan_tile_program(concat, concat.resolve({{"axis", int64_t{1}}}), in, out, ascend910b());
+  ASSERT_EQ(p.grid.size(), 2u);
+  EXPECT_GT(p.grid[1], 1) << "a 400 KB row does not fit the UB: column pieces";
+  EXPECT_GT(p.block_dim, 1);
+  int copies = 0;
+  for (const Instr& i : p.instrs) copies += i.kind == InstrKind::kCopyIn;
+  EXPECT_EQ(copies, 2) << "one copy-in per input";
 }
 
 }  // namespace
