@@ -8,7 +8,8 @@
 //   Tile:   output dim k seen as [repeat r_k, input dim n_k] with input strides [0, xs_k].
 // Tiling: tile sizes T<k>, filled from the innermost dim while a tile stays within the element
 // budget (a partial dim ends the fill; a long last dim is cut into aligned pieces); grid over
-// every dim; auto_tiling finds the largest budget that fits the local memory.
+// every dim; auto_tiling finds the largest budget that fits the local memory. copy_view,
+// copy_tiling and copy_kernel (ops/movement.h) also serve DepthToSpace and SpaceToDepth.
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -20,58 +21,6 @@
 
 namespace asc {
 namespace {
-
-struct CopyView {
-  Shape dims;        // output dims (merged), R >= 1
-  Shape in_strides;  // input stride (elements) of each, >= 0
-};
-
-CopyView simplify(const Shape& dims, const Shape& in_strides) {
-  CopyView v;
-  for (size_t k = 0; k < dims.size(); ++k) {
-    if (dims[k] == 1) continue;
-    // Merge the previous (outer) kept dim into this one when the input steps over both evenly.
-    if (!v.dims.empty() && v.in_strides.back() == in_strides[k] * dims[k]) {
-      v.dims.back() *= dims[k];
-      v.in_strides.back() = in_strides[k];
-    } else {
-      v.dims.push_back(dims[k]);
-      v.in_strides.push_back(in_strides[k]);
-    }
-  }
-  if (v.dims.empty()) {
-    v.dims.push_back(1);
-    v.in_strides.push_back(1);
-  }
-  return v;
-}
-
-Shape expand_strides(const Shape& x, const Shape& out) {
-  const Shape xs = contiguous_strides(x);
-  Shape s(out.size(), 0);
-  const size_t off = out.size() - x.size();
-  for (size_t d = 0; d < x.size(); ++d) s[off + d] = x[d] == 1 ? 0 : xs[d];
-  return s;
-}
-
-CopyView expand_view(const LaunchContext& ctx) {
-  const Shape& out = ctx.outputs.at(0).shape;
-  return simplify(out, expand_strides(ctx.inputs.at(0).shape, out));
-}
-
-// Output dim k = repeats r_k x input dim n_k; r_k is out_k / n_k (any value when n_k is 0: the
-// output is then empty).
-CopyView tile_view(const LaunchContext& ctx) {
-  const Shape& x = ctx.inputs.at(0).shape;
-  const Shape& y = ctx.outputs.at(0).shape;
-  const Shape xs = contiguous_strides(x);
-  Shape dims, strides;
-  for (size_t k = 0; k < x.size(); ++k) {
-    dims.insert(dims.end(), {x[k] == 0 ? 0 : y[k] / x[k], x[k]});
-    strides.insert(strides.end(), {0, xs[k]});
-  }
-  return simplify(dims, strides);
-}
 
 TilingData make_copy_tiling(const CopyView& v, int64_t elems, int64_t align) {
   const int r = static_cast<int>(v.dims.size());
@@ -92,6 +41,45 @@ TilingData make_copy_tiling(const CopyView& v, int64_t elems, int64_t align) {
     td.params[cat("T", k)] = t[k];
   }
   return td;
+}
+
+// The tile's box over the input (arg 0: view strides) or the output (arg 1: contiguous).
+GmBox copy_box(const CopyView& v, const TilingData& tiling, int arg) {
+  const Shape out_strides = contiguous_strides(v.dims);
+  GmBox box;
+  box.offset = arg == 0 ? v.in_offset : 0;
+  for (size_t k = 0; k < v.dims.size(); ++k) {
+    BoxDim d;
+    d.extent = v.dims[k];
+    d.stride = arg == 0 ? v.in_strides[k] : out_strides[k];
+    d.size = tiling.get(cat("T", k));
+    d.start = Coord{static_cast<int>(k), d.size, 0};
+    box.dims.push_back(d);
+  }
+  return box;
+}
+
+}  // namespace
+
+CopyView copy_view(const Shape& dims, const Shape& in_strides, int64_t in_offset) {
+  CopyView v;
+  v.in_offset = in_offset;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    if (dims[k] == 1) continue;
+    // Merge the previous (outer) kept dim into this one when the input steps over both evenly.
+    if (!v.dims.empty() && v.in_strides.back() == in_strides[k] * dims[k]) {
+      v.dims.back() *= dims[k];
+      v.in_strides.back() = in_strides[k];
+    } else {
+      v.dims.push_back(dims[k]);
+      v.in_strides.push_back(in_strides[k]);
+    }
+  }
+  if (v.dims.empty()) {
+    v.dims.push_back(1);
+    v.in_strides.push_back(1);
+  }
+  return v;
 }
 
 TilingData copy_tiling(const LaunchContext& ctx, const CopyView& v) {
@@ -116,24 +104,38 @@ TilingData copy_tiling(const LaunchContext& ctx, const CopyView& v) {
   return best;
 }
 
-// The tile's box over the input (arg 0: view strides) or the output (arg 1: contiguous).
-GmBox copy_box(const CopyView& v, const TilingData& tiling, int arg) {
-  const Shape out_strides = contiguous_strides(v.dims);
-  GmBox box;
-  for (size_t k = 0; k < v.dims.size(); ++k) {
-    BoxDim d;
-    d.extent = v.dims[k];
-    d.stride = arg == 0 ? v.in_strides[k] : out_strides[k];
-    d.size = tiling.get(cat("T", k));
-    d.start = Coord{static_cast<int>(k), d.size, 0};
-    box.dims.push_back(d);
-  }
-  return box;
-}
-
 void copy_kernel(TileBuilder& t, const CopyView& v) {
   Buf x = t.copy_in(0, copy_box(v, t.tiling(), 0));
   t.copy_out(0, x, copy_box(v, t.tiling(), 1));
+}
+
+namespace {
+
+Shape expand_strides(const Shape& x, const Shape& out) {
+  const Shape xs = contiguous_strides(x);
+  Shape s(out.size(), 0);
+  const size_t off = out.size() - x.size();
+  for (size_t d = 0; d < x.size(); ++d) s[off + d] = x[d] == 1 ? 0 : xs[d];
+  return s;
+}
+
+CopyView expand_view(const LaunchContext& ctx) {
+  const Shape& out = ctx.outputs.at(0).shape;
+  return copy_view(out, expand_strides(ctx.inputs.at(0).shape, out), 0);
+}
+
+// Output dim k = repeats r_k x input dim n_k; r_k is out_k / n_k (any value when n_k is 0: the
+// output is then empty).
+CopyView tile_view(const LaunchContext& ctx) {
+  const Shape& x = ctx.inputs.at(0).shape;
+  const Shape& y = ctx.outputs.at(0).shape;
+  const Shape xs = contiguous_strides(x);
+  Shape dims, strides;
+  for (size_t k = 0; k < x.size(); ++k) {
+    dims.insert(dims.end(), {x[k] == 0 ? 0 : y[k] / x[k], x[k]});
+    strides.insert(strides.end(), {0, xs[k]});
+  }
+  return copy_view(dims, strides, 0);
 }
 
 std::vector<int64_t> tile_repeats(const std::vector<int64_t>& reps, size_t rank) {

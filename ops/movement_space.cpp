@@ -1,5 +1,5 @@
 // DepthToSpace and SpaceToDepth on [N, C, H, W] with block size b. Both are a transpose of a 6-D
-// view, copied by copy_strided (the output is written contiguously):
+// view: a tile kernel over copy_view (ops/movement.h), the output written contiguously:
 //   DepthToSpace DCR: x as [N, b, b, C/b², H, W] -> [N, C/b², H, b, W, b]   perm 0,3,4,1,5,2
 //   DepthToSpace CRD: x as [N, C/b², b, b, H, W] -> [N, C/b², H, b, W, b]   perm 0,1,4,2,5,3
 //   SpaceToDepth:     x as [N, C, H/b, b, W/b, b] -> [N, b, b, C, H/b, W/b]  perm 0,3,5,1,2,4
@@ -53,12 +53,9 @@ std::vector<TensorType> infer_space(SpaceKind kind, bool has_mode, const InferCo
   return {{x.dtype, out}};
 }
 
-void space_kernel(SpaceKind kind, bool has_mode, const LaunchContext& ctx,
-                  std::span<const Tensor> in, std::span<Tensor> out) {
-  const Tensor& x = in[0];
-  Tensor& y = out[0];
-  if (y.numel() == 0) return;
-  const Shape& s = x.shape();
+// The output as a strided view of the input (copy_view merges what stays contiguous).
+CopyView space_view(SpaceKind kind, bool has_mode, const LaunchContext& ctx) {
+  const Shape& s = ctx.inputs.at(0).shape;
   const int64_t b = ctx.attr().i("blocksize");
   const int64_t n = s[0], c = s[1], h = s[2], w = s[3];
   Shape view;
@@ -79,8 +76,7 @@ void space_kernel(SpaceKind kind, bool has_mode, const LaunchContext& ctx,
     dims.push_back(view[p]);
     src_strides.push_back(vs[p]);
   }
-  copy_strided(bytes_of(y), contiguous_strides(dims), bytes_of(x), src_strides, dims,
-               dtype_size(x.dtype()));
+  return copy_view(dims, src_strides, 0);
 }
 
 // Naive reference from the index formulas:
@@ -126,8 +122,10 @@ void add_space(Registry& r, SpaceKind kind, int since, int until, bool has_mode)
                            : "output = channel blocks of input moved into b x b spatial blocks "
                              "(DCR order)")
       .infer([=](const InferContext& c) { return infer_space(kind, has_mode, c); })
-      .host_kernel([=](const LaunchContext& ctx, std::span<const Tensor> in,
-                       std::span<Tensor> out) { space_kernel(kind, has_mode, ctx, in, out); })
+      .tiling([=](const LaunchContext& ctx) {
+        return copy_tiling(ctx, space_view(kind, has_mode, ctx));
+      })
+      .kernel([=](TileBuilder& t) { copy_kernel(t, space_view(kind, has_mode, t.ctx())); })
       .reference([=](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
         space_reference(kind, has_mode, a, in, out);
       });

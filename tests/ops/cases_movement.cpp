@@ -327,6 +327,13 @@ void add_space(std::vector<OpCase>& v) {
                    mode});
     }
   v.push_back({"DepthToSpace", 13, {data(kF32, {0, 4, 2, 2})}, {{"blocksize", 2}}});
+  v.push_back({"DepthToSpace", 13, {data(kF32, {2, 16, 33, 17})}, {{"blocksize", 2}}, "DCR"});
+  v.push_back({"DepthToSpace",
+               13,
+               {data(kF16, {1, 36, 20, 31})},
+               {{"blocksize", 3}, {"mode", std::string("CRD")}},
+               "CRD"});
+  v.push_back({"SpaceToDepth", 13, {data(kF32, {1, 3, 64, 66})}, {{"blocksize", 2}}});
   v.push_back({"DepthToSpace", 13, {data(kF32, {1, 5, 2, 3})}, {{"blocksize", 1}}});
   for (DType dt : {kF32, kBool, kI32}) {
     v.push_back({"SpaceToDepth", 13, {data(dt, {2, 3, 4, 6})}, {{"blocksize", 2}}});
