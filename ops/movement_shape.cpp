@@ -212,7 +212,10 @@ void register_shape_size(Registry& r) {
   for (int since : {1, 15}) {
     const bool ranged = since == 15;
     OpDef d = def_op("Shape", since, ranged ? INT_MAX : 14);
-    d.input("data", "T").output("shape", "i64").type_constraint("T", movement_types());
+    d.input("data", "T")
+        .output("shape", "i64")
+        .type_constraint("T", movement_types())
+        .trait(kShapeOf);  // reads only data's type: foldable at planning
     if (ranged)
       d.attr("start", AttrKind::kInt, int64_t{0}).attr("end", AttrKind::kInt, int64_t{INT64_MAX});
     d.describe(ranged ? "shape = data's dims [start, end) as i64" : "shape = data's dims as i64")
@@ -240,6 +243,7 @@ void register_shape_size(Registry& r) {
             .input("data", "T")
             .output("size", "i64")
             .type_constraint("T", movement_types())
+            .trait(kShapeOf)
             .describe("size = the number of elements of data, as an i64 scalar")
             .infer([](const InferContext&) {
               return std::vector<TensorType>{{DType::kI64, SymShape{}}};
