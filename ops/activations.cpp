@@ -1,7 +1,10 @@
 // Pointwise activations with scalar attributes: Elu, Selu, Celu, LeakyRelu, HardSigmoid,
-// HardSwish, Softplus, Softsign. One tile y = f(x), composed from the vector vocabulary and
+// HardSwish, Softplus, Softsign, Mish. One tile y = f(x), composed from the vector vocabulary and
 // computed in f32 for f16/bf16 storage (f64 stays f64). The family's shared helpers (act_view,
 // act_load, act_store) are defined here too.
+//
+// Opsets 1-5 of Elu, Selu, LeakyRelu and HardSigmoid differ from 6 only by the legacy
+// consumed_inputs attribute (ignored), so one version covers each from opset 1.
 //
 // The exponential branches evaluate exp on min(x, 0) only, so no tile ever computes exp of a
 // large positive value: elu(x) = relu(x) + alpha * (exp(min(x, 0)) - 1) is x for x >= 0 and
@@ -106,6 +109,14 @@ double softplus_ref(double x, const Attrs&) {
   return x > 30 ? x : std::log1p(std::exp(x));
 }
 
+// x * tanh(softplus(x))
+Buf mish_kernel(TileBuilder& t, Buf x, const Attrs& a) {
+  return x * t.unary(UnaryOp::kTanh, softplus_kernel(t, x, a));
+}
+double mish_ref(double x, const Attrs&) {
+  return x * std::tanh(x > 30 ? x : std::log1p(std::exp(x)));
+}
+
 Buf softsign_kernel(TileBuilder& t, Buf x, const Attrs&) {
   return x / (t.unary(UnaryOp::kAbs, x) + 1.0);
 }
@@ -139,9 +150,9 @@ AttrValue f(float v) {
 
 void register_activations(Registry& r) {
   const std::vector<DType>& fl = float_types();
-  r.add(pointwise("Elu", 6, fl, "y = x < 0 ? alpha * (exp(x) - 1) : x", elu_kernel, elu_ref)
+  r.add(pointwise("Elu", 1, fl, "y = x < 0 ? alpha * (exp(x) - 1) : x", elu_kernel, elu_ref)
             .attr("alpha", AttrKind::kFloat, f(1.0f)));
-  r.add(pointwise("Selu", 6, fl, "y = gamma * (x <= 0 ? alpha * (exp(x) - 1) : x)", selu_kernel,
+  r.add(pointwise("Selu", 1, fl, "y = gamma * (x <= 0 ? alpha * (exp(x) - 1) : x)", selu_kernel,
                   selu_ref)
             .attr("alpha", AttrKind::kFloat, f(1.67326319217681884765625f))
             .attr("gamma", AttrKind::kFloat, f(1.05070102214813232421875f)));
@@ -149,15 +160,16 @@ void register_activations(Registry& r) {
                   celu_kernel, celu_ref)
             .attr("alpha", AttrKind::kFloat, f(1.0f)));
   r.add(
-      pointwise("LeakyRelu", 6, fl, "y = x < 0 ? alpha * x : x", leaky_relu_kernel, leaky_relu_ref)
+      pointwise("LeakyRelu", 1, fl, "y = x < 0 ? alpha * x : x", leaky_relu_kernel, leaky_relu_ref)
           .attr("alpha", AttrKind::kFloat, f(0.01f)));
-  r.add(pointwise("HardSigmoid", 6, fl, "y = max(0, min(1, alpha * x + beta))", hard_sigmoid_kernel,
+  r.add(pointwise("HardSigmoid", 1, fl, "y = max(0, min(1, alpha * x + beta))", hard_sigmoid_kernel,
                   hard_sigmoid_ref)
             .attr("alpha", AttrKind::kFloat, f(0.2f))
             .attr("beta", AttrKind::kFloat, f(0.5f)));
   r.add(pointwise("HardSwish", 14, fl, "y = x * max(0, min(1, x / 6 + 1/2))", hard_swish_kernel,
                   hard_swish_ref));
   r.add(pointwise("Softplus", 1, fl, "y = ln(exp(x) + 1)", softplus_kernel, softplus_ref));
+  r.add(pointwise("Mish", 18, fl, "y = x * tanh(ln(exp(x) + 1))", mish_kernel, mish_ref));
   r.add(pointwise("Softsign", 1, fl, "y = x / (1 + |x|)", softsign_kernel, softsign_ref));
   register_activations_prelu(r);
   register_activations_clip(r);

@@ -1,10 +1,10 @@
 // Clip and Dropout.
 //
-// Clip 6-10 takes min/max as float attributes; 11+ as optional one-element inputs of X's dtype
-// (12+ also on integers). y = min(max(x, lo), hi), so lo > hi gives hi everywhere, as the spec
-// says. With f32 compute and bounds known when planning (constants), the tile is one kClip;
-// otherwise the bounds are copied in broadcast (stride 0) and applied with vector max/min, exact
-// for every dtype.
+// Clip 1-10 takes min/max as float attributes (1-5 only add the legacy consumed_inputs); 11+ as
+// optional one-element inputs of X's dtype (12+ also on integers). y = min(max(x, lo), hi), so
+// lo > hi gives hi everywhere, as the spec says. With f32/f16/bf16 data and bounds known when
+// planning (constants), the tile is one kClip; otherwise the bounds are copied in broadcast
+// (stride 0) and applied with vector max/min, exact for every dtype.
 //
 // Dropout in inference is the identity with an all-true mask: a tile kernel for 7-9 (mask of
 // dtype T) and 10-11 (bool mask). 12+ takes ratio and training_mode as inputs whose values are
@@ -49,26 +49,32 @@ void check_scalar_inputs(const InferContext& c, std::initializer_list<size_t> ks
 
 // ---- Clip ------------------------------------------------------------------------------------
 
+// Clip works on the storage dtype: max/min are exact in every dtype (f16/bf16 widen exactly),
+// so the tile needs no casts.
 void clip_attr_kernel(TileBuilder& t) {
   const float lo = t.ctx().attr().f("min"), hi = t.ctx().attr().f("max");
-  ew_store(t, 0, t.unary(UnaryOp::kClip, ew_load(t, 0), std::min(lo, hi), hi));
+  Buf x = t.copy_in(0, ew_box(t.ctx(), t.tiling(), 0));
+  ew_store(t, 0, t.unary(UnaryOp::kClip, x, std::min(lo, hi), hi));
 }
 
 void clip_input_kernel(TileBuilder& t) {
   const LaunchContext& ctx = t.ctx();
   const LaunchContext v = act_view(ctx, {1, 2});
-  Buf x = act_load(t, v, 0);
+  Buf x = t.copy_in(0, ew_box(v, t.tiling(), 0));
+  const DType dt = t.dtype(x);
   auto known = [&](size_t k) { return k < ctx.values.size() ? ctx.values[k] : nullptr; };
   const bool has_lo = present(ctx.inputs, 1), has_hi = present(ctx.inputs, 2);
-  if (t.dtype(x) == DType::kF32 && (!has_lo || known(1)) && (!has_hi || known(2))) {
+  // f32, f16 and bf16 bounds are exact as kClip's float parameters.
+  const bool f32_bounds = dt == DType::kF32 || dt == DType::kF16 || dt == DType::kBF16;
+  if (f32_bounds && (!has_lo || known(1)) && (!has_hi || known(2))) {
     const float inf = std::numeric_limits<float>::infinity();
     const float lo = has_lo ? static_cast<float>(known(1)->at(0)) : -inf;
     const float hi = has_hi ? static_cast<float>(known(2)->at(0)) : inf;
     act_store(t, v, 0, t.unary(UnaryOp::kClip, x, std::min(lo, hi), hi));
     return;
   }
-  if (has_lo) x = max(x, act_load(t, v, 1));
-  if (has_hi) x = min(x, act_load(t, v, 2));
+  if (has_lo) x = max(x, t.copy_in(1, ew_box(v, t.tiling(), 1)));
+  if (has_hi) x = min(x, t.copy_in(2, ew_box(v, t.tiling(), 2)));
   act_store(t, v, 0, x);
 }
 
@@ -221,7 +227,7 @@ void dropout_ref(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> o
 
 void register_activations_clip(Registry& r) {
   const std::vector<DType>& fl = float_types();
-  r.add(def_op("Clip", 6, 10)
+  r.add(def_op("Clip", 1, 10)
             .input("input", "T")
             .output("output", "T")
             .attr("min", AttrKind::kFloat, AttrValue{-FLT_MAX})
