@@ -1,6 +1,6 @@
 // Pointwise activations with scalar attributes: Elu, Selu, Celu, LeakyRelu, HardSigmoid,
-// HardSwish, Softplus, Softsign, Mish. One tile y = f(x), composed from the vector vocabulary and
-// computed in f32 for f16/bf16 storage (f64 stays f64). The family's shared helpers (act_view,
+// HardSwish, Softplus, Softsign, Mish, Gelu. One tile y = f(x), composed from the vector vocabulary
+// and computed in f32 for f16/bf16 storage (f64 stays f64). The family's shared helpers (act_view,
 // act_load, act_store) are defined here too.
 //
 // Opsets 1-5 of Elu, Selu, LeakyRelu and HardSigmoid differ from 6 only by the legacy
@@ -12,9 +12,12 @@
 #include "ops/activations.h"
 
 #include <cmath>
+#include <numbers>
 
 #include "ops/ops.h"
+#include "registry/error.h"
 #include "registry/infer.h"
+#include "registry/strings.h"
 #include "registry/tiling.h"
 
 namespace asc {
@@ -117,6 +120,25 @@ double mish_ref(double x, const Attrs&) {
   return x * std::tanh(x > 30 ? x : std::log1p(std::exp(x)));
 }
 
+// approximate "none": x * (1 + erf(x / sqrt(2))) / 2;
+// "tanh": x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2.
+Buf gelu_kernel(TileBuilder& t, Buf x, const Attrs& a) {
+  Buf inner;
+  if (a.s("approximate") == "tanh") {
+    Buf poly = (x * x) * 0.044715 + 1.0;
+    inner = t.unary(UnaryOp::kTanh, x * poly * std::sqrt(2.0 / std::numbers::pi));
+  } else {
+    inner = t.unary(UnaryOp::kErf, x * (1.0 / std::numbers::sqrt2));
+  }
+  return x * t.unary(UnaryOp::kAffine, inner, 0.5f, 0.5f);
+}
+double gelu_ref(double x, const Attrs& a) {
+  if (a.s("approximate") == "tanh")
+    return 0.5 * x *
+           (1.0 + std::tanh(std::sqrt(2.0 / std::numbers::pi) * (x + 0.044715 * x * x * x)));
+  return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+}
+
 Buf softsign_kernel(TileBuilder& t, Buf x, const Attrs&) {
   return x / (t.unary(UnaryOp::kAbs, x) + 1.0);
 }
@@ -170,6 +192,16 @@ void register_activations(Registry& r) {
                   hard_swish_ref));
   r.add(pointwise("Softplus", 1, fl, "y = ln(exp(x) + 1)", softplus_kernel, softplus_ref));
   r.add(pointwise("Mish", 18, fl, "y = x * tanh(ln(exp(x) + 1))", mish_kernel, mish_ref));
+  r.add(pointwise("Gelu", 20, fl, "y = x * (1 + erf(x / sqrt(2))) / 2, or its tanh approximation",
+                  gelu_kernel, gelu_ref)
+            .attr("approximate", AttrKind::kString, AttrValue{std::string("none")})
+            .infer([](const InferContext& c) {
+              const std::string& mode = c.attrs.s("approximate");
+              if (mode != "none" && mode != "tanh")
+                throw ShapeError(
+                    cat(c.op.name(), ": approximate must be 'none' or 'tanh', got '", mode, "'"));
+              return infer_unary(c);
+            }));
   r.add(pointwise("Softsign", 1, fl, "y = x / (1 + |x|)", softsign_kernel, softsign_ref));
   register_activations_prelu(r);
   register_activations_clip(r);

@@ -91,6 +91,13 @@ TEST(ActivationsErrors, AttributeKindIsChecked) {
   EXPECT_TRUE(contains(e, "Elu: attribute 'alpha' is")) << e;
 }
 
+TEST(ActivationsErrors, GeluApproximateMode) {
+  Attrs a;
+  a.set("approximate", std::string("fast"));
+  const std::string e = error_of("Gelu", 20, {Tensor(DType::kF32, {3})}, a);
+  EXPECT_TRUE(contains(e, "Gelu: approximate must be 'none' or 'tanh', got 'fast'")) << e;
+}
+
 TEST(ActivationsErrors, DtypesOutsideTheSpecAreRefused) {
   EXPECT_TRUE(contains(error_of("Celu", 12, {Tensor(DType::kF16, {3})}), "Celu"));
   EXPECT_TRUE(contains(error_of("Clip", 11, {Tensor(DType::kI32, {3})}), "i32"));

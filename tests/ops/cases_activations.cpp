@@ -29,11 +29,17 @@ void add_pointwise(std::vector<OpCase>& v) {
     double lo, hi;
     bool f32_only;
   };
-  const Op ops[] = {{"Elu", 17, -6, 4, false},         {"Selu", 17, -6, 4, false},
-                    {"Celu", 17, -6, 4, true},         {"LeakyRelu", 17, -4, 4, false},
-                    {"HardSigmoid", 17, -6, 6, false}, {"HardSwish", 17, -5, 5, false},
-                    {"Softplus", 17, -30, 30, false},  {"Softsign", 17, -10, 10, false},
-                    {"Mish", 18, -30, 30, false},      {"ThresholdedRelu", 17, -3, 3, false}};
+  const Op ops[] = {{"Elu", 17, -6, 4, false},
+                    {"Selu", 17, -6, 4, false},
+                    {"Celu", 17, -6, 4, true},
+                    {"LeakyRelu", 17, -4, 4, false},
+                    {"HardSigmoid", 17, -6, 6, false},
+                    {"HardSwish", 17, -5, 5, false},
+                    {"Softplus", 17, -30, 30, false},
+                    {"Softsign", 17, -10, 10, false},
+                    {"Mish", 18, -30, 30, false},
+                    {"Gelu", 20, -6, 6, false},
+                    {"ThresholdedRelu", 17, -3, 3, false}};
   for (const Op& op : ops) {
     for (const Shape& s : {Shape{}, Shape{0}, Shape{1}, Shape{1023}, Shape{3, 5, 7}})
       v.push_back({op.name, op.opset, {in(kF32, s, op.lo, op.hi)}});
@@ -55,6 +61,9 @@ void add_pointwise(std::vector<OpCase>& v) {
   v.push_back({"Softplus", 1, {in(kF32, s, -100, 100)}});
   v.push_back({"Softsign", 1, {in(kF32, s, -100, 100)}});
   v.push_back({"Elu", 1, {in(kF32, s, -5, 5)}});
+  for (DType dt : {kF32, kF16, kF64})
+    v.push_back(
+        with({"Gelu", 20, {in(dt, s, -6, 6)}}, {{"approximate", std::string("tanh")}}, "tanh"));
   v.push_back({"Clip", 1, {in(kF32, s)}});
   v.push_back(with({"ThresholdedRelu", 10, {in(kF32, s, -3, 3)}}, {{"alpha", 0.5f}}, "alpha0.5"));
   v.push_back(with({"ThresholdedRelu", 10, {in(kF32, s, -3, 3)}}, {{"alpha", -1.0f}}, "alpha-1"));
