@@ -180,7 +180,12 @@ void register_activations(Registry& r) {
             .attr("gamma", AttrKind::kFloat, f(1.05070102214813232421875f)));
   r.add(pointwise("Celu", 12, {DType::kF32}, "y = max(0, x) + min(0, alpha * (exp(x / alpha) - 1))",
                   celu_kernel, celu_ref)
-            .attr("alpha", AttrKind::kFloat, f(1.0f)));
+            .attr("alpha", AttrKind::kFloat, f(1.0f))
+            .infer([](const InferContext& c) {
+              if (c.attrs.f("alpha") == 0.f)
+                throw ShapeError(cat(c.op.name(), ": alpha must not be 0"));
+              return infer_unary(c);
+            }));
   r.add(
       pointwise("LeakyRelu", 1, fl, "y = x < 0 ? alpha * x : x", leaky_relu_kernel, leaky_relu_ref)
           .attr("alpha", AttrKind::kFloat, f(0.01f)));

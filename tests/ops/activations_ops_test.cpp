@@ -98,6 +98,13 @@ TEST(ActivationsErrors, GeluApproximateMode) {
   EXPECT_TRUE(contains(e, "Gelu: approximate must be 'none' or 'tanh', got 'fast'")) << e;
 }
 
+TEST(ActivationsErrors, CeluAlphaNonZero) {
+  Attrs a;
+  a.set("alpha", 0.0f);
+  const std::string e = error_of("Celu", 12, {Tensor(DType::kF32, {3})}, a);
+  EXPECT_TRUE(contains(e, "Celu: alpha must not be 0")) << e;
+}
+
 TEST(ActivationsErrors, DtypesOutsideTheSpecAreRefused) {
   EXPECT_TRUE(contains(error_of("Celu", 12, {Tensor(DType::kF16, {3})}), "Celu"));
   EXPECT_TRUE(contains(error_of("Clip", 11, {Tensor(DType::kI32, {3})}), "i32"));
