@@ -93,7 +93,7 @@ void shrink_kernel(TileBuilder& t) {
   const double lambd = t.ctx().attr().f("lambd");
   const double bias = t.ctx().attr().f("bias");
   const DType dt = t.dtype(x);
-  const Shape& dims = t.dims(x);
+  const Shape dims = t.dims(x);  // a copy: new buffers may move the declarations
   Buf below = t.compare(CmpOp::kLt, x, t.duplicate(dt, dims, -lambd));
   Buf above = t.compare(CmpOp::kGt, x, t.duplicate(dt, dims, lambd));
   Buf upper = t.select(above, x - bias, t.duplicate(dt, dims, 0.0));
