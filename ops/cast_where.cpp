@@ -1,4 +1,6 @@
-// Cast (any numeric/bool dtype to any other) and Where (select with three-way broadcasting).
+// Cast and CastLike (any numeric/bool dtype to any other) and Where (select with three-way
+// broadcasting).
+#include "ops/activations.h"
 #include "ops/ops.h"
 #include "registry/error.h"
 #include "registry/infer.h"
@@ -30,6 +32,28 @@ void register_cast_where(Registry& r) {
             })
             .reference([](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
               ref_elementwise(in, out[0], [](const double* v) { return v[0]; });
+            }));
+
+  // CastLike: Cast to target_type's dtype; target_type's shape and values are not read (act_view
+  // keeps it out of the elementwise view).
+  r.add(def_op("CastLike", 15)
+            .input("input", "T1")
+            .input("target_type", "T2")
+            .output("output", "T2")
+            .type_constraint("T1", numeric_bool_types())
+            .type_constraint("T2", numeric_bool_types())
+            .trait(kElementwise)
+            .describe("output = input converted to target_type's dtype")
+            .infer([](const InferContext& c) {
+              return std::vector<TensorType>{{c.inputs.at(1).dtype, c.inputs.at(0).shape}};
+            })
+            .tiling([](const LaunchContext& c) { return elementwise_tiling(act_view(c, {1})); })
+            .kernel([](TileBuilder& t) {
+              const LaunchContext v = act_view(t.ctx(), {1});
+              act_store(t, v, 0, t.copy_in(0, ew_box(v, t.tiling(), 0)));
+            })
+            .reference([](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
+              ref_elementwise(in.first(1), out[0], [](const double* v) { return v[0]; });
             }));
 
   r.add(def_op("Where", 9)
