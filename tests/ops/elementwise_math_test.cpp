@@ -1,6 +1,7 @@
 // The composed math functions (ops/elementwise_math.cpp) over dense sweeps of their domains: the
 // relative error against the double library function stays within a few ulp of the compute
-// dtype (f32: 1e-6, f64: 1e-14), far inside the case table's tolerances.
+// dtype (f32: 5e-7, measured 2.4e-7; f64: 2e-15, measured 5.7e-16), far inside the case table's
+// tolerances.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -54,11 +55,11 @@ double max_rel_error(const Sweep& s, DType dt, int64_t n) {
 }
 
 TEST(ElementwiseMath, F32WithinAFewUlp) {
-  for (const Sweep& s : kSweeps) EXPECT_LT(max_rel_error(s, DType::kF32, 20001), 1e-6) << s.op;
+  for (const Sweep& s : kSweeps) EXPECT_LT(max_rel_error(s, DType::kF32, 20001), 5e-7) << s.op;
 }
 
 TEST(ElementwiseMath, F64WithinAFewUlp) {
-  for (const Sweep& s : kSweeps) EXPECT_LT(max_rel_error(s, DType::kF64, 20001), 1e-14) << s.op;
+  for (const Sweep& s : kSweeps) EXPECT_LT(max_rel_error(s, DType::kF64, 20001), 2e-15) << s.op;
 }
 
 }  // namespace
