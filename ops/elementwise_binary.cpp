@@ -46,8 +46,8 @@ double ref_mod(double a, double b, bool fmod, DType t) {
 void mod_kernel(TileBuilder& t) {
   Buf a = ew_load(t, 0);
   Buf b = ew_load(t, 1);
-  const bool c_sign = t.ctx().attr().i("fmod") != 0;
-  if (!c_sign || !dtype_is_integer(t.dtype(a))) {
+  const bool dividend_sign = t.ctx().attr().i("fmod") != 0;
+  if (!dividend_sign || !dtype_is_integer(t.dtype(a))) {
     ew_store(t, 0, t.binary(BinaryOp::kMod, a, b));  // ints: Python sign; floats: fmod
     return;
   }
