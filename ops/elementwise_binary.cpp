@@ -1,9 +1,11 @@
-// Add, Sub, Mul, Div, Pow: numpy-broadcast binary arithmetic. One tile: C = A op B, computed in
-// f32 for f16/bf16 storage.
+// Add, Sub, Mul, Div, Pow (numpy broadcasting from opset 7, the legacy broadcast/axis form
+// before) and Mod. One tile: C = A op B, computed in f32 for f16/bf16 storage.
 #include <cmath>
 
+#include "ops/elementwise.h"
 #include "ops/ops.h"
-#include "registry/infer.h"
+#include "registry/error.h"
+#include "registry/strings.h"
 #include "registry/tiling.h"
 
 namespace asc {
@@ -18,19 +20,58 @@ double ref_pow(double a, double b) {
   return std::pow(a, b);
 }
 
+double ref_arith(BinaryOp op, double a, double b, DType t) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return a + b;
+    case BinaryOp::kSub:
+      return a - b;
+    case BinaryOp::kMul:
+      return a * b;
+    default:
+      return ref_div(a, b, t);
+  }
+}
+
+// Mod, integers: fmod = 0 takes the divisor's sign (Python), fmod = 1 the dividend's (C); a zero
+// divisor gives 0 (fmod = 0) or a (fmod = 1). Floats: C fmod (the schema requires fmod = 1).
+double ref_mod(double a, double b, bool fmod, DType t) {
+  if (!dtype_is_integer(t)) return std::fmod(a, b);
+  if (b == 0) return fmod ? a : 0;
+  const double r = a - std::trunc(a / b) * b;
+  if (!fmod && r != 0 && (r < 0) != (b < 0)) return r + b;
+  return r;
+}
+
+void mod_kernel(TileBuilder& t) {
+  Buf a = ew_load(t, 0);
+  Buf b = ew_load(t, 1);
+  const bool dividend_sign = t.ctx().attr().i("fmod") != 0;
+  if (!dividend_sign || !dtype_is_integer(t.dtype(a))) {
+    ew_store(t, 0, t.binary(BinaryOp::kMod, a, b));  // ints: Python sign; floats: fmod
+    return;
+  }
+  ew_store(t, 0, a - (a / b) * b);  // integer division truncates
+}
+
 struct BinaryOpInfo {
   const char* type;
   int since;
   BinaryOp op;
   uint32_t traits;
   const char* doc;
+  const char* legacy_doc;
 };
 
 constexpr BinaryOpInfo kBinary[] = {
-    {"Add", 7, BinaryOp::kAdd, kCommutative, "C = A + B with numpy broadcasting"},
-    {"Sub", 7, BinaryOp::kSub, 0, "C = A - B with numpy broadcasting"},
-    {"Mul", 7, BinaryOp::kMul, kCommutative, "C = A * B with numpy broadcasting"},
-    {"Div", 7, BinaryOp::kDiv, 0, "C = A / B with numpy broadcasting (integers truncate)"},
+    {"Add", 7, BinaryOp::kAdd, kCommutative, "C = A + B with numpy broadcasting",
+     "C = A + B, B broadcast onto A at `axis` when broadcast = 1"},
+    {"Sub", 7, BinaryOp::kSub, 0, "C = A - B with numpy broadcasting",
+     "C = A - B, B broadcast onto A at `axis` when broadcast = 1"},
+    {"Mul", 7, BinaryOp::kMul, kCommutative, "C = A * B with numpy broadcasting",
+     "C = A * B, B broadcast onto A at `axis` when broadcast = 1"},
+    {"Div", 7, BinaryOp::kDiv, 0, "C = A / B with numpy broadcasting (integers truncate)",
+     "C = A / B (integers truncate), B broadcast onto A at `axis` when broadcast = 1"},
 };
 
 void binary_kernel(TileBuilder& t, BinaryOp op) {
@@ -42,6 +83,7 @@ void binary_kernel(TileBuilder& t, BinaryOp op) {
 }  // namespace
 
 void register_elementwise_binary(Registry& r) {
+  register_elementwise_variadic(r);
   for (const BinaryOpInfo& b : kBinary) {
     const BinaryOp op = b.op;
     r.add(def_op(b.type, b.since)
@@ -57,18 +99,17 @@ void register_elementwise_binary(Registry& r) {
               .reference([op](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
                 const DType dt = out[0].dtype();
                 ref_elementwise(in, out[0], [op, dt](const double* v) {
-                  switch (op) {
-                    case BinaryOp::kAdd:
-                      return v[0] + v[1];
-                    case BinaryOp::kSub:
-                      return v[0] - v[1];
-                    case BinaryOp::kMul:
-                      return v[0] * v[1];
-                    default:
-                      return ref_div(v[0], v[1], dt);
-                  }
+                  return ref_arith(op, v[0], v[1], dt);
                 });
               }));
+    // Opsets 1-5 (with consumed_inputs) and 6: B broadcasts onto A by the legacy rule.
+    const EwBinaryFn kernel = [op](TileBuilder& t, Buf x, Buf y) { return t.binary(op, x, y); };
+    const EwRefFn ref = [op](double x, double y, DType t) { return ref_arith(op, x, y, t); };
+    add_legacy_binary(r, b.type, 1, 5, ew_f16_f32_f64(), DType::kUndefined, true, b.legacy_doc,
+                      kernel, ref);
+    const std::vector<DType> types6 = {DType::kF16, DType::kF32, DType::kF64, DType::kI32,
+                                       DType::kI64, DType::kU32, DType::kU64};
+    add_legacy_binary(r, b.type, 6, 6, types6, DType::kUndefined, false, b.legacy_doc, kernel, ref);
   }
   // Pow: the exponent may have its own type (opset 12+); it is cast to the base's compute type.
   r.add(def_op("Pow", 7)
@@ -94,6 +135,39 @@ void register_elementwise_binary(Registry& r) {
                 return integer ? std::trunc(p) : p;
               });
             }));
+  add_legacy_binary(
+      r, "Pow", 1, 6, ew_f16_f32_f64(), DType::kUndefined, false,
+      "Z = X ^ Y, Y broadcast onto X at `axis` when broadcast = 1",
+      [](TileBuilder& t, Buf x, Buf y) { return t.binary(BinaryOp::kPow, x, y); },
+      [](double x, double y, DType) { return ref_pow(x, y); });
+
+  // Mod: 10-12, and 13+ adding bf16.
+  for (const auto& [since, until] : {std::pair{10, 12}, std::pair{13, INT_MAX}}) {
+    r.add(def_op("Mod", since, until)
+              .input("A", "T")
+              .input("B", "T")
+              .output("C", "T")
+              .attr("fmod", AttrKind::kInt, int64_t{0})
+              .type_constraint("T", ew_numeric(since >= 13))
+              .trait(kElementwise | kBroadcast)
+              .describe("C = A mod B with numpy broadcasting; integers: the divisor's sign "
+                        "(fmod = 0) or the dividend's (fmod = 1); floats: C fmod (fmod = 1)")
+              .infer([](const InferContext& c) {
+                if (c.attrs.i("fmod") == 0 && dtype_is_float(c.inputs.at(0).dtype))
+                  throw ShapeError(cat(c.op.name(), ": fmod = 0 is not defined for ",
+                                       dtype_name(c.inputs[0].dtype), " (set fmod = 1)"));
+                return infer_broadcast(c);
+              })
+              .tiling(elementwise_tiling)
+              .kernel(mod_kernel)
+              .reference([](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
+                const bool fmod = a.i("fmod") != 0;
+                const DType t = out[0].dtype();
+                ref_elementwise(in, out[0], [fmod, t](const double* v) {
+                  return ref_mod(v[0], v[1], fmod, t);
+                });
+              }));
+  }
 }
 
 }  // namespace asc

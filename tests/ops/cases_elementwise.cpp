@@ -1,7 +1,12 @@
-// Cases of the elementwise families: binary arithmetic, unary math, Cast, Where.
+// Cases of the elementwise families: binary arithmetic, unary math, Cast, Where; the legacy
+// (opset < 7) forms, Mod, the composed math functions and the variadic ops live in
+// cases_elementwise_more.cpp.
 #include "ops/op_cases.h"
 
 namespace asc::test {
+
+std::vector<OpCase> cases_elementwise_more();
+
 namespace {
 
 const DType kF32 = DType::kF32, kF16 = DType::kF16, kBF16 = DType::kBF16;
@@ -93,6 +98,7 @@ std::vector<OpCase> cases_elementwise() {
   }
   v.push_back({"Where", 17, {in(DType::kBool, {9}), in(DType::kI64, {9}), in(DType::kI64, {1})}});
   v.push_back({"Where", 17, {in(DType::kBool, {2, 9}), in(kF16, {9}), in(kF16, {2, 1})}});
+  for (OpCase& c : cases_elementwise_more()) v.push_back(std::move(c));
   return v;
 }
 
