@@ -1,5 +1,6 @@
-// RNN, GRU, LSTM as host kernels (layouts and semantics: ops/reduce_rnn.h). Versions 7-13 and
-// 14+ (the `layout` attribute); f16/bf16 compute in f32, f32 in f32, f64 in f64.
+// RNN, GRU, LSTM as host kernels (layouts and semantics: ops/reduce_rnn.h). Versions 1-6 (an
+// `output_sequence` attribute without effect; GRU 1-2 without linear_before_reset), 7-13 and 14+
+// (the `layout` attribute); f16/bf16 compute in f32, f32 in f32, f64 in f64.
 //
 // Per direction the input projection of every step is one GEMM, xw[t, b, :] = X[t, b] W^T + Wb
 // (+ Rb for the gates whose recurrent bias adds directly); each batch row then walks its steps,
@@ -323,7 +324,9 @@ void register_one(Registry& r, RnnKind kind, int since, int until) {
       .attr("direction", AttrKind::kString, std::string("forward"))
       .attr("hidden_size", AttrKind::kInt, int64_t{0});  // 0: from R
   if (since >= 14) def.attr("layout", AttrKind::kInt, int64_t{0});
-  if (kind == RnnKind::kGru) def.attr("linear_before_reset", AttrKind::kInt, int64_t{0});
+  if (until < 7) def.attr("output_sequence", AttrKind::kInt, int64_t{0});  // Y is always computed
+  if (kind == RnnKind::kGru && since >= 3)
+    def.attr("linear_before_reset", AttrKind::kInt, int64_t{0});
   if (kind == RnnKind::kLstm) def.attr("input_forget", AttrKind::kInt, int64_t{0});
   def.type_constraint("T", float_types())
       .describe(kind == RnnKind::kRnn
@@ -343,6 +346,12 @@ void register_one(Registry& r, RnnKind kind, int since, int until) {
 
 void register_rnn(Registry& r) {
   for (RnnKind k : {RnnKind::kRnn, RnnKind::kGru, RnnKind::kLstm}) {
+    if (k == RnnKind::kGru) {
+      register_one(r, k, 1, 2);  // no linear_before_reset
+      register_one(r, k, 3, 6);
+    } else {
+      register_one(r, k, 1, 6);
+    }
     register_one(r, k, 7, 13);
     register_one(r, k, 14, INT_MAX);
   }

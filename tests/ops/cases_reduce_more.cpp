@@ -115,8 +115,11 @@ void add_reduce_cases(std::vector<OpCase>& v) {
       v.push_back(reduce(op.name, From::kInput18, in(DType::kI32, {0, 3}, -5, 5), A{0}));
     }
   }
-  for (DType dt : {DType::kI8, DType::kU8, DType::kU64})
-    v.push_back(reduce("ReduceMin", From::kInput18, in(dt, {6, 5}, 0, 100), A{0}));
+  for (const char* op : {"ReduceMin", "ReduceMax"})
+    for (DType dt : {DType::kI8, DType::kU8, DType::kU64}) {
+      v.push_back(reduce(op, From::kInput18, in(dt, {6, 5}, 0, 100), A{0}));
+      v.push_back(reduce(op, From::kInput18, in(dt, {0, 5}, 0, 100), A{0}));  // empty: extreme
+    }
   // LogSumExp of large values: exp(x) overflows f32, the max-shifted form does not.
   v.push_back(reduce("ReduceLogSumExp", From::kInput18, in(kF32, {6, 40}, 80, 100), A{1}));
   v.push_back(reduce("ReduceLogSumExp", From::kInput18, in(kF32, {3, 60000}, 80, 100), A{1}));

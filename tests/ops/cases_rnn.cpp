@@ -1,7 +1,7 @@
-// Cases of RNN / GRU / LSTM (opsets 7 and 14): forward, reverse, bidirectional; with and without
-// bias, sequence_lens (including 0 and full lengths), initial states and peepholes; layout 0/1;
-// non-default activations with alpha/beta, clip, linear_before_reset, input_forget; f32, f16, f64.
-// Called from cases_reduce_more().
+// Cases of RNN / GRU / LSTM (opsets 1, 3, 7 and 14): forward, reverse, bidirectional; with and
+// without bias, sequence_lens (including 0 and full lengths), initial states and peepholes; layout
+// 0/1; non-default activations with alpha/beta, clip, linear_before_reset, input_forget; f32, f16,
+// f64. Called from cases_reduce_more().
 #include "ops/op_cases.h"
 #include "registry/strings.h"
 
@@ -69,6 +69,7 @@ std::vector<OpCase> cases_rnn() {
   const Dims small{3, 2, 4, 5}, odd{5, 3, 7, 6}, one{1, 1, 1, 1};
   for (const char* op : {"RNN", "GRU", "LSTM"}) {
     const bool lstm = std::string(op) == "LSTM";
+    v.push_back(rnn(op, 1, small, {.bias = true, .lens = true}));  // output_sequence era
     v.push_back(rnn(op, 7, small, {}));
     v.push_back(rnn(op, 7, one, {.bias = true}));
     v.push_back(rnn(op, 7, odd, {.bias = true, .h0 = true, .c0 = lstm}));
@@ -112,6 +113,7 @@ std::vector<OpCase> cases_rnn() {
   Attrs lbr;
   lbr.set("linear_before_reset", int64_t{1});
   v.push_back(rnn("GRU", 7, odd, {.bias = true, .h0 = true, .label = "lbr"}, lbr));
+  v.push_back(rnn("GRU", 3, odd, {.bias = true, .h0 = true, .label = "lbr"}, lbr));
   v.push_back(
       rnn("GRU", 14, odd,
           {.direction = "bidirectional", .bias = true, .lens = true, .layout = 1, .label = "lbr"},
