@@ -157,7 +157,7 @@ RowView reduce_view(const ReduceVersion& v, const LaunchContext& ctx) {
   const bool present = ctx.inputs.size() > 1 && ctx.inputs[1].dtype != DType::kUndefined;
   const Tensor* value = ctx.values.size() > 1 ? ctx.values[1] : nullptr;
   const auto given = given_axes(v, ctx.attr(), present, value);
-  if (!given) throw ShapeError(ctx.str() + ": the axes input must be known at launch");
+  if (!given) throw ShapeError(cat(ctx.str(), ": the axes input must be known at launch"));
   const Shape& in = ctx.inputs[0].shape;
   return row_view(
       in, resolve_axes(v, ctx.attr(), *given, static_cast<int64_t>(in.size()), to_string(in)));

@@ -2,7 +2,7 @@
 // `output_sequence` attribute without effect; GRU 1-2 without linear_before_reset), 7-13 and 14+
 // (the `layout` attribute); f16/bf16 compute in f32, f32 in f32, f64 in f64.
 //
-// Per direction the input projection of every step is one GEMM, xw[t, b, :] = X[t, b] W^T + Wb
+// Per direction the input projections of every step come first, xw[t, b, :] = X[t, b] W^T + Wb
 // (+ Rb for the gates whose recurrent bias adds directly); each batch row then walks its steps,
 // a = xw[t, b] + h R^T, and applies the cell.
 #include <algorithm>
@@ -97,17 +97,26 @@ void activate(const RnnActivation& f, float clip, C* x, size_t n) {
   }
 }
 
-// y[m, n] (+)= x[m, k] w[n, k]^T: rows of both operands are contiguous.
+// sum a[p] b[p] over p < n, in 8 independent partial sums (vectorisable without reassociation
+// flags).
 template <class C>
-void gemm_nt(const C* x, const C* w, C* y, int64_t m, int64_t n, int64_t k, bool accumulate) {
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      const C* xr = x + i * k;
-      const C* wr = w + j * k;
-      C s = 0;
-      for (int64_t p = 0; p < k; ++p) s += xr[p] * wr[p];
-      y[i * n + j] = accumulate ? y[i * n + j] + s : s;
-    }
+C dot(const C* a, const C* b, int64_t n) {
+  C s[8] = {};
+  int64_t p = 0;
+  for (; p + 8 <= n; p += 8)
+    for (int k = 0; k < 8; ++k) s[k] += a[p + k] * b[p + k];
+  C tail = 0;
+  for (; p < n; ++p) tail += a[p] * b[p];
+  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7])) + tail;
+}
+
+// y[n] (+)= w[n, k] x[k]: a row vector times W^T (rows of w contiguous).
+template <class C>
+void matvec(const C* w, const C* x, C* y, int64_t n, int64_t k, bool accumulate) {
+  for (int64_t j = 0; j < n; ++j) {
+    const C s = dot(w + j * k, x, k);
+    y[j] = accumulate ? y[j] + s : s;
+  }
 }
 
 template <class C>
@@ -140,7 +149,7 @@ struct RnnRun {
     for (int64_t t = 0; t < c.seq; ++t)
       for (int64_t b = 0; b < c.batch; ++b) {
         C* row = xw.data() + (t * c.batch + b) * GH;
-        gemm_nt(x_at(t, b), wd, row, 1, GH, c.input, false);
+        matvec(wd, x_at(t, b), row, GH, c.input, false);
         if (wb)
           for (int64_t j = 0; j < GH; ++j) row[j] += wb[j] + (j < rb_direct ? rb[j] : C(0));
       }
@@ -171,7 +180,7 @@ struct RnnRun {
   void step(std::vector<C>& a, std::vector<C>& h, std::vector<C>& cell, const C* rd, int64_t d,
             const std::vector<RnnActivation>& acts) {
     const int64_t H = c.hidden;
-    gemm_nt(h.data(), rd, a.data(), 1, c.gates * H, H, true);
+    matvec(rd, h.data(), a.data(), c.gates * H, H, true);
     if (c.kind == RnnKind::kRnn) {
       activate(acts[0], c.clip, a.data(), static_cast<size_t>(H));
       std::copy_n(a.data(), H, h.data());
@@ -205,15 +214,15 @@ struct RnnRun {
                 const C* rd, const C* rb, const std::vector<RnnActivation>& acts) {
     const int64_t H = c.hidden;
     C *gz = a.data(), *gr = gz + H, *gh = gr + H;
-    gemm_nt(h.data(), rd, gz, 1, 2 * H, H, true);
+    matvec(rd, h.data(), gz, 2 * H, H, true);
     activate(acts[0], c.clip, gz, static_cast<size_t>(2 * H));
     const C* rbh = rb ? rb + 2 * H : nullptr;
     if (c.linear_before_reset) {
-      gemm_nt(h.data(), rd + 2 * H * H, rh.data(), 1, H, H, false);
+      matvec(rd + 2 * H * H, h.data(), rh.data(), H, H, false);
       for (int64_t i = 0; i < H; ++i) gh[i] += gr[i] * (rh[i] + (rbh ? rbh[i] : C(0)));
     } else {
       for (int64_t i = 0; i < H; ++i) hr[i] = gr[i] * h[i];
-      gemm_nt(hr.data(), rd + 2 * H * H, gh, 1, H, H, true);
+      matvec(rd + 2 * H * H, hr.data(), gh, H, H, true);
       if (rbh)
         for (int64_t i = 0; i < H; ++i) gh[i] += rbh[i];
     }
