@@ -9,9 +9,9 @@ namespace asc {
 
 std::string traits_str(uint32_t traits) {
   static const std::pair<uint32_t, const char*> kNames[] = {
-      {kElementwise, "elementwise"},    {kBroadcast, "broadcast"}, {kCommutative, "commutative"},
-      {kReduction, "reduction"},        {kMovement, "movement"},   {kContraction, "contraction"},
-      {kNormalization, "normalization"}};
+      {kElementwise, "elementwise"},     {kBroadcast, "broadcast"}, {kCommutative, "commutative"},
+      {kReduction, "reduction"},         {kMovement, "movement"},   {kContraction, "contraction"},
+      {kNormalization, "normalization"}, {kShapeOf, "shape-of"}};
   std::string s;
   for (const auto& [bit, name] : kNames)
     if (traits & bit) s += cat(s.empty() ? "" : "|", name);

@@ -25,6 +25,7 @@ enum Trait : uint32_t {
   kMovement = 1u << 4,       // moves data without arithmetic (transpose, reshape, slice)
   kContraction = 1u << 5,    // matmul-like: runs on the cube unit
   kNormalization = 1u << 6,  // softmax, layer norm, ...
+  kShapeOf = 1u << 7,        // outputs depend only on input types (Shape, Size): no data read
 };
 std::string traits_str(uint32_t traits);  // "elementwise|broadcast"
 

@@ -8,10 +8,14 @@
 
 namespace asc {
 
+// The largest tensor asc allocates (1 TiB): larger shapes are refused before allocating.
+constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
+
 class Tensor {
  public:
   Tensor() = default;
-  // Owns fresh storage (zero-filled, 64-byte aligned).
+  // Owns fresh storage (zero-filled, 64-byte aligned); throws ShapeError for negative dims, sizes
+  // over kMaxTensorBytes and failed allocations.
   Tensor(DType dtype, Shape shape);
   // Borrows caller memory; the caller keeps it alive.
   static Tensor wrap(DType dtype, Shape shape, void* data);

@@ -8,6 +8,7 @@
 #include "registry/error.h"
 #include "registry/strings.h"
 #include "runtime/graph_passes.h"
+#include "runtime/op_runner.h"
 
 namespace asc {
 
@@ -19,14 +20,27 @@ Model::Model(Graph graph, ModelOptions options)
   graph_.topo_order();  // refuse cycles and dangling inputs at load
   eliminate_dead_nodes(graph_);
   fold_constants(graph_, *device_);
-  value_inputs_.assign(graph_.inputs.size(), false);
+  // Graph inputs whose values shape the plan: those reaching a value-needed parameter through
+  // data edges (not through ops that read only types, such as Shape).
+  std::vector<bool> needed(graph_.values.size(), false);
   for (const Node& n : graph_.nodes)
     for (size_t k = 0; k < n.inputs.size() && n.def; ++k) {
       const auto& params = n.def->inputs;
-      if (params.empty() || !params[std::min(k, params.size() - 1)].value_needed) continue;
-      for (size_t i = 0; i < graph_.inputs.size(); ++i)
-        if (graph_.inputs[i] == n.inputs[k]) value_inputs_[i] = true;
+      if (n.inputs[k] >= 0 && !params.empty() &&
+          params[std::min(k, params.size() - 1)].value_needed)
+        needed[n.inputs[k]] = true;
     }
+  const std::vector<int> order = graph_.topo_order();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const Node& n = graph_.nodes[*it];
+    bool feeds = false;
+    for (int o : n.outputs) feeds = feeds || (o >= 0 && needed[o]);
+    if (!feeds || (n.def && n.def->has(kShapeOf))) continue;
+    for (int v : n.inputs)
+      if (v >= 0) needed[v] = true;
+  }
+  value_inputs_.assign(graph_.inputs.size(), false);
+  for (size_t i = 0; i < graph_.inputs.size(); ++i) value_inputs_[i] = needed[graph_.inputs[i]];
 }
 
 Model::~Model() = default;
@@ -40,8 +54,11 @@ std::shared_ptr<const Plan> Model::plan_for(const std::vector<TensorDesc>& input
     if (it != plans_.end()) return it->second;
   }
   // Planning runs outside the lock; two threads may plan the same signature, the first wins.
+  const NodeEval eval = [this](const Node& n, const Attrs& resolved, std::span<const Tensor> ins) {
+    return run_op(*n.def, resolved, ins, *device_);
+  };
   auto plan = std::make_shared<const Plan>(
-      make_plan(graph_, inputs, device_->spec(), options_.optimize, values));
+      make_plan(graph_, inputs, device_->spec(), options_.optimize, values, &eval));
   std::lock_guard<std::mutex> lock(plans_mutex_);
   return plans_.emplace(key, std::move(plan)).first->second;
 }
@@ -74,6 +91,63 @@ void Model::run_step(const PlanStep& s, const std::vector<Tensor>& bound) const 
   }
 }
 
+std::vector<NamedTensor> Model::run_dynamic(const std::vector<const Tensor*>& fed,
+                                            const std::vector<NamedTensor>& outputs,
+                                            RunStats* stats) const {
+  std::vector<Tensor> bound(graph_.values.size());
+  for (size_t i = 0; i < fed.size(); ++i) bound[graph_.inputs[i]] = *fed[i];
+  for (size_t v = 0; v < graph_.values.size(); ++v)
+    if (graph_.values[v].constant) bound[v] = *graph_.values[v].constant;
+  for (int i : graph_.topo_order()) {
+    const Node& n = graph_.nodes[i];
+    std::vector<Tensor> ins;
+    for (int v : n.inputs) ins.push_back(v >= 0 ? bound[v] : Tensor());
+    StepTiming st;
+    st.node = i;
+    st.thread = std::this_thread::get_id();
+    st.start = std::chrono::steady_clock::now();
+    std::vector<Tensor> outs;
+    try {
+      if (!n.def) throw UnsupportedError(cat("op ", n.op_type, " is not supported"));
+      device_->run([&] { outs = run_op(*n.def, n.attrs, ins, *device_); });
+    } catch (const Error& e) {
+      std::string shapes;
+      for (size_t k = 0; k < ins.size(); ++k)
+        shapes += cat(k ? ", " : "", ins[k].defined() ? ins[k].desc().str() : "-");
+      throw ShapeError(cat(n.label(), " [", n.domain.empty() ? "ai.onnx" : n.domain, " opset ",
+                           n.opset, "] inputs (", shapes, "): ", e.what()));
+    }
+    st.end = std::chrono::steady_clock::now();
+    if (stats) stats->steps.push_back(st);
+    for (size_t k = 0; k < n.outputs.size() && k < outs.size(); ++k)
+      if (n.outputs[k] >= 0) bound[n.outputs[k]] = std::move(outs[k]);
+  }
+  std::vector<NamedTensor> result;
+  for (int v : graph_.outputs) {
+    const std::string& name = graph_.values[v].name;
+    Tensor t = bound[v];
+    bool copied = false;
+    for (const auto& o : outputs)
+      if (o.name == name) {
+        if (o.tensor.dtype() != t.dtype() || o.tensor.shape() != t.shape())
+          throw ShapeError(cat("output buffer '", o.name, "' is ", o.tensor.desc().str(),
+                               ", the model produces ", t.desc().str()));
+        Tensor dst = o.tensor;
+        if (t.nbytes()) std::memcpy(dst.data(), t.data(), t.nbytes());
+        result.push_back({name, dst});
+        copied = true;
+      }
+    if (copied) continue;
+    if (graph_.values[v].producer < 0) {  // an input or constant passed through: copy
+      Tensor c(t.dtype(), t.shape());
+      if (t.nbytes()) std::memcpy(c.data(), t.data(), t.nbytes());
+      t = c;
+    }
+    result.push_back({name, t});
+  }
+  return result;
+}
+
 std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
                                     const std::vector<NamedTensor>& outputs,
                                     RunStats* stats) const {
@@ -94,10 +168,13 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
       throw ShapeError(cat("input '", graph_.values[graph_.inputs[i]].name, "' is not given"));
     descs.push_back(fed[i]->desc());
   }
+  // Small inputs that shape the plan key it by value; a large one leaves its consumers to be
+  // planned while running.
   std::vector<const Tensor*> values(fed.size(), nullptr);
   for (size_t i = 0; i < fed.size(); ++i)
-    if (value_inputs_[i]) values[i] = fed[i];
+    if (value_inputs_[i] && fed[i]->numel() <= kFoldMaxElements) values[i] = fed[i];
   const std::shared_ptr<const Plan> plan = plan_for(descs, values);
+  if (!plan->dynamic.empty()) return run_dynamic(fed, outputs, stats);
 
   // Bind every value to memory.
   std::vector<Tensor> bound(graph_.values.size());
@@ -113,7 +190,7 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
     const TensorDesc& d = plan->desc[v];
     switch (plan->storage[v]) {
       case Storage::kConstant:
-        bound[v] = *graph_.values[v].constant;
+        bound[v] = plan->known[v];
         break;
       case Storage::kArena:
         bound[v] = Tensor::wrap(d.dtype, d.shape, arena.get() + plan->offset[v]);

@@ -62,6 +62,11 @@ class Model {
                                        const std::vector<const Tensor*>& values = {}) const;
 
  private:
+  // Runs node by node, inferring each from the values computed before it (plans whose shapes
+  // depend on data computed while running).
+  std::vector<NamedTensor> run_dynamic(const std::vector<const Tensor*>& fed,
+                                       const std::vector<NamedTensor>& outputs,
+                                       RunStats* stats) const;
   // Runs one planned node on tensors bound to every value.
   void run_step(const PlanStep& s, const std::vector<Tensor>& bound) const;
 

@@ -31,14 +31,25 @@ std::vector<TensorDesc> infer_outputs(const OpDef& op, const Attrs& resolved,
     op.check_types(dtypes);
     if (!op.infer_fn) throw ShapeError("op has no shape inference");
     out = op.infer_fn(InferContext{op, in, resolved, values});
+  } catch (const ValueUnknownError& e) {
+    throw ValueUnknownError(describe(op, inputs) + ": " + e.what());
   } catch (const ShapeError& e) {
     throw ShapeError(describe(op, inputs) + ": " + e.what());
   }
   std::vector<TensorDesc> r;
   for (const auto& t : out) {
     auto shape = t.shape ? to_concrete(*t.shape) : std::nullopt;
-    if (!shape)
+    if (!shape) {
+      // A shape left open because a value-needed input has no value yet is for run time.
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        const auto& p =
+            op.inputs.empty() ? ParamDef{} : op.inputs[std::min(k, op.inputs.size() - 1)];
+        if (p.value_needed && inputs[k].defined() && !values[k])
+          throw ValueUnknownError(describe(op, inputs) + ": output shape " + t.str() +
+                                  " depends on the value of input '" + p.name + "'");
+      }
       throw ShapeError(describe(op, inputs) + ": output shape " + t.str() + " is not concrete");
+    }
     r.push_back({t.dtype, *shape});
   }
   return r;

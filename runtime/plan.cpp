@@ -38,7 +38,7 @@ std::string shape_signature(const std::vector<TensorDesc>& inputs,
 }
 
 Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const DeviceSpec& spec,
-               bool optimize, const std::vector<const Tensor*>& values) {
+               bool optimize, const std::vector<const Tensor*>& values, const NodeEval* eval) {
   if (inputs.size() != g.inputs.size())
     throw ShapeError(cat("model takes ", g.inputs.size(), " inputs, got ", inputs.size()));
   Plan p;
@@ -61,11 +61,15 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
     p.desc[g.inputs[i]] = d;
     p.storage[g.inputs[i]] = Storage::kInput;
   }
+  p.known.resize(nv);
   for (size_t v = 0; v < nv; ++v)
     if (g.values[v].constant) {
       p.desc[v] = g.values[v].constant->desc();
       p.storage[v] = Storage::kConstant;
+      p.known[v] = *g.values[v].constant;
     }
+  for (size_t i = 0; i < g.inputs.size() && i < values.size(); ++i)
+    if (values[i]) p.known[g.inputs[i]] = *values[i];
 
   // Wavefront levels: a node runs one level after the latest producer of its inputs; nodes of one
   // level are independent and run in parallel. Liveness is counted in levels.
@@ -85,19 +89,18 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
     PlanStep s;
     s.node = order[step];
     s.level = level[s.node];
-    std::vector<Tensor> probes;  // descs only, plus constant values for shape-like inputs
+    std::vector<Tensor> probes;  // descs, plus values where known
+    bool all_known = true;
     for (int v : n.inputs) {
+      s.in.push_back(v >= 0 ? p.desc[v] : TensorDesc{});
       if (v < 0) {
-        s.in.push_back({});
         probes.emplace_back();
         continue;
       }
-      s.in.push_back(p.desc[v]);
-      const Tensor* known = g.values[v].constant ? &*g.values[v].constant : nullptr;
-      for (size_t i = 0; i < g.inputs.size() && !known; ++i)
-        if (g.inputs[i] == v && i < values.size()) known = values[i];
-      probes.push_back(known ? *known : Tensor::wrap(p.desc[v].dtype, p.desc[v].shape, nullptr));
-      last[v] = std::max(last[v], s.level);
+      all_known = all_known && p.known[v].defined();
+      probes.push_back(p.known[v].defined()
+                           ? p.known[v]
+                           : Tensor::wrap(p.desc[v].dtype, p.desc[v].shape, nullptr));
     }
     try {
       s.attrs = n.def->resolve(n.attrs);
@@ -106,16 +109,35 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
         throw ShapeError(
             cat("inference gave ", s.out.size(), " outputs, the node has ", n.outputs.size()));
       s.out.resize(n.outputs.size());
+      // Small known subgraphs (shape arithmetic) are evaluated now and become plan constants.
+      int64_t out_elems = 0;
+      for (const auto& d : s.out) out_elems += numel(d.shape);
+      if (eval && (all_known || n.def->has(kShapeOf)) && out_elems <= kFoldMaxElements) {
+        std::vector<Tensor> outs = (*eval)(n, s.attrs, probes);
+        for (size_t k = 0; k < n.outputs.size() && k < outs.size(); ++k) {
+          const int v = n.outputs[k];
+          if (v < 0) continue;
+          p.desc[v] = outs[k].desc();
+          p.storage[v] = Storage::kConstant;
+          p.known[v] = std::move(outs[k]);
+        }
+        continue;
+      }
       if (n.def->kernel_kind() == KernelKind::kTile) {
-        std::vector<const Tensor*> values;
-        for (const auto& t : probes) values.push_back(t.data() ? &t : nullptr);
+        std::vector<const Tensor*> known;
+        for (const auto& t : probes) known.push_back(t.data() ? &t : nullptr);
         OpRunOptions o;
         o.optimize = optimize;
-        s.program = plan_tile_program(*n.def, s.attrs, s.in, s.out, spec, o, values);
+        s.program = plan_tile_program(*n.def, s.attrs, s.in, s.out, spec, o, known);
       }
+    } catch (const ValueUnknownError& e) {
+      p.dynamic = cat(describe(n, s.in), ": ", e.what());
+      return p;
     } catch (const Error& e) {
       throw ShapeError(cat(describe(n, s.in), ": ", e.what()));
     }
+    for (int v : n.inputs)
+      if (v >= 0) last[v] = std::max(last[v], s.level);
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       const int v = n.outputs[k];
       if (v < 0) continue;

@@ -2,8 +2,10 @@
 // each node's placed TileProgram (or host kernel), and an activation arena with liveness reuse.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,20 +27,38 @@ struct PlanStep {
 enum class Storage : uint8_t { kInput, kConstant, kArena, kOutput, kUnused };
 
 struct Plan {
+  // Non-empty when some node's output shapes depend on data only known while running (NonZero,
+  // a shape computed from activations): the runtime then plans each node as it executes.
+  std::string dynamic;
   std::vector<PlanStep> steps;   // topological order
   std::vector<TensorDesc> desc;  // per value: concrete dtype and shape
   std::vector<Storage> storage;  // per value
-  std::vector<int64_t> offset;   // per value in the arena (kArena)
+  // Per value: its value when fixed for this signature (constants, inputs keyed by value, and the
+  // shape arithmetic folded at planning); undefined otherwise. Folded nodes have no step.
+  std::vector<Tensor> known;
+  std::vector<int64_t> offset;  // per value in the arena (kArena)
   int64_t arena_bytes = 0;
   int64_t arena_bytes_no_reuse = 0;
 };
+
+// Runs one node on host tensors (the runtime's device); make_plan folds shape arithmetic with it.
+using NodeEval =
+    std::function<std::vector<Tensor>(const Node&, const Attrs& resolved, std::span<const Tensor>)>;
+
+// Nodes whose inputs are all known (or that read only input types, kShapeOf) and whose outputs
+// have at most this many elements are evaluated at planning when an evaluator is given.
+constexpr int64_t kFoldMaxElements = 4096;
 
 // Shapes for every graph input (by graph input order). Throws ShapeError naming node, op and
 // shapes where inference or tiling fails.
 // `values[i]`, when given and not null, is graph input i's value, for inputs that feed a
 // value-needed parameter (ParamDef::value_needed); inference then sees it like a constant.
+// `eval`, when given, folds small known subgraphs (shape arithmetic) into Plan::known. When a
+// node's inference needs a value that is not known (ValueUnknownError) the plan is returned with
+// `dynamic` set and no steps from that node on.
 Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const DeviceSpec& spec,
-               bool optimize, const std::vector<const Tensor*>& values = {});
+               bool optimize, const std::vector<const Tensor*>& values = {},
+               const NodeEval* eval = nullptr);
 
 // "f32[1,128];i64[1,128]" (+ "=[v0,v1]" for inputs with values): the cache key of a plan.
 std::string shape_signature(const std::vector<TensorDesc>& inputs,
