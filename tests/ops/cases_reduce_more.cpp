@@ -90,8 +90,9 @@ void add_reduce_cases(std::vector<OpCase>& v) {
   // Long reduced extents: chunked by a loop with an accumulator, exact tails; several reduced
   // dims in one chunk (LogSumExp broadcasts its running max over both).
   const std::vector<ShapeAxes> longs = {
-      {{100003}, A{0}},          {{5, 100003}, A{1}, 0}, {{2, 70001, 3}, A{0, 2}},
-      {{4, 300, 1000}, A{1, 2}}, {{70001, 3}, A{0}},
+      {{100003}, A{0}, 0},
+      {{2, 70001, 3}, A{0, 2}},
+      {{70001, 3}, A{0}},
   };
   for (const Op& op : kOps)
     for (const auto& [shape, axes, keep] : longs) {
