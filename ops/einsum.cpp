@@ -176,8 +176,11 @@ std::vector<std::vector<int64_t>> label_strides(const Equation& e, std::span<con
 
 std::vector<double> to_doubles(const Tensor& t) {
   std::vector<double> v(static_cast<size_t>(t.numel()));
-  for (size_t i = 0; i < v.size(); ++i)
-    v[i] = load_as_double(t.dtype(), t.data(), static_cast<int64_t>(i));
+  const bool ok = visit_numeric(t.dtype(), [&](auto tag) {
+    const auto* p = t.data_as<decltype(tag)>();
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(element_value(p[i]));
+  });
+  if (!ok) throw ShapeError(cat("Einsum: unsupported data type ", dtype_name(t.dtype())));
   return v;
 }
 

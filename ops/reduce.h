@@ -6,7 +6,9 @@
 
 #include <cstdint>
 #include <span>
+#include <type_traits>
 
+#include "registry/dtype.h"
 #include "registry/registry.h"
 
 namespace asc {
@@ -49,5 +51,51 @@ void register_arg_reduce(Registry& r);
 void register_rnn(Registry& r);
 // Einsum (host kernel, einsum.cpp).
 void register_einsum(Registry& r);
+
+// A stored element as an arithmetic value (f16/bf16 widen to float), for host kernels that
+// switch on the dtype once and then loop over typed pointers.
+template <class T>
+auto element_value(T x) {
+  if constexpr (std::is_same_v<T, f16>)
+    return f16_to_f32(x);
+  else if constexpr (std::is_same_v<T, bf16>)
+    return bf16_to_f32(x);
+  else
+    return x;
+}
+
+// Calls f(T{}) with T the storage type of a numeric dtype (float, double, f16, bf16, the
+// integers); returns false for other dtypes.
+template <class F>
+bool visit_numeric(DType t, F&& f) {
+  switch (t) {
+    case DType::kF32:
+      return f(float{}), true;
+    case DType::kF64:
+      return f(double{}), true;
+    case DType::kF16:
+      return f(f16{}), true;
+    case DType::kBF16:
+      return f(bf16{}), true;
+    case DType::kI8:
+      return f(int8_t{}), true;
+    case DType::kU8:
+      return f(uint8_t{}), true;
+    case DType::kI16:
+      return f(int16_t{}), true;
+    case DType::kU16:
+      return f(uint16_t{}), true;
+    case DType::kI32:
+      return f(int32_t{}), true;
+    case DType::kU32:
+      return f(uint32_t{}), true;
+    case DType::kI64:
+      return f(int64_t{}), true;
+    case DType::kU64:
+      return f(uint64_t{}), true;
+    default:
+      return false;
+  }
+}
 
 }  // namespace asc

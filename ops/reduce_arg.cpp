@@ -72,33 +72,23 @@ Slabs slabs_of(const Shape& s, int64_t axis) {
   return r;
 }
 
-template <class T>
-auto value_of(T x) {
-  if constexpr (std::is_same_v<T, f16>)
-    return f16_to_f32(x);
-  else if constexpr (std::is_same_v<T, bf16>)
-    return bf16_to_f32(x);
-  else
-    return x;
-}
-
 // y[o, i] = arg best of x[o, :, i]; Better(a, b) says whether a replaces the current best b.
 template <class T, class Better>
 void arg_slabs(const T* x, int64_t* y, const Slabs& s, Better better) {
-  using V = decltype(value_of(T{}));
+  using V = decltype(element_value(T{}));
   const auto inner = static_cast<size_t>(s.inner);
   std::vector<V> best(inner);
   for (int64_t o = 0; o < s.outer; ++o) {
     const T* slab = x + o * s.n * s.inner;
     int64_t* out = y + o * s.inner;
     for (size_t i = 0; i < inner; ++i) {
-      best[i] = value_of(slab[i]);
+      best[i] = element_value(slab[i]);
       out[i] = 0;
     }
     for (int64_t k = 1; k < s.n; ++k) {
       const T* row = slab + k * s.inner;
       for (size_t i = 0; i < inner; ++i) {
-        const V e = value_of(row[i]);
+        const V e = element_value(row[i]);
         if (better(e, best[i])) {
           best[i] = e;
           out[i] = k;
@@ -125,34 +115,9 @@ void arg_kernel(const ArgVersion& v, const LaunchContext& ctx, const Tensor& x, 
   const Slabs s = slabs_of(shape, axis);
   if (y.numel() == 0) return;
   const bool last = select_last(v, ctx.attr());
-  switch (x.dtype()) {
-    case DType::kF32:
-      return arg_typed<float>(x, y, s, v.is_max, last);
-    case DType::kF64:
-      return arg_typed<double>(x, y, s, v.is_max, last);
-    case DType::kF16:
-      return arg_typed<f16>(x, y, s, v.is_max, last);
-    case DType::kBF16:
-      return arg_typed<bf16>(x, y, s, v.is_max, last);
-    case DType::kI8:
-      return arg_typed<int8_t>(x, y, s, v.is_max, last);
-    case DType::kU8:
-      return arg_typed<uint8_t>(x, y, s, v.is_max, last);
-    case DType::kI16:
-      return arg_typed<int16_t>(x, y, s, v.is_max, last);
-    case DType::kU16:
-      return arg_typed<uint16_t>(x, y, s, v.is_max, last);
-    case DType::kI32:
-      return arg_typed<int32_t>(x, y, s, v.is_max, last);
-    case DType::kU32:
-      return arg_typed<uint32_t>(x, y, s, v.is_max, last);
-    case DType::kI64:
-      return arg_typed<int64_t>(x, y, s, v.is_max, last);
-    case DType::kU64:
-      return arg_typed<uint64_t>(x, y, s, v.is_max, last);
-    default:
-      throw ShapeError(cat(ctx.str(), ": unsupported data type ", dtype_name(x.dtype())));
-  }
+  const bool ok = visit_numeric(
+      x.dtype(), [&](auto tag) { arg_typed<decltype(tag)>(x, y, s, v.is_max, last); });
+  if (!ok) throw ShapeError(cat(ctx.str(), ": unsupported data type ", dtype_name(x.dtype())));
 }
 
 // Naive reference in double: scan every output position's line for the extreme value.

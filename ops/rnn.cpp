@@ -142,7 +142,7 @@ struct RnnRun {
     const C* wb = bias.empty() ? nullptr : bias.data() + d * 2 * GH;
     const C* rb = wb ? wb + GH : nullptr;
     const auto& acts = c.acts[static_cast<size_t>(d)];
-    // GRU with linear_before_reset keeps Rbh apart: it is scaled by r with h Rh^T.
+    // GRU keeps Rbh apart: it joins (r h) Rh^T, or is scaled by r with linear_before_reset.
     const int64_t rb_direct = c.kind == RnnKind::kGru ? 2 * H : GH;
     // xw[t * batch + b, :] = X[t, b] W^T + Wb + Rb (direct part), t in layout 0 order.
     std::vector<C> xw(static_cast<size_t>(c.seq * c.batch * GH));
