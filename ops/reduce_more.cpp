@@ -1,11 +1,35 @@
-// Reductions beyond Sum/Mean/Max: ReduceMin, ReduceProd, ReduceL1, ReduceL2, ReduceLogSum,
-// ReduceLogSumExp, ReduceSumSquare, ArgMax, ArgMin.
+// Reductions beyond Sum/Mean/Max, on the ReduceX engine of ops/reduce.cpp: ReduceMin, ReduceProd,
+// ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceSumSquare (axes: non-negative attribute
+// in 1-10, attribute in 11-17, optional input from 18; 12/13 only widen the types); and the rest
+// of the family: ArgMax/ArgMin (reduce_arg.cpp), RNN/GRU/LSTM (rnn*.cpp),
+// Einsum (einsum.cpp).
+#include <vector>
+
 #include "ops/ops.h"
+#include "ops/reduce.h"
 
 namespace asc {
 
 void register_reduce_more(Registry& r) {
-  (void)r;
+  const std::pair<const char*, ReduceKind> ops[] = {
+      {"ReduceMin", ReduceKind::kMin},
+      {"ReduceProd", ReduceKind::kProd},
+      {"ReduceL1", ReduceKind::kL1},
+      {"ReduceL2", ReduceKind::kL2},
+      {"ReduceLogSum", ReduceKind::kLogSum},
+      {"ReduceLogSumExp", ReduceKind::kLogSumExp},
+      {"ReduceSumSquare", ReduceKind::kSumSquare},
+  };
+  std::vector<ReduceVersion> versions;
+  for (const auto& [name, kind] : ops) {
+    versions.push_back({name, kind, 1, 10, AxesFrom::kAttrNonNegative});
+    versions.push_back({name, kind, 11, 17, AxesFrom::kAttr});
+    versions.push_back({name, kind, 18, INT_MAX, AxesFrom::kInput});
+  }
+  register_reduce_versions(r, versions);
+  register_arg_reduce(r);
+  register_rnn(r);
+  register_einsum(r);
 }
 
 }  // namespace asc

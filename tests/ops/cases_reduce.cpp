@@ -1,7 +1,8 @@
-// Cases of ReduceSum / ReduceMean / ReduceMax: axes as attribute (ReduceSum-11, ReduceMean-17,
-// ReduceMax-17) and as input (ReduceSum-13, ReduceMean-18, ReduceMax-18); one, several,
-// non-adjacent, negative, all and no axes; keepdims 0/1; noop_with_empty_axes; scalar, empty,
-// size-1 and long (1 << 20) extents; f16/bf16 and integer inputs.
+// Cases of ReduceSum / ReduceMean / ReduceMax: axes as attribute (opset 10: non-negative only;
+// ReduceSum-11, ReduceMean-17, ReduceMax-17) and as input (ReduceSum-13, ReduceMean-18,
+// ReduceMax-18); one, several, non-adjacent, negative, all and no axes; keepdims 0/1;
+// noop_with_empty_axes; scalar, empty, size-1 and long (1 << 20) extents; f16/bf16 and integer
+// inputs.
 #include <deque>
 
 #include "ops/op_cases.h"
@@ -92,6 +93,13 @@ std::vector<OpCase> cases_reduce() {
     for (const auto& [shape, axes, keep] : table) {
       v.push_back(reduce(op.op, op.attr_opset, false, in(kF32, shape), axes, keep));
       v.push_back(reduce(op.op, op.input_opset, true, in(kF32, shape), axes, keep));
+    }
+  // Opsets 1-10: the axes attribute takes non-negative axes only.
+  for (const Variant& op : kOps)
+    for (const auto& [shape, axes, keep] : table) {
+      bool negative = false;
+      for (int64_t a : axes.value_or(A{})) negative = negative || a < 0;
+      if (!negative) v.push_back(reduce(op.op, 10, false, in(kF32, shape), axes, keep));
     }
   // Long reduced extents: chunked by a loop with an accumulator, exact tails.
   const std::vector<ShapeAxes> longs = {

@@ -1,7 +1,8 @@
 // The traced reduction programs have the structure the row tiling promises: row views merge and
 // alternate kept/reduced dims; a long ReduceSum on the 910B is one tile per core with a chunk loop
 // accumulating in place into a duplicate-initialised accumulator, fitting UB with liveness reuse;
-// a long Softmax row is an online max/sum loop and a write loop; axes must be known at launch.
+// a long Softmax row is an online max/sum loop and a write loop, a long ReduceLogSumExp row one
+// online loop; axes must be known at launch.
 #include <gtest/gtest.h>
 
 #include "ops/ops.h"
@@ -130,6 +131,23 @@ TEST(SoftmaxProgram, LongRowsAreOnlinePassThenWritePass) {
   }
   EXPECT_EQ(in_place_in_first, 3);  // rescale sum, update max, add chunk sum
   EXPECT_EQ(outs_in_second, 1);
+  EXPECT_LE(p.placement.used[static_cast<int>(Pos::kUB)], spec.ub_bytes);
+}
+
+TEST(ReduceProgram, LongLogSumExpIsOneOnlineLoop) {
+  const DeviceSpec spec = ascend910b();
+  const std::vector<int64_t> axes{1};
+  const TileProgram p = plan("ReduceLogSumExp", 18, {DType::kF32, {8, 1 << 18}}, &axes, spec);
+  SCOPED_TRACE(p.dump());
+  EXPECT_EQ(count(p, InstrKind::kLoopBegin), 1);  // one pass over the row
+  EXPECT_EQ(count(p, InstrKind::kDuplicate), 2);  // running max and running sum
+  int depth = 0, in_place_in_loop = 0;
+  for (const auto& in : p.instrs) {
+    depth += in.kind == InstrKind::kLoopBegin;
+    depth -= in.kind == InstrKind::kLoopEnd;
+    in_place_in_loop += in.kind == InstrKind::kBinary && in.in_place && depth > 0;
+  }
+  EXPECT_EQ(in_place_in_loop, 3);  // rescale sum, update max, add chunk sum
   EXPECT_LE(p.placement.used[static_cast<int>(Pos::kUB)], spec.ub_bytes);
 }
 

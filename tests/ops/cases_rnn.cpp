@@ -1,0 +1,135 @@
+// Cases of RNN / GRU / LSTM (opsets 1, 3, 7 and 14): forward, reverse, bidirectional; with and
+// without bias, sequence_lens (including 0 and full lengths), initial states and peepholes; layout
+// 0/1; non-default activations with alpha/beta, clip, linear_before_reset, input_forget; f32, f16,
+// f64. Called from cases_reduce_more().
+#include "ops/op_cases.h"
+#include "registry/strings.h"
+
+namespace asc::test {
+namespace {
+
+struct Dims {
+  int64_t seq, batch, input, hidden;
+};
+
+struct Opts {
+  const char* direction = "forward";
+  bool bias = false, lens = false, h0 = false, c0 = false, peep = false;
+  int64_t layout = 0;
+  DType dt = DType::kF32;
+  std::string label{};
+};
+
+InputSpec i32s(const std::vector<int32_t>& v) {
+  Tensor t(DType::kI32, {static_cast<int64_t>(v.size())});
+  for (size_t i = 0; i < v.size(); ++i) t.data_as<int32_t>()[i] = v[i];
+  return fixed_tensor(std::move(t));
+}
+
+OpCase rnn(const char* op, int opset, const Dims& d, const Opts& o, Attrs attrs = {}) {
+  const int64_t gates = std::string(op) == "RNN" ? 1 : std::string(op) == "GRU" ? 3 : 4;
+  const int64_t dirs = std::string(o.direction) == "bidirectional" ? 2 : 1;
+  const int64_t gh = gates * d.hidden;
+  const Shape x = o.layout ? Shape{d.batch, d.seq, d.input} : Shape{d.seq, d.batch, d.input};
+  const Shape state = o.layout ? Shape{d.batch, dirs, d.hidden} : Shape{dirs, d.batch, d.hidden};
+  std::vector<InputSpec> in{asc::test::in(o.dt, x, -1, 1),
+                            asc::test::in(o.dt, {dirs, gh, d.input}, -0.6, 0.6),
+                            asc::test::in(o.dt, {dirs, gh, d.hidden}, -0.6, 0.6)};
+  in.push_back(o.bias ? asc::test::in(o.dt, {dirs, 2 * gh}, -0.5, 0.5) : absent());
+  if (o.lens) {
+    std::vector<int32_t> lens;
+    for (int64_t b = 0; b < d.batch; ++b)
+      lens.push_back(static_cast<int32_t>((b * 2 + 1) % (d.seq + 1)));  // 1, 3, .. incl. 0
+    lens.back() = static_cast<int32_t>(d.seq);
+    in.push_back(i32s(lens));
+  } else {
+    in.push_back(absent());
+  }
+  in.push_back(o.h0 ? asc::test::in(o.dt, state, -1, 1) : absent());
+  if (gates == 4) {
+    in.push_back(o.c0 ? asc::test::in(o.dt, state, -1, 1) : absent());
+    in.push_back(o.peep ? asc::test::in(o.dt, {dirs, 3 * d.hidden}, -0.5, 0.5) : absent());
+  }
+  while (!in.empty() && in.back().dtype == DType::kUndefined) in.pop_back();
+  attrs.set("direction", std::string(o.direction));
+  attrs.set("hidden_size", d.hidden);
+  if (opset >= 14) attrs.set("layout", o.layout);
+  OpCase c{op, opset, std::move(in), std::move(attrs)};
+  c.label = cat(o.direction, o.bias ? "/bias" : "", o.lens ? "/lens" : "", o.h0 ? "/h0" : "",
+                o.c0 ? "/c0" : "", o.peep ? "/peep" : "", "/layout", o.layout, "/opset", opset,
+                o.label.empty() ? "" : "/", o.label);
+  if (o.dt == DType::kF16 || o.dt == DType::kBF16) c.atol = c.rtol = 2e-2;
+  return c;
+}
+
+}  // namespace
+
+std::vector<OpCase> cases_rnn() {
+  std::vector<OpCase> v;
+  const Dims small{3, 2, 4, 5}, odd{5, 3, 7, 6}, one{1, 1, 1, 1};
+  for (const char* op : {"RNN", "GRU", "LSTM"}) {
+    const bool lstm = std::string(op) == "LSTM";
+    v.push_back(rnn(op, 1, small, {.bias = true, .lens = true}));  // output_sequence era
+    v.push_back(rnn(op, 7, small, {}));
+    v.push_back(rnn(op, 7, one, {.bias = true}));
+    v.push_back(rnn(op, 7, odd, {.bias = true, .h0 = true, .c0 = lstm}));
+    v.push_back(rnn(op, 7, odd, {.direction = "reverse", .bias = true, .lens = true}));
+    v.push_back(rnn(op, 7, odd,
+                    {.direction = "bidirectional",
+                     .bias = true,
+                     .lens = true,
+                     .h0 = true,
+                     .c0 = lstm,
+                     .peep = lstm}));
+    v.push_back(rnn(op, 14, odd,
+                    {.direction = "bidirectional",
+                     .bias = true,
+                     .lens = true,
+                     .h0 = true,
+                     .c0 = lstm,
+                     .peep = lstm,
+                     .layout = 1}));
+    v.push_back(rnn(op, 14, small, {.direction = "reverse", .h0 = true, .layout = 1}));
+    v.push_back(rnn(op, 14, small, {.bias = true, .layout = 0}));
+    v.push_back(rnn(op, 14, small, {.bias = true, .dt = DType::kF16}));
+    v.push_back(rnn(op, 7, odd, {.direction = "bidirectional", .bias = true, .dt = DType::kF64}));
+    // Clipped gates.
+    Attrs clip;
+    clip.set("clip", 0.5f);
+    v.push_back(rnn(op, 7, small, {.bias = true, .label = "clip"}, clip));
+  }
+  // Non-default activations, alpha/beta consumed in order by the activations that take them.
+  Attrs rnn_acts;
+  rnn_acts.set("activations", std::vector<std::string>{"LeakyRelu", "Affine"});
+  rnn_acts.set("activation_alpha", std::vector<float>{0.2f, 0.7f});
+  rnn_acts.set("activation_beta", std::vector<float>{0.1f});
+  v.push_back(rnn("RNN", 7, small, {.direction = "bidirectional", .label = "acts"}, rnn_acts));
+  Attrs relu;
+  relu.set("activations", std::vector<std::string>{"Relu"});
+  v.push_back(rnn("RNN", 14, small, {.bias = true, .label = "relu"}, relu));
+  Attrs gru_acts;
+  gru_acts.set("activations", std::vector<std::string>{"HardSigmoid", "Softsign"});
+  v.push_back(rnn("GRU", 7, small, {.bias = true, .label = "acts"}, gru_acts));
+  Attrs lbr;
+  lbr.set("linear_before_reset", int64_t{1});
+  v.push_back(rnn("GRU", 7, odd, {.bias = true, .h0 = true, .label = "lbr"}, lbr));
+  v.push_back(rnn("GRU", 3, odd, {.bias = true, .h0 = true, .label = "lbr"}, lbr));
+  v.push_back(
+      rnn("GRU", 14, odd,
+          {.direction = "bidirectional", .bias = true, .lens = true, .layout = 1, .label = "lbr"},
+          lbr));
+  Attrs lstm_acts;
+  lstm_acts.set("activations", std::vector<std::string>{"Sigmoid", "ScaledTanh", "Elu",
+                                                        "ThresholdedRelu", "Softplus", "Tanh"});
+  lstm_acts.set("activation_alpha", std::vector<float>{0.9f, 0.5f, 0.1f});
+  lstm_acts.set("activation_beta", std::vector<float>{1.2f});
+  v.push_back(rnn("LSTM", 7, small, {.direction = "bidirectional", .bias = true, .label = "acts"},
+                  lstm_acts));
+  Attrs forget;
+  forget.set("input_forget", int64_t{1});
+  v.push_back(
+      rnn("LSTM", 7, odd, {.bias = true, .c0 = true, .peep = true, .label = "forget"}, forget));
+  return v;
+}
+
+}  // namespace asc::test
