@@ -3,7 +3,8 @@
 //
 // Global pools: X [N, C, spatial...] -> Y [N, C, 1, ...] reducing each (n, c) plane.
 // MaxUnpool: Y zero-filled, then Y.flat[I[i]] = X[i] (I as produced by MaxPool's Indices); Y's
-// spatial dims are output_shape when given, else (in - 1) * s + k - pb - pe.
+// spatial dims are output_shape when given (I then indexes the default shape: see
+// unpool_targets), else (in - 1) * s + k - pb - pe.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -202,12 +203,23 @@ void register_global(Registry& r, const char* type, PoolKind kind, int since, in
 
 // ---- MaxUnpool --------------------------------------------------------------------------------
 
+// The output dims without output_shape: [N, C, (in - 1) * s + k - pb - pe ...]; -1 where unknown.
+std::vector<int64_t> unpool_default_dims(const Attrs& a, const std::vector<int64_t>& xd) {
+  const Window w = resolve_window("MaxUnpool", a, std::vector<int64_t>(xd.size() - 2, -1),
+                                  a.ints("kernel_shape"), false);
+  std::vector<int64_t> dims = {xd[0], xd[1]};
+  for (size_t d = 0; d + 2 < xd.size(); ++d)
+    dims.push_back(xd[d + 2] < 0 ? -1 : (xd[d + 2] - 1) * w.s[d] + w.k[d] - w.pb[d] - w.pe[d]);
+  return dims;
+}
+
 std::vector<TensorType> infer_max_unpool(const InferContext& ctx) {
   const TensorType& x = ctx.inputs[0];
   const TensorType& i = ctx.inputs[1];
   if (x.shape && i.shape && known_dims(*x.shape) != known_dims(*i.shape))
     throw ShapeError(
         cat("MaxUnpool: indices ", to_string(*i.shape), " differ from X ", to_string(*x.shape)));
+  if (x.shape) check_spatial_rank("MaxUnpool", *x.shape);
   const bool given = ctx.inputs.size() > 2 && ctx.inputs[2].dtype != DType::kUndefined;
   if (given) {
     const auto shape = to_int64s(need_value(ctx, 2));
@@ -219,35 +231,58 @@ std::vector<TensorType> infer_max_unpool(const InferContext& ctx) {
     return {TensorType{x.dtype, sym_dims(shape)}};
   }
   if (!x.shape) return {x};
-  check_spatial_rank("MaxUnpool", *x.shape);
-  const auto xd = known_dims(*x.shape);
-  const Window w = resolve_window("MaxUnpool", ctx.attrs, std::vector<int64_t>(xd.size() - 2, -1),
-                                  ctx.attrs.ints("kernel_shape"), false);
-  std::vector<int64_t> dims = {xd[0], xd[1]};
-  for (size_t d = 0; d + 2 < xd.size(); ++d)
-    dims.push_back(xd[d + 2] < 0 ? -1 : (xd[d + 2] - 1) * w.s[d] + w.k[d] - w.pb[d] - w.pe[d]);
-  return {TensorType{x.dtype, sym_dims(dims)}};
+  return {TensorType{x.dtype, sym_dims(unpool_default_dims(ctx.attrs, known_dims(*x.shape)))}};
 }
 
-void max_unpool_kernel(const LaunchContext&, std::span<const Tensor> in, std::span<Tensor> out) {
+// Output positions of the indices: I indexes the unpooled tensor of the default shape (what
+// MaxPool saw); with another output_shape each index is unravelled in the default shape and
+// ravelled in the output shape.
+std::vector<int64_t> unpool_targets(const Attrs& a, std::span<const Tensor> in, const Shape& ys) {
+  const Shape dflt = unpool_default_dims(a, in[0].shape());
+  const int64_t* idx = in[1].data_as<int64_t>();
+  const int64_t n = in[1].numel(), total = numel(dflt);
+  std::vector<int64_t> t(static_cast<size_t>(n));
+  std::vector<int64_t> pos(dflt.size() + 1);
+  const Shape ystr = contiguous_strides(ys);
+  for (int64_t i = 0; i < n; ++i) {
+    bool ok = idx[i] >= 0 && idx[i] < total;
+    if (ok && dflt != ys) {
+      unravel(idx[i], dflt, pos.data());
+      for (size_t d = 0; d < ys.size(); ++d) ok = ok && pos[d] < ys[d];
+      t[static_cast<size_t>(i)] = ok ? ravel(pos.data(), ystr, ys.size()) : -1;
+    } else {
+      t[static_cast<size_t>(i)] = idx[i];
+    }
+    if (!ok)
+      throw ShapeError(cat("MaxUnpool: index ", idx[i], " at ", i, " is outside the unpooled ",
+                           to_string(dflt), " or the output ", to_string(ys)));
+  }
+  return t;
+}
+
+void max_unpool_kernel(const LaunchContext& ctx, std::span<const Tensor> in,
+                       std::span<Tensor> out) {
+  const std::vector<int64_t> target = unpool_targets(ctx.attr(), in, out[0].shape());
   const size_t es = dtype_size(in[0].dtype());
   const auto* x = static_cast<const char*>(in[0].data());
-  const int64_t* idx = in[1].data_as<int64_t>();
   char* y = static_cast<char*>(out[0].data());
-  const int64_t n = out[0].numel();
   std::memset(y, 0, out[0].nbytes());
-  for (int64_t i = 0; i < in[0].numel(); ++i) {
-    if (idx[i] < 0 || idx[i] >= n)
-      throw ShapeError(cat("MaxUnpool: index ", idx[i], " at ", i, " is outside the output ",
-                           to_string(out[0].shape())));
-    std::memcpy(y + idx[i] * es, x + i * es, es);
-  }
+  for (size_t i = 0; i < target.size(); ++i) std::memcpy(y + target[i] * es, x + i * es, es);
 }
 
-void max_unpool_reference(const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
+void max_unpool_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
+  const Shape dflt = unpool_default_dims(a, in[0].shape());
+  const Shape& ys = out[0].shape();
   for (int64_t i = 0; i < out[0].numel(); ++i) out[0].set(i, 0.0);
-  for (int64_t i = 0; i < in[0].numel(); ++i)
-    out[0].set(static_cast<int64_t>(in[1].at(i)), in[0].at(i));
+  for (int64_t i = 0; i < in[0].numel(); ++i) {
+    int64_t rest = static_cast<int64_t>(in[1].at(i)), flat = 0, stride = 1;
+    for (size_t d = ys.size(); d-- > 0;) {  // last dim first
+      flat += (rest % dflt[d]) * stride;
+      rest /= dflt[d];
+      stride *= ys[d];
+    }
+    out[0].set(flat, in[0].at(i));
+  }
 }
 
 }  // namespace
