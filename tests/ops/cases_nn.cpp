@@ -58,12 +58,16 @@ void add_conv(std::vector<OpCase>& c) {
                1,
                {in(f32, {1, 2, 5, 5}), in(f32, {3, 2, 3, 3}), in(f32, {3})},
                {{"pads", V{0, 1, 2, 0}}}});
-  // Wide enough for several col chunks and the 4-row GEMM remainder.
+  // K = 1200 spans several col chunks (of whole output rows) and GEMM k blocks; M = 5 covers
+  // the micro-kernel and its row remainder.
   c.push_back({"Conv",
                11,
-               {in(f32, {1, 16, 40, 36}), in(f32, {9, 16, 3, 3}), in(f32, {9})},
-               {{"pads", V{1, 1, 1, 1}}},
-               "chunks"});
+               {in(f32, {1, 48, 16, 16}), in(f32, {5, 48, 5, 5}), in(f32, {5})},
+               {{"pads", V{2, 2, 2, 2}}},
+               "col_chunks"});
+  c.back().atol = c.back().rtol = 1e-4;  // 1200-term float sums
+  // P = 576 > one GEMM column block.
+  c.push_back({"Conv", 11, {in(f32, {1, 3, 24, 24}), in(f32, {6, 3, 1, 1})}, {}, "wide_pointwise"});
   c.back().atol = 1e-4;
 }
 
