@@ -58,7 +58,9 @@ std::vector<TensorType> infer_conv(const InferContext& ctx) {
   const Window win = conv_window(ctx.attrs, xd, wd);
   std::vector<int64_t> out = {xd[0], wd[0]};
   out.insert(out.end(), win.out.begin(), win.out.end());
-  return {TensorType{x.dtype, sym_dims(out)}};
+  SymShape y = sym_dims(out);
+  y[0] = (*x.shape)[0];  // keeps a symbolic batch
+  return {TensorType{x.dtype, y}};
 }
 
 // col[(c, kd, kh, kw), r*OW + ow] for the output rows [r0, r0 + nr) (row = (od, oh)) of one group.

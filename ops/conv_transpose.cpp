@@ -74,7 +74,9 @@ std::vector<TensorType> infer_conv_transpose(const InferContext& ctx) {
   const Window win = conv_transpose_window(ctx.attrs, xd, wd);
   std::vector<int64_t> out = {xd[0], wd[1] < 0 ? -1 : wd[1] * group};
   out.insert(out.end(), win.out.begin(), win.out.end());
-  return {TensorType{x.dtype, sym_dims(out)}};
+  SymShape y = sym_dims(out);
+  y[0] = (*x.shape)[0];  // keeps a symbolic batch
+  return {TensorType{x.dtype, y}};
 }
 
 // Y[m, i*s - pb + k*d] += col[(m, kd, kh, kw), (r, iw)] for input rows [r0, r0 + nr).

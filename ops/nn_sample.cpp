@@ -168,6 +168,9 @@ std::vector<TensorType> infer_roi_align(const InferContext& ctx) {
   const auto xd = known_dims(*x.shape), rd = known_dims(*rois.shape);
   if (rd[1] >= 0 && rd[1] != 4)
     throw ShapeError(cat("RoiAlign: rois ", to_string(*rois.shape), " is not [R, 4]"));
+  if (bi.shape && (*bi.shape)[0].known() && rd[0] >= 0 && (*bi.shape)[0].value() != rd[0])
+    throw ShapeError(cat("RoiAlign: batch_indices ", to_string(*bi.shape),
+                         " does not hold one index for each of the ", rd[0], " rois"));
   return {TensorType{x.dtype, sym_dims({rd[0], xd[1], oh, ow})}};
 }
 

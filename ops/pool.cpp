@@ -109,7 +109,9 @@ std::vector<TensorType> infer_pool(const PoolVersion& v, const InferContext& ctx
   const Window w = pool_window(v, ctx.attrs, xd);
   std::vector<int64_t> dims = {xd[0], xd[1]};
   dims.insert(dims.end(), w.out.begin(), w.out.end());
-  for (auto& t : out) t.shape = sym_dims(dims);
+  SymShape y = sym_dims(dims);
+  y[0] = (*x.shape)[0], y[1] = (*x.shape)[1];  // keeps symbolic batch / channels
+  for (auto& t : out) t.shape = y;
   return out;
 }
 
