@@ -67,10 +67,10 @@ SymShape sym_dims(const std::vector<int64_t>& dims);  // -1 becomes an unknown d
 // Checks X is [N, C, spatial...] with 1..3 spatial dims (the kernels' limit).
 void check_spatial_rank(std::string_view op, const SymShape& x, size_t min_spatial = 1);
 
-// Host kernels compute in float (f16, f32, 8-bit ints) or double (f64).
+// Host kernels compute in float (f16, f32, 8/16-bit ints) or double (f64, 32/64-bit ints).
 template <class F>
 decltype(auto) with_compute(DType dt, F&& f) {
-  if (dt == DType::kF64) return f(double{});
+  if (dt == DType::kF64 || (dtype_is_integer(dt) && dtype_size(dt) >= 4)) return f(double{});
   return f(float{});
 }
 

@@ -77,6 +77,8 @@ std::vector<TensorType> infer_grid_sample(const InferContext& ctx) {
   if ((gd[3] >= 0 && gd[3] != 2) || (xd[0] >= 0 && gd[0] >= 0 && xd[0] != gd[0]))
     throw ShapeError(cat("GridSample: grid ", to_string(*g.shape), " is not [N, Ho, Wo, 2] for X ",
                          to_string(*x.shape)));
+  if (xd[2] == 0 || xd[3] == 0)
+    throw ShapeError(cat("GridSample: X ", to_string(*x.shape), " has an empty plane"));
   return {TensorType{x.dtype, sym_dims({xd[0], xd[1], gd[1], gd[2]})}};
 }
 
@@ -166,6 +168,8 @@ std::vector<TensorType> infer_roi_align(const InferContext& ctx) {
     throw ShapeError(cat("RoiAlign: X ", to_string(*x.shape), ", rois ", to_string(*rois.shape),
                          " are not [N, C, H, W], [R, 4]"));
   const auto xd = known_dims(*x.shape), rd = known_dims(*rois.shape);
+  if (xd[2] == 0 || xd[3] == 0)
+    throw ShapeError(cat("RoiAlign: X ", to_string(*x.shape), " has an empty plane"));
   if (rd[1] >= 0 && rd[1] != 4)
     throw ShapeError(cat("RoiAlign: rois ", to_string(*rois.shape), " is not [R, 4]"));
   if (bi.shape && (*bi.shape)[0].known() && rd[0] >= 0 && (*bi.shape)[0].value() != rd[0])

@@ -101,8 +101,9 @@ ResizeSpec resize_spec(const ResizeVersion& v, const Attrs& a, const Shape& x, V
       s.len.push_back(double(x[d]) * s.scale[d]);
     }
   }
-  for (int64_t d : s.out)
-    if (d < 0) throw ShapeError(cat(op, ": negative output size ", to_string(s.out)));
+  for (size_t d = 0; d < r; ++d)
+    if (s.out[d] < 0 || (x[d] == 0 && s.out[d] != 0))
+      throw ShapeError(cat(op, ": cannot resize ", to_string(x), " to ", to_string(s.out)));
   static const char* kCoords[] = {"half_pixel", "pytorch_half_pixel",   "align_corners",
                                   "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"};
   if (std::find_if(std::begin(kCoords), std::end(kCoords),
@@ -235,7 +236,7 @@ void resize_run(const ResizeSpec& s, const Tensor& xt, Tensor& yt) {
     cur.swap(next);
     shape[d] = n_out;
   }
-  if (yt.dtype() == DType::kI8 || yt.dtype() == DType::kU8) {
+  if (dtype_is_integer(yt.dtype())) {  // integer data: interpolated values round to nearest
     for (auto& v : cur) v = std::nearbyint(v);
   }
   write_as(yt, cur.data());
@@ -277,7 +278,7 @@ void resize_reference(const ResizeVersion& v, const Attrs& a, std::span<const Te
       acc += w * in[0].at(flat);
     }
     if (outside) acc = s.extrapolation;
-    if (y.dtype() == DType::kI8 || y.dtype() == DType::kU8) acc = std::nearbyint(acc);
+    if (dtype_is_integer(y.dtype())) acc = std::nearbyint(acc);
     y.set(o, acc);
   }
 }
@@ -291,17 +292,17 @@ constexpr ResizeVersion kVersions[] = {
 
 void register_nn_resize(Registry& r) {
   std::vector<DType> types = nn_float_types();
-  types.push_back(DType::kI8);
-  types.push_back(DType::kU8);
+  for (DType t : {DType::kI8, DType::kU8, DType::kI32, DType::kI64}) types.push_back(t);
   for (const ResizeVersion& rv : kVersions) {
     const ResizeVersion* v = &rv;
     const bool v11 = std::string(rv.type) == "Resize" && rv.since >= 11;
     OpDef def = def_op(rv.type, rv.since, rv.until);
     def.input("X", "T");
     if (v11) {
-      const Arity opt13 = rv.since >= 13 ? Arity::kOptional : Arity::kSingle;
-      def.input("roi", "T2", opt13, true)
-          .input("scales", "f32", opt13, true)
+      // roi and scales are required before opset 13 but exporters leave them empty (""): both
+      // are accepted as absent in every version.
+      def.input("roi", "T2", Arity::kOptional, true)
+          .input("scales", "f32", Arity::kOptional, true)
           .input("sizes", "i64", Arity::kOptional, true)
           .attr("coordinate_transformation_mode", AttrKind::kString, std::string("half_pixel"))
           .attr("cubic_coeff_a", AttrKind::kFloat, -0.75f)

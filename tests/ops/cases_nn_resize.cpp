@@ -57,6 +57,8 @@ void add_resize(std::vector<OpCase>& c) {
   c.push_back(resize({1, 2, 3, 3}, {1, 1, 2, 2}, {}, {{"mode", S("linear")}}, "f16", f16));
   c.push_back(resize({2, 5}, {1, 1.6f}, {}, {}, "u8", DType::kU8));
   c.back().inputs[0] = in_int(DType::kU8, {2, 5}, 0, 255);
+  c.push_back(resize({3, 4}, {}, {5, 7}, {}, "i64", DType::kI64));
+  c.back().inputs[0] = in_int(DType::kI64, {3, 4}, -1000, 1000);
   c.push_back(resize({0, 2, 3}, {1, 1, 2}, {}, {}, "empty"));
   // Resize-11: roi and scales are required (scales empty when sizes are given).
   c.push_back({"Resize",
