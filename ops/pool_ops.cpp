@@ -1,7 +1,8 @@
 // Registration and references of MaxPool / AveragePool / LpPool (kernels in pool.cpp), and the
 // whole-plane pools GlobalAveragePool / GlobalMaxPool / GlobalLpPool and MaxUnpool.
 //
-// Global pools: X [N, C, spatial...] -> Y [N, C, 1, ...] reducing each (n, c) plane.
+// Global pools: X [N, C, spatial...] -> Y [N, C, 1, ...] reducing each (n, c) plane; average and
+// max are tile kernels (row reductions), Lp a host kernel.
 // MaxUnpool: Y zero-filled, then Y.flat[I[i]] = X[i] (I as produced by MaxPool's Indices); Y's
 // spatial dims are output_shape when given (I then indexes the default shape: see
 // unpool_targets), else (in - 1) * s + k - pb - pe.
@@ -13,6 +14,7 @@
 #include "ops/nn.h"
 #include "ops/nn_pool.h"
 #include "registry/error.h"
+#include "registry/rows.h"
 #include "registry/strings.h"
 
 namespace asc {
@@ -130,29 +132,36 @@ std::vector<TensorType> infer_global(const char* op, const InferContext& ctx) {
   return {TensorType{x.dtype, s}};
 }
 
+// GlobalLpPool's host kernel: (sum |x|^p)^(1/p) per plane.
 template <class C>
-void global_run(PoolKind kind, double p, const Tensor& xt, Tensor& yt) {
+void global_lp_run(double p, const Tensor& xt, Tensor& yt) {
   std::vector<C> xb;
   const C* x = read_as(xt, xb, C{});
   OutBuf<C> yb(yt);
   const int64_t planes = yt.numel(), n = planes ? xt.numel() / planes : 0;
   for (int64_t pl = 0; pl < planes; ++pl) {
-    const C* xp = x + pl * n;
-    double acc = kind == PoolKind::kMax ? -std::numeric_limits<double>::infinity() : 0.0;
-    if (kind == PoolKind::kMax) {
-      C m = n ? xp[0] : C(0);
-      for (int64_t i = 1; i < n; ++i) m = std::max(m, xp[i]);
-      acc = m;
-    } else if (kind == PoolKind::kAvg) {
-      for (int64_t i = 0; i < n; ++i) acc += xp[i];
-      acc /= double(n);
-    } else {
-      for (int64_t i = 0; i < n; ++i) acc += std::pow(std::fabs(double(xp[i])), p);
-      acc = std::pow(acc, 1.0 / p);
-    }
-    yb.data()[pl] = static_cast<C>(acc);
+    double acc = 0;
+    for (int64_t i = 0; i < n; ++i) acc += std::pow(std::fabs(double(x[pl * n + i])), p);
+    yb.data()[pl] = static_cast<C>(std::pow(acc, 1.0 / p));
   }
   yb.commit();
+}
+
+// GlobalAveragePool / GlobalMaxPool tile kernel: the row view of X reducing every spatial dim
+// (registry/rows.h), mean = sum / count; f16 accumulates in f32.
+RowView global_view(const LaunchContext& ctx) {
+  const Shape& x = ctx.inputs.at(0).shape;
+  std::vector<int64_t> axes;
+  for (int64_t d = 2; d < static_cast<int64_t>(x.size()); ++d) axes.push_back(d);
+  return row_view(x, axes);
+}
+
+void global_kernel(PoolKind kind, TileBuilder& t) {
+  const RowView v = global_view(t.ctx());
+  Buf r = row_reduce_input(t, 0, kind == PoolKind::kMax ? ReduceOp::kMax : ReduceOp::kSum, v);
+  if (kind == PoolKind::kAvg) r = r / static_cast<double>(v.count);
+  r = t.cast(r, t.ctx().outputs[0].dtype);
+  t.copy_out(0, r, row_out_box(v, row_tile(v, t.tiling())));
 }
 
 void global_reference(PoolKind kind, double p, const Tensor& x, Tensor& y) {
@@ -189,15 +198,20 @@ void register_global(Registry& r, const char* type, PoolKind kind, int since, in
                 : kind == PoolKind::kAvg ? "mean over each (n, c) plane"
                                          : "Lp norm over each (n, c) plane")
       .infer([type](const InferContext& c) { return infer_global(type, c); })
-      .host_kernel([kind, p_of](const LaunchContext& ctx, std::span<const Tensor> in,
-                                std::span<Tensor> out) {
-        with_compute(in[0].dtype(), [&](auto tag) {
-          global_run<decltype(tag)>(kind, p_of(ctx.attr()), in[0], out[0]);
-        });
-      })
       .reference([kind, p_of](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
         global_reference(kind, p_of(a), in[0], out[0]);
       });
+  if (kind == PoolKind::kLp) {
+    def.host_kernel(
+        [p_of](const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
+          with_compute(in[0].dtype(), [&](auto tag) {
+            global_lp_run<decltype(tag)>(p_of(ctx.attr()), in[0], out[0]);
+          });
+        });
+  } else {
+    def.tiling([](const LaunchContext& ctx) { return row_tiling(ctx, global_view(ctx)); })
+        .kernel([kind](TileBuilder& t) { global_kernel(kind, t); });
+  }
   r.add(std::move(def));
 }
 

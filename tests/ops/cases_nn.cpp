@@ -185,6 +185,9 @@ void add_pools(std::vector<OpCase>& c) {
                {{"kernel_shape", V{2, 2}}, {"p", int64_t{1}}, {"pads", V{1, 1, 0, 0}}}});
   c.push_back({"GlobalAveragePool", 1, {in(f32, {2, 3, 5, 4})}});
   c.push_back({"GlobalAveragePool", 1, {in(f16, {1, 3, 7})}});
+  c.push_back({"GlobalAveragePool", 1, {in(f32, {2, 5, 37, 41})}, {}, "chunked"});
+  c.push_back({"GlobalMaxPool", 1, {in(f16, {3, 4, 45, 33})}, {}, "chunked"});
+  c.push_back({"GlobalAveragePool", 1, {in(f32, {0, 3, 4})}, {}, "empty"});
   c.push_back({"GlobalMaxPool", 1, {in(f32, {2, 3, 2, 3, 4})}});
   c.push_back({"GlobalMaxPool", 1, {in(f64, {1, 4, 6, 6})}});
   c.push_back({"GlobalLpPool", 1, {in(f32, {1, 2, 4, 4})}, {{"p", 3.0f}}});
