@@ -28,6 +28,10 @@ Window conv_window(const Attrs& a, const std::vector<int64_t>& x, const std::vec
   std::vector<int64_t> kernel = a.ints("kernel_shape");
   const std::vector<int64_t> wk(w.begin() + 2, w.end());
   if (kernel.empty()) kernel = wk;
+  for (size_t i = 0; i < kernel.size() && i + 2 < w.size(); ++i)
+    if (w[i + 2] >= 0 && kernel[i] != w[i + 2])
+      throw ShapeError(cat("Conv: kernel_shape differs from the weight's spatial dims ",
+                           to_string(Shape(w.begin() + 2, w.end()))));
   return resolve_window("Conv", a, {x.begin() + 2, x.end()}, kernel, false);
 }
 

@@ -25,6 +25,10 @@ Window conv_transpose_window(const Attrs& a, const std::vector<int64_t>& x,
   plain.set("auto_pad", std::string("NOTSET"));
   std::vector<int64_t> kernel = a.ints("kernel_shape");
   if (kernel.empty()) kernel.assign(w.begin() + 2, w.end());
+  for (size_t i = 0; i < kernel.size() && i + 2 < w.size(); ++i)
+    if (w[i + 2] >= 0 && kernel[i] != w[i + 2])
+      throw ShapeError(cat("ConvTranspose: kernel_shape differs from the weight's spatial dims ",
+                           to_string(Shape(w.begin() + 2, w.end()))));
   Window win = resolve_window("ConvTranspose", plain, std::vector<int64_t>(n, -1), kernel, false);
   win.in.assign(x.begin() + 2, x.end());
   std::vector<int64_t> op = a.ints("output_padding");
@@ -73,6 +77,11 @@ std::vector<TensorType> infer_conv_transpose(const InferContext& ctx) {
       return {TensorType{x.dtype, sym_dims(std::vector<int64_t>(xd.size(), -1))}};
   const Window win = conv_transpose_window(ctx.attrs, xd, wd);
   std::vector<int64_t> out = {xd[0], wd[1] < 0 ? -1 : wd[1] * group};
+  const TensorType& b = ctx.inputs.size() > 2 ? ctx.inputs[2] : TensorType{};
+  if (b.dtype != DType::kUndefined && b.shape &&
+      (b.shape->size() != 1 ||
+       ((*b.shape)[0].known() && out[1] >= 0 && (*b.shape)[0].value() != out[1])))
+    throw ShapeError(cat("ConvTranspose: bias ", to_string(*b.shape), " is not [", out[1], "]"));
   out.insert(out.end(), win.out.begin(), win.out.end());
   SymShape y = sym_dims(out);
   y[0] = (*x.shape)[0];  // keeps a symbolic batch

@@ -64,7 +64,11 @@ TEST(NnErrors, ConvShapes) {
       {"Conv", "auto_pad 'SAME'"});
   expect_has(error_of("ConvTranspose", {}, {f32({1, 3, 5, 5}), f32({4, 3, 3, 3})}),
              {"ConvTranspose", "input channels 3"});
+  expect_has(error_of("ConvTranspose", {}, {f32({1, 3, 5, 5}), f32({3, 2, 3, 3}), f32({3})}),
+             {"ConvTranspose", "bias [3]", "[2]"});
   expect_has(error_of("Conv", {}, {f32({3, 5}), f32({4, 3})}), {"Conv", "[N, C, spatial...]"});
+  expect_has(error_of("Conv", {{"kernel_shape", V{2, 2}}}, {f32({1, 3, 5, 5}), f32({4, 3, 3, 3})}),
+             {"Conv", "kernel_shape differs", "[3,3]"});
 }
 
 TEST(NnErrors, PoolShapes) {
