@@ -94,7 +94,7 @@ void pool_run(const PoolVersion& v, const Attrs& a, const Window& w, const Tenso
 }  // namespace
 
 Window pool_window(const PoolVersion& v, const Attrs& a, const std::vector<int64_t>& x) {
-  const bool ceil_mode = v.since >= 10 && v.kind != PoolKind::kLp && a.i("ceil_mode") != 0;
+  const bool ceil_mode = a.has("ceil_mode") && a.i("ceil_mode") != 0;  // declared from 10 / 18
   return resolve_window(v.type, a, {x.begin() + 2, x.end()}, a.ints("kernel_shape"), ceil_mode);
 }
 

@@ -21,12 +21,19 @@ namespace asc {
 namespace {
 
 constexpr PoolVersion kPools[] = {
-    {"MaxPool", PoolKind::kMax, 1, 7},       {"MaxPool", PoolKind::kMax, 8, 9},
-    {"MaxPool", PoolKind::kMax, 10, 11},     {"MaxPool", PoolKind::kMax, 12, INT_MAX},
-    {"AveragePool", PoolKind::kAvg, 1, 6},   {"AveragePool", PoolKind::kAvg, 7, 9},
-    {"AveragePool", PoolKind::kAvg, 10, 10}, {"AveragePool", PoolKind::kAvg, 11, INT_MAX},
-    {"LpPool", PoolKind::kLp, 1, 1},         {"LpPool", PoolKind::kLp, 2, 10},
-    {"LpPool", PoolKind::kLp, 11, INT_MAX},
+    {"MaxPool", PoolKind::kMax, 1, 7},
+    {"MaxPool", PoolKind::kMax, 8, 9},
+    {"MaxPool", PoolKind::kMax, 10, 11},
+    {"MaxPool", PoolKind::kMax, 12, INT_MAX},
+    {"AveragePool", PoolKind::kAvg, 1, 6},
+    {"AveragePool", PoolKind::kAvg, 7, 9},
+    {"AveragePool", PoolKind::kAvg, 10, 10},
+    {"AveragePool", PoolKind::kAvg, 11, 18},
+    {"AveragePool", PoolKind::kAvg, 19, INT_MAX},
+    {"LpPool", PoolKind::kLp, 1, 1},
+    {"LpPool", PoolKind::kLp, 2, 10},
+    {"LpPool", PoolKind::kLp, 11, 17},
+    {"LpPool", PoolKind::kLp, 18, INT_MAX},
 };
 
 // Naive reference: every output element over its window's taps, in double.
@@ -90,9 +97,12 @@ void register_pool(Registry& r, const PoolVersion& pv) {
       .attr("kernel_shape", AttrKind::kInts)
       .attr("pads", AttrKind::kInts, std::vector<int64_t>{})
       .attr("strides", AttrKind::kInts, std::vector<int64_t>{});
-  if (pv.kind != PoolKind::kLp && pv.since >= 10) def.attr("ceil_mode", AttrKind::kInt, int64_t{0});
-  if (pv.kind == PoolKind::kMax && pv.since >= 10)
-    def.attr("dilations", AttrKind::kInts, std::vector<int64_t>{});
+  // ceil_mode: MaxPool / AveragePool 10+, LpPool 18+; dilations: MaxPool 10+, AveragePool 19+,
+  // LpPool 18+.
+  const int since_ceil = pv.kind == PoolKind::kLp ? 18 : 10;
+  const int since_dil = pv.kind == PoolKind::kMax ? 10 : pv.kind == PoolKind::kAvg ? 19 : 18;
+  if (pv.since >= since_ceil) def.attr("ceil_mode", AttrKind::kInt, int64_t{0});
+  if (pv.since >= since_dil) def.attr("dilations", AttrKind::kInts, std::vector<int64_t>{});
   if (pv.kind == PoolKind::kAvg && pv.since >= 7)
     def.attr("count_include_pad", AttrKind::kInt, int64_t{0});
   if (pv.kind == PoolKind::kLp) {

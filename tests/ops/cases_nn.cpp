@@ -177,6 +177,24 @@ void add_pools(std::vector<OpCase>& c) {
                 {"pads", V{1, 0, 1, 0, 1, 1}},
                 {"count_include_pad", int64_t{1}}},
                "3d_include_pad"});
+  c.push_back({"AveragePool",
+               19,
+               {in(f32, {1, 2, 9, 8})},
+               {{"kernel_shape", V{3, 2}},
+                {"dilations", V{2, 3}},
+                {"strides", V{2, 1}},
+                {"ceil_mode", int64_t{1}},
+                {"pads", V{1, 1, 1, 1}},
+                {"count_include_pad", int64_t{1}}},
+               "dilations"});
+  c.push_back({"LpPool",
+               18,
+               {in(f32, {1, 2, 7, 8})},
+               {{"kernel_shape", V{2, 2}},
+                {"dilations", V{2, 2}},
+                {"strides", V{2, 2}},
+                {"ceil_mode", int64_t{1}}},
+               "ceil_dilations"});
   c.push_back({"LpPool", 1, {in(f32, {1, 2, 5, 5})}, {{"kernel_shape", V{2, 2}}, {"p", 3.0f}}});
   c.push_back({"LpPool", 10, {in(f32, {1, 2, 5, 5})}, {{"kernel_shape", V{3, 3}}}});
   c.push_back({"LpPool",

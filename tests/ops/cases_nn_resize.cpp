@@ -44,6 +44,10 @@ void add_resize(std::vector<OpCase>& c) {
              {{"mode", S("linear")}, {"coordinate_transformation_mode", S("pytorch_half_pixel")}},
              "linear_pytorch_half_pixel"));
   c.push_back(resize({1, 1, 3, 5}, {}, {1, 1, 5, 8}, {{"mode", S("cubic")}}, "cubic_sizes"));
+  c.push_back(
+      resize({1, 1, 6, 5}, {}, {1, 1, 1, 3},
+             {{"mode", S("cubic")}, {"coordinate_transformation_mode", S("pytorch_half_pixel")}},
+             "cubic_pytorch_half_pixel_to_1"));
   for (const char* nm : {"floor", "ceil", "round_prefer_ceil"})
     c.push_back(resize(
         {1, 1, 3, 4}, {1, 1, 2.5f, 0.75f}, {},
@@ -60,6 +64,31 @@ void add_resize(std::vector<OpCase>& c) {
   c.push_back(resize({3, 4}, {}, {5, 7}, {}, "i64", DType::kI64));
   c.back().inputs[0] = in_int(DType::kI64, {3, 4}, -1000, 1000);
   c.push_back(resize({0, 2, 3}, {1, 1, 2}, {}, {}, "empty"));
+  // Resize-18: axes, keep_aspect_ratio_policy, antialias; 19: half_pixel_symmetric.
+  for (const char* policy : {"not_larger", "not_smaller"}) {
+    c.push_back(
+        {"Resize",
+         18,
+         {in(f32, {1, 2, 6, 4}), absent(), absent(), fixed_i64({4, 5})},
+         {{"axes", V{2, -1}}, {"keep_aspect_ratio_policy", S(policy)}, {"mode", S("linear")}},
+         policy});
+  }
+  c.push_back({"Resize",
+               18,
+               {in(f32, {2, 7, 3}), absent(), fixed_f32({0.4f})},
+               {{"axes", V{1}}, {"antialias", int64_t{1}}, {"mode", S("linear")}},
+               "antialias_linear"});
+  c.push_back({"Resize",
+               18,
+               {in(f32, {1, 1, 9, 8}), absent(), fixed_f32({1, 1, 0.5f, 0.7f})},
+               {{"antialias", int64_t{1}}, {"mode", S("cubic")}, {"exclude_outside", int64_t{1}}},
+               "antialias_cubic"});
+  c.push_back(
+      {"Resize",
+       19,
+       {in(f32, {1, 1, 4, 5}), absent(), fixed_f32({1, 1, 1.7f, 0.6f})},
+       {{"coordinate_transformation_mode", S("half_pixel_symmetric")}, {"mode", S("linear")}},
+       "half_pixel_symmetric"});
   // Resize-11: roi and scales are required (scales empty when sizes are given).
   c.push_back({"Resize",
                11,
