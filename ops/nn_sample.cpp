@@ -1,4 +1,4 @@
-// GridSample (16+, 2-D) and RoiAlign (10-15, 16+) as host kernels.
+// GridSample (16-19, 20+; 2-D) and RoiAlign (10-15, 16+) as host kernels.
 //
 // GridSample: X [N, C, H, W], grid [N, Ho, Wo, 2] holding (x, y) in [-1, 1] -> Y [N, C, Ho, Wo].
 //   x_pix = (x + 1) / 2 * (W - 1) with align_corners, else ((x + 1) * W - 1) / 2. Bilinear and
@@ -63,12 +63,19 @@ int grid_pad(const Attrs& a) {
   throw ShapeError(cat("GridSample: unknown padding_mode '", p, "'"));
 }
 
+// The sampling mode as opset 16 names it (20 renamed bilinear / bicubic to linear / cubic).
+std::string grid_mode(const Attrs& a) {
+  const std::string& m = a.s("mode");
+  if (m == "bilinear" || m == "linear") return "bilinear";
+  if (m == "bicubic" || m == "cubic") return "bicubic";
+  if (m == "nearest") return m;
+  throw ShapeError(cat("GridSample: unknown mode '", m, "'"));
+}
+
 std::vector<TensorType> infer_grid_sample(const InferContext& ctx) {
   const TensorType &x = ctx.inputs[0], &g = ctx.inputs[1];
   grid_pad(ctx.attrs);
-  const std::string& m = ctx.attrs.s("mode");
-  if (m != "bilinear" && m != "nearest" && m != "bicubic")
-    throw ShapeError(cat("GridSample: unknown mode '", m, "'"));
+  grid_mode(ctx.attrs);
   if (!x.shape || !g.shape) return {TensorType{x.dtype, std::nullopt}};
   if (x.shape->size() != 4 || g.shape->size() != 4)
     throw ShapeError(cat("GridSample: X ", to_string(*x.shape), " and grid ", to_string(*g.shape),
@@ -126,7 +133,7 @@ void grid_sample_run(const Attrs& a, const Tensor& xt, const Tensor& gt, Tensor&
   const Shape& xs = xt.shape();
   const int64_t n = xs[0], c = xs[1], ho = gt.shape()[1], wo = gt.shape()[2];
   const Sampler s{xs[2], xs[3], a.i("align_corners") != 0, grid_pad(a)};
-  const std::string& mode = a.s("mode");
+  const std::string mode = grid_mode(a);
   for (int64_t b = 0; b < n; ++b)
     for (int64_t ch = 0; ch < c; ++ch) {
       const C* p = x + (b * c + ch) * s.h * s.w;
@@ -149,7 +156,7 @@ void grid_sample_reference(const Attrs& a, std::span<const Tensor> in, std::span
     for (int64_t i = 0; i < xs[2] * xs[3]; ++i)
       plane[static_cast<size_t>(i)] = x.at((oi[0] * xs[1] + oi[1]) * xs[2] * xs[3] + i);
     const int64_t gi = ((oi[0] * g.shape()[1] + oi[2]) * g.shape()[2] + oi[3]) * 2;
-    out[0].set(o, grid_sample_at(s, a.s("mode"), plane.data(), g.at(gi), g.at(gi + 1)));
+    out[0].set(o, grid_sample_at(s, grid_mode(a), plane.data(), g.at(gi), g.at(gi + 1)));
   }
 }
 
@@ -288,24 +295,28 @@ bool roi_half_pixel(int since, const Attrs& a) {
 }  // namespace
 
 void register_nn_sample(Registry& r) {
-  r.add(def_op("GridSample", 16)
-            .input("X", "T1")
-            .input("grid", "T2")
-            .output("Y", "T1")
-            .attr("align_corners", AttrKind::kInt, int64_t{0})
-            .attr("mode", AttrKind::kString, std::string("bilinear"))
-            .attr("padding_mode", AttrKind::kString, std::string("zeros"))
-            .type_constraint("T1", nn_float_types())
-            .type_constraint("T2", nn_float_types())
-            .describe("samples X at grid's normalised (x, y): bilinear / nearest / bicubic")
-            .infer(infer_grid_sample)
-            .host_kernel(
-                [](const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
-                  with_compute(in[0].dtype(), [&](auto tag) {
-                    grid_sample_run<decltype(tag)>(ctx.attr(), in[0], in[1], out[0]);
-                  });
-                })
-            .reference(grid_sample_reference));
+  // 16-19: 2-D with modes bilinear / nearest / bicubic; 20+: N-D (asc: 2-D only) and the modes
+  // renamed linear / nearest / cubic.
+  for (auto [since, until] : {std::pair{16, 19}, std::pair{20, INT_MAX}}) {
+    r.add(def_op("GridSample", since, until)
+              .input("X", "T1")
+              .input("grid", "T2")
+              .output("Y", "T1")
+              .attr("align_corners", AttrKind::kInt, int64_t{0})
+              .attr("mode", AttrKind::kString, std::string(since >= 20 ? "linear" : "bilinear"))
+              .attr("padding_mode", AttrKind::kString, std::string("zeros"))
+              .type_constraint("T1", nn_float_types())
+              .type_constraint("T2", nn_float_types())
+              .describe("samples X at grid's normalised (x, y): bilinear / nearest / bicubic")
+              .infer(infer_grid_sample)
+              .host_kernel(
+                  [](const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
+                    with_compute(in[0].dtype(), [&](auto tag) {
+                      grid_sample_run<decltype(tag)>(ctx.attr(), in[0], in[1], out[0]);
+                    });
+                  })
+              .reference(grid_sample_reference));
+  }
   for (auto [since, until] : {std::pair{10, 15}, std::pair{16, INT_MAX}}) {
     OpDef def = def_op("RoiAlign", since, until);
     def.input("X", "T1")

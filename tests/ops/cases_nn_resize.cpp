@@ -123,6 +123,12 @@ void add_grid_sample(std::vector<OpCase>& c) {
                      {{"mode", S(mode)}, {"padding_mode", S(pad)}, {"align_corners", align}},
                      std::string(mode) + "_" + pad + (align ? "_align" : "")});
   c.push_back({"GridSample", 16, {in(f16, {2, 1, 3, 3}), in(f16, {2, 2, 2, 2}, -1, 1)}, {}});
+  for (const char* mode : {"linear", "cubic"})
+    c.push_back({"GridSample",
+                 20,
+                 {in(f32, {1, 2, 3, 4}), in(f32, {1, 2, 3, 2}, -1.2, 1.2)},
+                 {{"mode", S(mode)}, {"padding_mode", S("border")}},
+                 mode});
 }
 
 void add_roi_align(std::vector<OpCase>& c) {
