@@ -17,55 +17,57 @@
 #include "registry/strings.h"
 
 namespace asc {
-namespace {
 
-constexpr int64_t kColBudget = int64_t{1} << 18;  // elements of the col buffer
-
-// ---- Conv ----------------------------------------------------------------------------------
-
-// Window of a Conv from X's and W's shapes (kernel_shape defaults to W's spatial dims).
-Window conv_window(const Attrs& a, const std::vector<int64_t>& x, const std::vector<int64_t>& w) {
+Window conv_window(const char* op, const Attrs& a, const std::vector<int64_t>& x,
+                   const std::vector<int64_t>& w) {
   std::vector<int64_t> kernel = a.ints("kernel_shape");
   const std::vector<int64_t> wk(w.begin() + 2, w.end());
   if (kernel.empty()) kernel = wk;
   for (size_t i = 0; i < kernel.size() && i + 2 < w.size(); ++i)
     if (w[i + 2] >= 0 && kernel[i] != w[i + 2])
-      throw ShapeError(cat("Conv: kernel_shape differs from the weight's spatial dims ",
+      throw ShapeError(cat(op, ": kernel_shape differs from the weight's spatial dims ",
                            to_string(Shape(w.begin() + 2, w.end()))));
-  return resolve_window("Conv", a, {x.begin() + 2, x.end()}, kernel, false);
+  return resolve_window(op, a, {x.begin() + 2, x.end()}, kernel, false);
 }
 
-std::vector<TensorType> infer_conv(const InferContext& ctx) {
+std::vector<TensorType> infer_conv(const InferContext& ctx, const char* op, DType out_dtype,
+                                   bool has_bias) {
   const TensorType& x = ctx.inputs[0];
   const TensorType& w = ctx.inputs[1];
-  if (!x.shape || !w.shape) return {TensorType{x.dtype, std::nullopt}};
-  check_spatial_rank("Conv", *x.shape);
+  if (!x.shape || !w.shape) return {TensorType{out_dtype, std::nullopt}};
+  check_spatial_rank(op, *x.shape);
   const auto xd = known_dims(*x.shape), wd = known_dims(*w.shape);
   const int64_t group = ctx.attrs.i("group");
   if (wd.size() != xd.size())
-    throw ShapeError(cat("Conv: weight ", to_string(*w.shape), " and input ", to_string(*x.shape),
+    throw ShapeError(cat(op, ": weight ", to_string(*w.shape), " and input ", to_string(*x.shape),
                          " differ in rank"));
-  if (group < 1) throw ShapeError(cat("Conv: group ", group, " must be positive"));
+  if (group < 1) throw ShapeError(cat(op, ": group ", group, " must be positive"));
   if (xd[1] >= 0 && wd[1] >= 0 && wd[1] * group != xd[1])
-    throw ShapeError(cat("Conv: input channels ", xd[1], " != weight ", to_string(*w.shape),
+    throw ShapeError(cat(op, ": input channels ", xd[1], " != weight ", to_string(*w.shape),
                          " dim 1 x group ", group));
   if (wd[0] >= 0 && wd[0] % group != 0)
-    throw ShapeError(cat("Conv: output channels ", wd[0], " not divisible by group ", group));
-  const TensorType& b = ctx.inputs.size() > 2 ? ctx.inputs[2] : TensorType{};
+    throw ShapeError(cat(op, ": output channels ", wd[0], " not divisible by group ", group));
+  const TensorType& b = has_bias && ctx.inputs.size() > 2 ? ctx.inputs[2] : TensorType{};
   if (b.dtype != DType::kUndefined && b.shape &&
       (b.shape->size() != 1 ||
        ((*b.shape)[0].known() && wd[0] >= 0 && (*b.shape)[0].value() != wd[0])))
-    throw ShapeError(cat("Conv: bias ", to_string(*b.shape), " is not [", wd[0], "]"));
+    throw ShapeError(cat(op, ": bias ", to_string(*b.shape), " is not [", wd[0], "]"));
   for (size_t i = 2; i < wd.size(); ++i)
     if (wd[i] < 0 && ctx.attrs.ints("kernel_shape").empty())
-      return {TensorType{x.dtype, sym_dims(std::vector<int64_t>(xd.size(), -1))}};
-  const Window win = conv_window(ctx.attrs, xd, wd);
+      return {TensorType{out_dtype, sym_dims(std::vector<int64_t>(xd.size(), -1))}};
+  const Window win = conv_window(op, ctx.attrs, xd, wd);
   std::vector<int64_t> out = {xd[0], wd[0]};
   out.insert(out.end(), win.out.begin(), win.out.end());
   SymShape y = sym_dims(out);
   y[0] = (*x.shape)[0];  // keeps a symbolic batch
-  return {TensorType{x.dtype, y}};
+  return {TensorType{out_dtype, y}};
 }
+
+namespace {
+
+constexpr int64_t kColBudget = int64_t{1} << 18;  // elements of the col buffer
+
+// ---- Conv ----------------------------------------------------------------------------------
 
 // col[(c, kd, kh, kw), r*OW + ow] for the output rows [r0, r0 + nr) (row = (od, oh)) of one group.
 template <class C>
@@ -102,20 +104,15 @@ void conv_im2col(const Geom3& g, const C* x, int64_t cg, int64_t r0, int64_t nr,
         }
 }
 
+}  // namespace
+
 template <class C>
-void conv_run(const Window& w, int64_t group, std::span<const Tensor> in, Tensor& out) {
+void conv_compute(const Window& w, int64_t group, const Shape& xs, const C* x, const Shape& ws,
+                  const C* wt, const C* bias, C* y) {
   const Geom3 g = geom3(w);
-  const Shape& xs = in[0].shape();
-  const Shape& ws = in[1].shape();
   const int64_t n_img = xs[0], c_in = xs[1], m_out = ws[0];
   const int64_t cg = c_in / group, mg = m_out / group;
   const int64_t kk = cg * g.k_size(), p_in = g.in_size(), p_out = g.out_size();
-  std::vector<C> xb, wb, bb;
-  const C* x = read_as(in[0], xb, C{});
-  const C* wt = read_as(in[1], wb, C{});
-  const C* bias = in.size() > 2 && in[2].defined() ? read_as(in[2], bb, C{}) : nullptr;
-  OutBuf<C> yb(out);
-  C* y = yb.data();
   for (int64_t i = 0; i < n_img * m_out; ++i)
     std::fill_n(y + i * p_out, p_out, bias ? bias[i % m_out] : C(0));
   const bool pointwise = g.k_size() == 1 && p_in == p_out && g.pb[0] == 0 && g.pb[1] == 0 &&
@@ -139,11 +136,28 @@ void conv_run(const Window& w, int64_t group, std::span<const Tensor> in, Tensor
         gemm_acc<C>(mg, pc, kk, wg, kk, 1, col.data(), pc, yg + r0 * ow_n, p_out);
       }
     }
+}
+
+template void conv_compute<float>(const Window&, int64_t, const Shape&, const float*, const Shape&,
+                                  const float*, const float*, float*);
+template void conv_compute<double>(const Window&, int64_t, const Shape&, const double*,
+                                   const Shape&, const double*, const double*, double*);
+
+namespace {
+
+template <class C>
+void conv_run(const Window& w, int64_t group, std::span<const Tensor> in, Tensor& out) {
+  std::vector<C> xb, wb, bb;
+  const C* x = read_as(in[0], xb, C{});
+  const C* wt = read_as(in[1], wb, C{});
+  const C* bias = in.size() > 2 && in[2].defined() ? read_as(in[2], bb, C{}) : nullptr;
+  OutBuf<C> yb(out);
+  conv_compute(w, group, in[0].shape(), x, in[1].shape(), wt, bias, yb.data());
   yb.commit();
 }
 
 void conv_kernel(const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
-  const Window w = conv_window(ctx.attr(), in[0].shape(), in[1].shape());
+  const Window w = conv_window("Conv", ctx.attr(), in[0].shape(), in[1].shape());
   with_compute(in[0].dtype(),
                [&](auto tag) { conv_run<decltype(tag)>(w, ctx.attr().i("group"), in, out[0]); });
 }
@@ -152,7 +166,7 @@ void conv_kernel(const LaunchContext& ctx, std::span<const Tensor> in, std::span
 void conv_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
   const Tensor &x = in[0], &w = in[1];
   Tensor& y = out[0];
-  const Window win = conv_window(a, x.shape(), w.shape());
+  const Window win = conv_window("Conv", a, x.shape(), w.shape());
   const size_t ns = win.k.size();
   const int64_t group = a.i("group"), cg = x.shape()[1] / group, mg = w.shape()[0] / group;
   const Shape xs = contiguous_strides(x.shape()), ws = contiguous_strides(w.shape());
@@ -197,11 +211,14 @@ void register_nn_conv(Registry& r) {
               .type_constraint("T", nn_float_types())
               .trait(kContraction)
               .describe("N-D convolution with groups, strides, dilations and pads (im2col + GEMM)")
-              .infer(infer_conv)
+              .infer([](const InferContext& c) {
+                return infer_conv(c, "Conv", c.inputs[0].dtype, true);
+              })
               .host_kernel(conv_kernel)
               .reference(conv_reference));
   }
   register_conv_transpose(r);
+  register_conv_integer(r);
 }
 
 }  // namespace asc

@@ -13,6 +13,7 @@ namespace asc {
 
 void register_nn_conv(Registry& r);  // Conv; calls register_conv_transpose
 void register_conv_transpose(Registry& r);
+void register_conv_integer(Registry& r);
 void register_nn_pool(Registry& r);
 void register_nn_resize(Registry& r);
 void register_nn_sample(Registry& r);
@@ -60,6 +61,18 @@ inline Geom3 geom3(const Window& w) {
   }
   return g;
 }
+
+// Conv geometry and compute, shared with ConvInteger (conv_integer.cpp). conv_window resolves
+// the window from X's and W's dims (kernel_shape defaults to W's spatial dims); infer_conv checks
+// X [N, C, ...], W [M, C / group, k...] (and B [M] when has_bias); conv_compute writes
+// Y = conv(X, W) + B (bias may be null) for C = float or double (layouts in conv.cpp).
+Window conv_window(const char* op, const Attrs& a, const std::vector<int64_t>& x,
+                   const std::vector<int64_t>& w);
+std::vector<TensorType> infer_conv(const InferContext& ctx, const char* op, DType out_dtype,
+                                   bool has_bias);
+template <class C>
+void conv_compute(const Window& w, int64_t group, const Shape& xs, const C* x, const Shape& ws,
+                  const C* wt, const C* bias, C* y);
 
 // The dims of a symbolic shape, -1 where unknown.
 std::vector<int64_t> known_dims(const SymShape& s);

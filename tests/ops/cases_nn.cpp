@@ -71,6 +71,52 @@ void add_conv(std::vector<OpCase>& c) {
   c.back().atol = 1e-4;
 }
 
+InputSpec fixed_int(DType dt, const std::vector<double>& v, Shape shape) {
+  Tensor t(dt, std::move(shape));
+  for (size_t i = 0; i < v.size(); ++i) t.set(static_cast<int64_t>(i), v[i]);
+  return fixed_tensor(std::move(t));
+}
+
+void add_conv_integer(std::vector<OpCase>& c) {
+  constexpr DType u8 = DType::kU8, i8 = DType::kI8;
+  c.push_back({"ConvInteger",
+               10,
+               {in_int(u8, {1, 2, 5, 5}, 0, 255), in_int(u8, {3, 2, 3, 3}, 0, 255),
+                fixed_int(u8, {12}, {}), fixed_int(u8, {200}, {})},
+               {{"pads", V{1, 1, 1, 1}}},
+               "zero_points"});
+  c.push_back(
+      {"ConvInteger",
+       10,
+       {in_int(i8, {2, 4, 6, 5}, -128, 127), in_int(i8, {4, 2, 2, 3}, -128, 127), absent(),
+        fixed_int(i8, {-3, 0, 5, 7}, {4})},
+       {{"group", int64_t{2}}, {"strides", V{2, 1}}, {"auto_pad", std::string("SAME_UPPER")}},
+       "per_channel"});
+  c.push_back({"ConvInteger",
+               10,
+               {in_int(u8, {1, 3, 7}, 0, 255), in_int(i8, {2, 3, 3}, -128, 127)},
+               {},
+               "1d"});
+  const DType f = DType::kF32;
+  c.push_back(
+      {"QLinearConv",
+       10,
+       {in_int(u8, {1, 2, 5, 6}, 0, 255), fixed_int(f, {0.02}, {}), fixed_int(u8, {100}, {}),
+        in_int(i8, {3, 2, 3, 3}, -60, 60), fixed_int(f, {0.01, 0.005, 0.02}, {3}),
+        fixed_int(i8, {0, 0, 0}, {3}), fixed_int(f, {0.05}, {}), fixed_int(u8, {120}, {}),
+        fixed_int(DType::kI32, {-500, 0, 900}, {3})},
+       {{"pads", V{1, 1, 1, 1}}},
+       "per_channel_bias"});
+  c.push_back(
+      {"QLinearConv",
+       10,
+       {in_int(i8, {2, 4, 4, 4}, -128, 127), fixed_int(f, {0.1}, {}), fixed_int(i8, {-5}, {}),
+        in_int(u8, {2, 2, 2, 2}, 0, 255), fixed_int(f, {0.003}, {}), fixed_int(u8, {128}, {}),
+        fixed_int(f, {0.7}, {}), fixed_int(i8, {3}, {})},
+       {{"group", int64_t{2}}, {"strides", V{2, 2}}},
+       "i8_out"});
+}
+
 void add_conv_transpose(std::vector<OpCase>& c) {
   c.push_back({"ConvTranspose",
                11,
@@ -234,6 +280,7 @@ std::vector<OpCase> cases_nn_resize();
 std::vector<OpCase> cases_nn() {
   std::vector<OpCase> c;
   add_conv(c);
+  add_conv_integer(c);
   add_conv_transpose(c);
   add_pools(c);
   for (auto& r : cases_nn_resize()) c.push_back(std::move(r));
