@@ -25,7 +25,9 @@ void tap_range(int64_t start, int64_t d, int64_t k, int64_t n, int64_t& lo, int6
   lo = std::min(lo, hi);
 }
 
-template <class C>
+// One kernel per (compute type, pool kind): the kind is a template argument so the tap loop has
+// no per-element branch on it.
+template <class C, PoolKind K>
 void pool_run(const PoolVersion& v, const Attrs& a, const Window& w, const Tensor& xt,
               std::span<Tensor> out) {
   const Geom3 g = geom3(w);
@@ -34,9 +36,9 @@ void pool_run(const PoolVersion& v, const Attrs& a, const Window& w, const Tenso
   OutBuf<C> yb(out[0]);
   C* y = yb.data();
   int64_t* idx = out.size() > 1 && out[1].defined() ? out[1].data_as<int64_t>() : nullptr;
-  const bool col_major = v.kind == PoolKind::kMax && v.since >= 8 && a.i("storage_order") != 0;
-  const bool include_pad = v.kind == PoolKind::kAvg && v.since >= 7 && a.i("count_include_pad");
-  const double p = v.kind == PoolKind::kLp ? (v.since == 1 ? a.f("p") : double(a.i("p"))) : 1.0;
+  const bool col_major = K == PoolKind::kMax && v.since >= 8 && a.i("storage_order") != 0;
+  const bool include_pad = K == PoolKind::kAvg && v.since >= 7 && a.i("count_include_pad");
+  const double p = K == PoolKind::kLp ? (v.since == 1 ? a.f("p") : double(a.i("p"))) : 1.0;
   const int64_t planes = xt.shape()[0] * xt.shape()[1];
   const int64_t p_in = g.in_size(), p_out = g.out_size();
   for (int64_t pl = 0; pl < planes; ++pl) {
@@ -58,7 +60,7 @@ void pool_run(const PoolVersion& v, const Attrs& a, const Window& w, const Tenso
               count *= hi[i] - lo[i];
             }
           }
-          double acc = v.kind == PoolKind::kMax ? -std::numeric_limits<double>::infinity() : 0.0;
+          double acc = K == PoolKind::kMax ? -std::numeric_limits<double>::infinity() : 0.0;
           int64_t best = -1;
           for (int64_t kd = lo[0]; kd < hi[0]; ++kd)
             for (int64_t kh = lo[1]; kh < hi[1]; ++kh) {
@@ -67,13 +69,13 @@ void pool_run(const PoolVersion& v, const Attrs& a, const Window& w, const Tenso
               for (int64_t kw = lo[2]; kw < hi[2]; ++kw) {
                 const int64_t iw = st[2] + kw * g.d[2];
                 const double val = row[iw];
-                if (v.kind == PoolKind::kMax) {
+                if constexpr (K == PoolKind::kMax) {
                   if (val > acc || best < 0) {
                     acc = val;
                     best = col_major ? id + ih * g.in[0] + iw * g.in[0] * g.in[1]
                                      : (id * g.in[1] + ih) * g.in[2] + iw;
                   }
-                } else if (v.kind == PoolKind::kAvg) {
+                } else if constexpr (K == PoolKind::kAvg) {
                   acc += val;
                 } else {
                   acc += std::pow(std::fabs(val), p);
@@ -81,9 +83,9 @@ void pool_run(const PoolVersion& v, const Attrs& a, const Window& w, const Tenso
               }
             }
           const int64_t oi = pl * p_out + (od * g.out[1] + oh) * g.out[2] + ow;
-          if (v.kind == PoolKind::kMax && best < 0) acc = 0.0;  // a window of padding only
-          if (v.kind == PoolKind::kAvg) acc = count > 0 ? acc / double(count) : 0.0;
-          if (v.kind == PoolKind::kLp) acc = std::pow(acc, 1.0 / p);
+          if (K == PoolKind::kMax && best < 0) acc = 0.0;  // a window of padding only
+          if (K == PoolKind::kAvg) acc = count > 0 ? acc / double(count) : 0.0;
+          if (K == PoolKind::kLp) acc = std::pow(acc, 1.0 / p);
           y[oi] = static_cast<C>(acc);
           if (idx) idx[oi] = best < 0 ? -1 : pl * p_in + best;
         }
@@ -118,8 +120,17 @@ std::vector<TensorType> infer_pool(const PoolVersion& v, const InferContext& ctx
 void pool_kernel(const PoolVersion& v, const LaunchContext& ctx, std::span<const Tensor> in,
                  std::span<Tensor> out) {
   const Window w = pool_window(v, ctx.attr(), in[0].shape());
-  with_compute(in[0].dtype(),
-               [&](auto tag) { pool_run<decltype(tag)>(v, ctx.attr(), w, in[0], out); });
+  with_compute(in[0].dtype(), [&](auto tag) {
+    using C = decltype(tag);
+    switch (v.kind) {
+      case PoolKind::kMax:
+        return pool_run<C, PoolKind::kMax>(v, ctx.attr(), w, in[0], out);
+      case PoolKind::kAvg:
+        return pool_run<C, PoolKind::kAvg>(v, ctx.attr(), w, in[0], out);
+      case PoolKind::kLp:
+        return pool_run<C, PoolKind::kLp>(v, ctx.attr(), w, in[0], out);
+    }
+  });
 }
 
 }  // namespace asc
