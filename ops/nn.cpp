@@ -1,5 +1,6 @@
 // Spatial neural-net ops: Conv, ConvTranspose (conv.cpp), pools and MaxUnpool (pool.cpp), Resize
-// and Upsample (resize.cpp), GridSample and RoiAlign (nn_sample.cpp). This file holds the shared
+// and Upsample (resize.cpp), GridSample and RoiAlign (nn_sample.cpp), MaxRoiPool (nn_roi_pool.cpp);
+// ConvInteger / QLinearConv (conv_integer.cpp). This file holds the shared
 // window geometry and the compute-type buffers declared in nn.h.
 #include "ops/nn.h"
 
@@ -174,6 +175,7 @@ void register_nn(Registry& r) {
   register_nn_pool(r);
   register_nn_resize(r);
   register_nn_sample(r);
+  register_nn_roi_pool(r);
 }
 
 }  // namespace asc

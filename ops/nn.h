@@ -17,6 +17,7 @@ void register_conv_integer(Registry& r);
 void register_nn_pool(Registry& r);
 void register_nn_resize(Registry& r);
 void register_nn_sample(Registry& r);
+void register_nn_roi_pool(Registry& r);
 
 // Conv and pool dtypes (ONNX's T for these ops).
 const std::vector<DType>& nn_float_types();

@@ -1,4 +1,4 @@
-// Cases of the nn family's sampling ops: Resize, Upsample, GridSample, RoiAlign.
+// Cases of the nn family's sampling ops: Resize, Upsample, GridSample, RoiAlign, MaxRoiPool.
 #include "ops/op_cases.h"
 
 namespace asc::test {
@@ -156,6 +156,20 @@ void add_roi_align(std::vector<OpCase>& c) {
                "sampling_ratio"});
 }
 
+void add_max_roi_pool(std::vector<OpCase>& c) {
+  auto rois =
+      fixed_f32({0, 1, 1, 6, 5, 1, 0, 0, 8, 7, 1, 4.4f, 2.6f, 3, 2, 0, -3, -2, 2, 20}, Shape{4, 5});
+  c.push_back({"MaxRoiPool",
+               1,
+               {in(f32, {2, 3, 8, 9}), rois},
+               {{"pooled_shape", V{2, 3}}, {"spatial_scale", 0.8f}}});
+  c.push_back({"MaxRoiPool",
+               1,
+               {in(f16, {1, 2, 5, 5}), fixed_f32({0, 0, 0, 4, 4}, Shape{1, 5})},
+               {{"pooled_shape", V{3, 2}}}});
+  c.back().inputs[1] = in(f16, {1, 5}, 0, 0);  // roi [0, 0, 0, 0, 0]: a 1x1 box
+}
+
 }  // namespace
 
 std::vector<OpCase> cases_nn_resize() {
@@ -163,6 +177,7 @@ std::vector<OpCase> cases_nn_resize() {
   add_resize(c);
   add_grid_sample(c);
   add_roi_align(c);
+  add_max_roi_pool(c);
   return c;
 }
 
