@@ -1,0 +1,184 @@
+// Cases of the nn family's sampling ops: Resize, Upsample, GridSample, RoiAlign, MaxRoiPool.
+#include "ops/op_cases.h"
+
+namespace asc::test {
+namespace {
+
+using V = std::vector<int64_t>;
+constexpr DType f32 = DType::kF32, f16 = DType::kF16;
+
+InputSpec fixed_f32(const std::vector<float>& values, std::optional<Shape> shape = std::nullopt) {
+  Tensor t(f32, shape ? *shape : Shape{static_cast<int64_t>(values.size())});
+  for (size_t i = 0; i < values.size(); ++i) t.data_as<float>()[i] = values[i];
+  return fixed_tensor(std::move(t));
+}
+
+// Resize-13 case: X, roi (absent unless given), scales or sizes.
+OpCase resize(Shape x, std::vector<float> scales, V sizes, Attrs a, std::string label,
+              DType dt = f32, std::vector<float> roi = {}) {
+  std::vector<InputSpec> ins = {in(dt, std::move(x))};
+  ins.push_back(roi.empty() ? absent() : fixed_f32(roi));
+  ins.push_back(scales.empty() ? absent() : fixed_f32(scales));
+  if (!sizes.empty()) ins.push_back(fixed_i64(sizes));
+  return OpCase("Resize", 13, std::move(ins), std::move(a), std::move(label));
+}
+
+std::string S(const char* s) {
+  return s;
+}
+
+void add_resize(std::vector<OpCase>& c) {
+  c.push_back(resize({1, 2, 4, 5}, {1, 1, 1.5f, 0.6f}, {}, {}, "nearest_half_pixel"));
+  c.push_back(
+      resize({1, 2, 4, 5}, {}, {1, 2, 7, 3},
+             {{"mode", S("linear")}, {"coordinate_transformation_mode", S("align_corners")}},
+             "linear_align_corners"));
+  c.push_back(resize({1, 1, 4, 4}, {1, 1, 2, 1.5f}, {},
+                     {{"mode", S("cubic")},
+                      {"coordinate_transformation_mode", S("asymmetric")},
+                      {"exclude_outside", int64_t{1}},
+                      {"cubic_coeff_a", -0.5f}},
+                     "cubic_asym_exclude"));
+  c.push_back(
+      resize({2, 3, 5}, {}, {2, 1, 3},
+             {{"mode", S("linear")}, {"coordinate_transformation_mode", S("pytorch_half_pixel")}},
+             "linear_pytorch_half_pixel"));
+  c.push_back(resize({1, 1, 3, 5}, {}, {1, 1, 5, 8}, {{"mode", S("cubic")}}, "cubic_sizes"));
+  c.push_back(
+      resize({1, 1, 6, 5}, {}, {1, 1, 1, 3},
+             {{"mode", S("cubic")}, {"coordinate_transformation_mode", S("pytorch_half_pixel")}},
+             "cubic_pytorch_half_pixel_to_1"));
+  for (const char* nm : {"floor", "ceil", "round_prefer_ceil"})
+    c.push_back(resize(
+        {1, 1, 3, 4}, {1, 1, 2.5f, 0.75f}, {},
+        {{"nearest_mode", S(nm)}, {"coordinate_transformation_mode", S("tf_half_pixel_for_nn")}},
+        nm));
+  c.push_back(resize({1, 1, 5, 6}, {}, {1, 1, 3, 4},
+                     {{"mode", S("linear")},
+                      {"coordinate_transformation_mode", S("tf_crop_and_resize")},
+                      {"extrapolation_value", 10.0f}},
+                     "tf_crop_and_resize", f32, {0, 0, 0.4f, -0.2f, 1, 1, 1.3f, 0.8f}));
+  c.push_back(resize({1, 2, 3, 3}, {1, 1, 2, 2}, {}, {{"mode", S("linear")}}, "f16", f16));
+  c.push_back(resize({2, 5}, {1, 1.6f}, {}, {}, "u8", DType::kU8));
+  c.back().inputs[0] = in_int(DType::kU8, {2, 5}, 0, 255);
+  c.push_back(resize({3, 4}, {}, {5, 7}, {}, "i64", DType::kI64));
+  c.back().inputs[0] = in_int(DType::kI64, {3, 4}, -1000, 1000);
+  c.push_back(resize({0, 2, 3}, {1, 1, 2}, {}, {}, "empty"));
+  // Resize-18: axes, keep_aspect_ratio_policy, antialias; 19: half_pixel_symmetric.
+  for (const char* policy : {"not_larger", "not_smaller"}) {
+    c.push_back(
+        {"Resize",
+         18,
+         {in(f32, {1, 2, 6, 4}), absent(), absent(), fixed_i64({4, 5})},
+         {{"axes", V{2, -1}}, {"keep_aspect_ratio_policy", S(policy)}, {"mode", S("linear")}},
+         policy});
+  }
+  c.push_back({"Resize",
+               18,
+               {in(f32, {2, 7, 3}), absent(), fixed_f32({0.4f})},
+               {{"axes", V{1}}, {"antialias", int64_t{1}}, {"mode", S("linear")}},
+               "antialias_linear"});
+  c.push_back({"Resize",
+               18,
+               {in(f32, {1, 1, 9, 8}), absent(), fixed_f32({1, 1, 0.5f, 0.7f})},
+               {{"antialias", int64_t{1}}, {"mode", S("cubic")}, {"exclude_outside", int64_t{1}}},
+               "antialias_cubic"});
+  c.push_back(
+      {"Resize",
+       19,
+       {in(f32, {1, 1, 4, 5}), absent(), fixed_f32({1, 1, 1.7f, 0.6f})},
+       {{"coordinate_transformation_mode", S("half_pixel_symmetric")}, {"mode", S("linear")}},
+       "half_pixel_symmetric"});
+  // Resize-11: roi and scales are required (scales empty when sizes are given).
+  c.push_back({"Resize",
+               11,
+               {in(f32, {1, 1, 3, 4}), fixed_f32({}), fixed_f32({}), fixed_i64({1, 1, 5, 2})},
+               {{"mode", S("linear")}},
+               "sizes"});
+  c.push_back({"Resize",
+               10,
+               {in(f32, {1, 1, 4, 6}), fixed_f32({1, 1, 0.5f, 1.5f})},
+               {{"mode", S("linear")}},
+               "linear"});
+  c.push_back({"Resize", 10, {in(f32, {1, 2, 4, 6}), fixed_f32({1, 1, 2, 0.5f})}, {}, "nearest"});
+  c.push_back({"Upsample",
+               7,
+               {in(f32, {1, 2, 2, 3})},
+               {{"scales", std::vector<float>{1, 1, 2, 3}}},
+               "nearest"});
+  c.push_back({"Upsample",
+               9,
+               {in(f32, {1, 1, 3, 3}), fixed_f32({1, 1, 2, 2.5f})},
+               {{"mode", S("linear")}},
+               "linear"});
+}
+
+void add_grid_sample(std::vector<OpCase>& c) {
+  for (const char* mode : {"bilinear", "nearest", "bicubic"})
+    for (const char* pad : {"zeros", "border", "reflection"})
+      for (int64_t align : {0, 1})
+        c.push_back({"GridSample",
+                     16,
+                     {in(f32, {1, 2, 4, 5}), in(f32, {1, 3, 4, 2}, -1.3, 1.3)},
+                     {{"mode", S(mode)}, {"padding_mode", S(pad)}, {"align_corners", align}},
+                     std::string(mode) + "_" + pad + (align ? "_align" : "")});
+  c.push_back({"GridSample", 16, {in(f16, {2, 1, 3, 3}), in(f16, {2, 2, 2, 2}, -1, 1)}, {}});
+  for (const char* mode : {"linear", "cubic"})
+    c.push_back({"GridSample",
+                 20,
+                 {in(f32, {1, 2, 3, 4}), in(f32, {1, 2, 3, 2}, -1.2, 1.2)},
+                 {{"mode", S(mode)}, {"padding_mode", S("border")}},
+                 mode});
+}
+
+void add_roi_align(std::vector<OpCase>& c) {
+  auto rois = [] {
+    return fixed_f32({0, 0, 5, 5, 1.5f, 2, 7.2f, 6.1f, -1, 0.5f, 3, 9, 2, 2, 2.2f, 2.4f},
+                     Shape{4, 4});
+  };
+  for (int opset : {10, 16})
+    for (const char* mode : {"avg", "max"})
+      c.push_back({"RoiAlign",
+                   opset,
+                   {in(f32, {2, 2, 8, 8}), rois(), fixed_i64({0, 1, 1, 0})},
+                   {{"mode", S(mode)},
+                    {"output_height", int64_t{3}},
+                    {"output_width", int64_t{2}},
+                    {"spatial_scale", 0.8f}},
+                   mode});
+  c.push_back({"RoiAlign",
+               16,
+               {in(f32, {1, 3, 6, 7}), rois(), fixed_i64({0, 0, 0, 0})},
+               {{"sampling_ratio", int64_t{2}},
+                {"output_height", int64_t{2}},
+                {"output_width", int64_t{3}},
+                {"coordinate_transformation_mode", S("output_half_pixel")}},
+               "sampling_ratio"});
+}
+
+void add_max_roi_pool(std::vector<OpCase>& c) {
+  auto rois =
+      fixed_f32({0, 1, 1, 6, 5, 1, 0, 0, 8, 7, 1, 4.4f, 2.6f, 3, 2, 0, -3, -2, 2, 20}, Shape{4, 5});
+  c.push_back({"MaxRoiPool",
+               1,
+               {in(f32, {2, 3, 8, 9}), rois},
+               {{"pooled_shape", V{2, 3}}, {"spatial_scale", 0.8f}}});
+  // rois all 0: batch 0, a 1x1 box at the origin.
+  c.push_back({"MaxRoiPool",
+               1,
+               {in(f16, {1, 2, 5, 5}), in(f16, {1, 5}, 0, 0)},
+               {{"pooled_shape", V{3, 2}}}});
+}
+
+}  // namespace
+
+std::vector<OpCase> cases_nn_resize() {
+  std::vector<OpCase> c;
+  add_resize(c);
+  add_grid_sample(c);
+  add_roi_align(c);
+  add_max_roi_pool(c);
+  return c;
+}
+
+}  // namespace asc::test
