@@ -112,12 +112,6 @@ std::vector<int64_t> need_ints(const InferContext& c, size_t k, const char* what
   return to_int64s(t);
 }
 
-Shape known_dims(const SymShape& s) {
-  Shape d;
-  for (const Dim& x : s) d.push_back(x.known() ? x.value() : -1);
-  return d;
-}
-
 void register_movement(Registry& r) {
   register_movement_shape(r);
   register_movement_join(r);

@@ -81,7 +81,5 @@ inline bool has_input(const InferContext& c, size_t k) {
 inline bool has_input(std::span<const Tensor> in, size_t k) {
   return k < in.size() && in[k].defined();
 }
-// A symbolic shape's dims as known ints (-1 where unknown).
-Shape known_dims(const SymShape& s);
 
 }  // namespace asc

@@ -78,12 +78,6 @@ const std::vector<DType>& nn_float_types() {
   return t;
 }
 
-std::vector<int64_t> known_dims(const SymShape& s) {
-  std::vector<int64_t> d;
-  for (const Dim& x : s) d.push_back(x.known() ? x.value() : -1);
-  return d;
-}
-
 SymShape sym_dims(const std::vector<int64_t>& dims) {
   SymShape s;
   for (int64_t d : dims) s.emplace_back(d >= 0 ? d : int64_t{-1});  // Dim(-1) is unknown

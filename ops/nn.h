@@ -75,8 +75,6 @@ template <class C>
 void conv_compute(const Window& w, int64_t group, const Shape& xs, const C* x, const Shape& ws,
                   const C* wt, const C* bias, C* y);
 
-// The dims of a symbolic shape, -1 where unknown.
-std::vector<int64_t> known_dims(const SymShape& s);
 SymShape sym_dims(const std::vector<int64_t>& dims);  // -1 becomes an unknown dim
 // Checks X is [N, C, spatial...] with 1..3 spatial dims (the kernels' limit).
 void check_spatial_rank(std::string_view op, const SymShape& x, size_t min_spatial = 1);

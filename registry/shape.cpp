@@ -32,6 +32,13 @@ SymShape to_sym(const Shape& s) {
   return SymShape(s.begin(), s.end());
 }
 
+Shape known_dims(const SymShape& s) {
+  Shape d;
+  d.reserve(s.size());
+  for (const Dim& x : s) d.push_back(x.known() ? x.value() : -1);
+  return d;
+}
+
 std::optional<Shape> to_concrete(const SymShape& s) {
   Shape r;
   r.reserve(s.size());

@@ -39,6 +39,8 @@ std::string to_string(const SymShape& s);
 SymShape to_sym(const Shape& s);
 // The concrete shape if every dim is known.
 std::optional<Shape> to_concrete(const SymShape& s);
+// Every dim, with -1 where it is unknown.
+Shape known_dims(const SymShape& s);
 
 // What inference knows about a value: always its dtype; its rank and dims when known.
 struct TensorType {
