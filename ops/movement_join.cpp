@@ -19,11 +19,11 @@
 namespace asc {
 namespace {
 
+// Negative axes count from the back in every version: the specs before opset 11 do not define
+// them, but exporters of that era (PyTorch's GLU as Split-2 on axis -1) wrote them that way.
 int64_t join_axis(const std::string& op, int since, int64_t axis, int64_t rank) {
-  if (axis < 0 && since < 11)
-    throw ShapeError(cat(op, "-", since, ": negative axis ", axis, " needs opset >= 11"));
   if (axis < -rank || axis >= rank)
-    throw ShapeError(cat(op, ": axis ", axis, " is out of range for rank ", rank));
+    throw ShapeError(cat(op, "-", since, ": axis ", axis, " is out of range for rank ", rank));
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -118,13 +118,16 @@ std::vector<int64_t> split_sizes(const InferContext& c, const SplitVersion& v, i
           cat("Split: split ", ints_str(sizes), " sums to ", sum, ", the axis has ", n));
     return sizes;
   }
-  const int64_t parts = v.num_outputs ? c.attrs.i("num_outputs") : 0;
+  // Without sizes: Split-18 names the part count, earlier versions split into as many equal
+  // parts as the node has outputs.
+  const int64_t parts =
+      v.num_outputs ? c.attrs.i("num_outputs") : static_cast<int64_t>(c.num_outputs);
   if (parts <= 0)
-    throw ShapeError(v.num_outputs
-                         ? "Split: give either split or num_outputs"
-                         : "Split: equal parts without `split` need the node's output count, "
-                           "which inference does not see");
+    throw ShapeError(v.num_outputs ? "Split: give either split or num_outputs"
+                                   : "Split: equal parts need the node's output count");
   if (n < 0) return std::vector<int64_t>(static_cast<size_t>(parts), -1);
+  if (!v.num_outputs && n % parts != 0)
+    throw ShapeError(cat("Split: an axis of ", n, " does not split into ", parts, " equal parts"));
   const int64_t chunk = (n + parts - 1) / parts;
   for (int64_t k = 0; k < parts; ++k)
     sizes.push_back(std::max<int64_t>(0, std::min(chunk, n - k * chunk)));

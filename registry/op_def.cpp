@@ -129,6 +129,14 @@ Attrs OpDef::resolve(const Attrs& given) const {
 }
 
 void OpDef::check_types(const std::vector<DType>& in) const {
+  // Every single input must be given; a variadic one at least once.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ParamDef& p = inputs[i];
+    if (p.arity == Arity::kOptional) continue;
+    if (i >= in.size() || (p.arity == Arity::kSingle && in[i] == DType::kUndefined))
+      throw ShapeError(type + ": required input '" + p.name + "' (input " + std::to_string(i) +
+                       ") is missing; the node has " + std::to_string(in.size()) + " inputs");
+  }
   std::map<std::string, DType> bound;
   for (size_t i = 0; i < in.size() && !inputs.empty(); ++i) {
     const ParamDef& p = inputs[std::min(i, inputs.size() - 1)];

@@ -56,6 +56,7 @@ struct InferContext {
   const std::vector<TensorType>& inputs;  // absent optional inputs have dtype kUndefined
   const Attrs& attrs;                     // defaults filled in
   std::vector<const Tensor*> values;      // constant input values where known, else nullptr
+  size_t num_outputs = 0;                 // the node's output count; 0 when not known
 };
 
 using InferFn = std::function<std::vector<TensorType>(const InferContext&)>;

@@ -38,10 +38,12 @@ int fold_constants(Graph& g, const cpu::CpuDevice& device, int64_t max_bytes) {
     try {
       const Attrs resolved = n.def->resolve(n.attrs);
       int64_t bytes = 0;
-      for (const auto& d : infer_outputs(*n.def, resolved, ins))
+      for (const auto& d : infer_outputs(*n.def, resolved, ins, n.outputs.size()))
         bytes += numel(d.shape) * static_cast<int64_t>(dtype_size(d.dtype));
       if (bytes > max_bytes) continue;
-      outs = run_op(*n.def, n.attrs, ins, device);
+      OpRunOptions o;
+      o.num_outputs = n.outputs.size();
+      outs = run_op(*n.def, n.attrs, ins, device, o);
     } catch (const Error&) {
       continue;  // left for run time, where the error names the node and shapes
     }

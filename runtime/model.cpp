@@ -58,7 +58,9 @@ std::shared_ptr<const Plan> Model::plan_for(const std::vector<TensorDesc>& input
   }
   // Planning runs outside the lock; two threads may plan the same signature, the first wins.
   const NodeEval eval = [this](const Node& n, const Attrs& resolved, std::span<const Tensor> ins) {
-    return run_op(*n.def, resolved, ins, *device_);
+    OpRunOptions o;
+    o.num_outputs = n.outputs.size();
+    return run_op(*n.def, resolved, ins, *device_, o);
   };
   auto plan = std::make_shared<const Plan>(
       make_plan(graph_, inputs, device_->spec(), options_.optimize, values, &eval));
@@ -112,7 +114,9 @@ std::vector<NamedTensor> Model::run_dynamic(const std::vector<const Tensor*>& fe
     std::vector<Tensor> outs;
     try {
       if (!n.def) throw UnsupportedError(cat("op ", n.op_type, " is not supported"));
-      device_->run([&] { outs = run_op(*n.def, n.attrs, ins, *device_); });
+      OpRunOptions o;
+      o.num_outputs = n.outputs.size();
+      device_->run([&] { outs = run_op(*n.def, n.attrs, ins, *device_, o); });
     } catch (const Error& e) {
       std::string shapes;
       for (size_t k = 0; k < ins.size(); ++k)

@@ -17,7 +17,7 @@ std::string describe(const OpDef& op, std::span<const Tensor> inputs) {
 }  // namespace
 
 std::vector<TensorDesc> infer_outputs(const OpDef& op, const Attrs& resolved,
-                                      std::span<const Tensor> inputs) {
+                                      std::span<const Tensor> inputs, size_t num_outputs) {
   std::vector<TensorType> in;
   std::vector<const Tensor*> values;
   std::vector<DType> dtypes;
@@ -30,7 +30,7 @@ std::vector<TensorDesc> infer_outputs(const OpDef& op, const Attrs& resolved,
   try {
     op.check_types(dtypes);
     if (!op.infer_fn) throw ShapeError("op has no shape inference");
-    out = op.infer_fn(InferContext{op, in, resolved, values});
+    out = op.infer_fn(InferContext{op, in, resolved, values, num_outputs});
   } catch (const ValueUnknownError& e) {
     throw ValueUnknownError(describe(op, inputs) + ": " + e.what());
   } catch (const ShapeError& e) {
@@ -79,7 +79,7 @@ TileProgram plan_tile_program(const OpDef& op, const Attrs& resolved,
 std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const Tensor> inputs,
                            const cpu::CpuDevice& device, const OpRunOptions& opts) {
   const Attrs resolved = op.resolve(attrs);
-  const auto out_desc = infer_outputs(op, resolved, inputs);
+  const auto out_desc = infer_outputs(op, resolved, inputs, opts.num_outputs);
   std::vector<Tensor> outs;
   for (const auto& d : out_desc) outs.emplace_back(d.dtype, d.shape);
   if (op.kernel_kind() == KernelKind::kHost) {
@@ -109,9 +109,9 @@ std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const 
 }
 
 std::vector<Tensor> run_reference(const OpDef& op, const Attrs& attrs,
-                                  std::span<const Tensor> inputs) {
+                                  std::span<const Tensor> inputs, size_t num_outputs) {
   const Attrs resolved = op.resolve(attrs);
-  const auto out_desc = infer_outputs(op, resolved, inputs);
+  const auto out_desc = infer_outputs(op, resolved, inputs, num_outputs);
   std::vector<Tensor> outs;
   for (const auto& d : out_desc) outs.emplace_back(d.dtype, d.shape);
   if (!op.reference_fn) throw Error(op.type + ": op has no reference");

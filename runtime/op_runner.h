@@ -16,12 +16,14 @@ struct OpRunOptions {
   bool optimize = true;              // double buffering, prefetch
   std::optional<TilingData> tiling;  // override the op's tiling function (tiling tests)
   std::optional<DeviceSpec> spec;    // tile for this spec instead of the device's own
+  size_t num_outputs = 0;            // the node's output count (InferContext::num_outputs)
 };
 
 // Output dtypes and concrete shapes from the op's inference; throws ShapeError naming the op and
-// the input shapes when inference cannot give concrete shapes.
+// the input shapes when inference cannot give concrete shapes. `num_outputs` is the node's output
+// count where there is a node (0: unknown).
 std::vector<TensorDesc> infer_outputs(const OpDef& op, const Attrs& resolved,
-                                      std::span<const Tensor> inputs);
+                                      std::span<const Tensor> inputs, size_t num_outputs = 0);
 
 // The placed program the op would run for these inputs (for dumps and tests); `values` are the
 // host-visible input values (LaunchContext::values), empty when none are known.
@@ -37,6 +39,6 @@ std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const 
 
 // Runs the op's naive reference for the same inputs.
 std::vector<Tensor> run_reference(const OpDef& op, const Attrs& attrs,
-                                  std::span<const Tensor> inputs);
+                                  std::span<const Tensor> inputs, size_t num_outputs = 0);
 
 }  // namespace asc

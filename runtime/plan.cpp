@@ -104,7 +104,7 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
     }
     try {
       s.attrs = n.def->resolve(n.attrs);
-      s.out = infer_outputs(*n.def, s.attrs, probes);
+      s.out = infer_outputs(*n.def, s.attrs, probes, n.outputs.size());
       if (s.out.size() < n.outputs.size())
         throw ShapeError(
             cat("inference gave ", s.out.size(), " outputs, the node has ", n.outputs.size()));
