@@ -1,10 +1,133 @@
-// Cases of the misc family.
+// Cases of the misc family: every op version; per-tensor and per-axis quantization with u8/i8
+// and values that saturate; integer matmuls with broadcast batches, 1-D operands, per-row and
+// per-column zero points; power-of-two, odd and prime DFT lengths; empty, scalar and odd shapes.
 #include "ops/op_cases.h"
+#include "registry/strings.h"
 
 namespace asc::test {
+namespace {
+
+const DType kF32 = DType::kF32, kF16 = DType::kF16, kF64 = DType::kF64, kI32 = DType::kI32;
+const DType kI64 = DType::kI64, kU8 = DType::kU8, kI8 = DType::kI8;
+
+template <typename V>
+InputSpec fixed_as(DType dt, const std::vector<V>& values, Shape shape) {
+  Tensor t(dt, std::move(shape));
+  for (size_t i = 0; i < values.size(); ++i)
+    t.set(static_cast<int64_t>(i), static_cast<double>(values[i]));
+  return fixed_tensor(std::move(t));
+}
+InputSpec scalar_as(DType dt, double v) {
+  return fixed_as<double>(dt, {v}, {});
+}
+
+OpCase with(OpCase c, Attrs a, std::string label) {
+  for (const auto& [k, v] : a.all()) c.attrs.set(k, v);
+  c.label = std::move(label);
+  return c;
+}
+
+void add_quant(std::vector<OpCase>& v) {
+  // QuantizeLinear-10: per tensor, zero point absent (u8) or given (u8 / i8); values saturate.
+  v.push_back({"QuantizeLinear", 10, {in(kF32, {3, 5}, -3, 3), scalar_as(kF32, 0.02)}});
+  v.push_back(
+      {"QuantizeLinear", 10, {in(kF32, {7}, -1, 1), scalar_as(kF32, 0.01), scalar_as(kU8, 128)}});
+  v.push_back({"QuantizeLinear",
+               10,
+               {in(kI32, {2, 3}, -500, 500), fixed_as<double>(kF32, {2.0}, {1}),
+                fixed_as<int>(kI8, {3}, {1})}});
+  v.push_back({"QuantizeLinear", 10, {in(kF32, {0, 4}), scalar_as(kF32, 0.5)}});  // empty
+  v.push_back({"QuantizeLinear", 10, {in(kF32, {}), scalar_as(kF32, 0.25)}});     // scalar
+  // QuantizeLinear-13: per axis (default axis 1, axis 0, negative axis) and per tensor.
+  v.push_back({"QuantizeLinear",
+               13,
+               {in(kF32, {2, 3, 4}, -2, 2), fixed_as<double>(kF32, {0.01, 0.02, 0.05}, {3}),
+                fixed_as<int>(kU8, {0, 100, 255}, {3})}});
+  v.push_back(with({"QuantizeLinear",
+                    13,
+                    {in(kF32, {2, 5}, -2, 2), fixed_as<double>(kF32, {0.01, 0.03}, {2}),
+                     fixed_as<int>(kI8, {-5, 7}, {2})}},
+                   {{"axis", int64_t{0}}}, "axis0"));
+  v.push_back(with({"QuantizeLinear",
+                    13,
+                    {in(kF32, {3, 1, 2}, -1, 1), fixed_as<double>(kF32, {0.01, 0.004}, {2}),
+                     fixed_as<int>(kI8, {0, 1}, {2})}},
+                   {{"axis", int64_t{-1}}}, "axis-1"));
+  v.push_back(
+      {"QuantizeLinear", 13, {in(kF32, {9}, -300, 300), scalar_as(kF32, 1.0), scalar_as(kI8, -1)}});
+
+  // DequantizeLinear-10 / -13.
+  v.push_back({"DequantizeLinear",
+               10,
+               {in(kU8, {4, 3}, 0, 255), scalar_as(kF32, 0.1), scalar_as(kU8, 12)}});
+  v.push_back({"DequantizeLinear", 10, {in(kI8, {5}, -128, 127), scalar_as(kF32, 0.5)}});
+  v.push_back({"DequantizeLinear", 10, {in(kI32, {3}, -1000, 1000), scalar_as(kF32, 0.001)}});
+  v.push_back({"DequantizeLinear",
+               13,
+               {in(kU8, {2, 3, 2}, 0, 255), fixed_as<double>(kF32, {0.1, 0.2, 0.3}, {3}),
+                fixed_as<int>(kU8, {0, 128, 255}, {3})}});
+  v.push_back(with({"DequantizeLinear",
+                    13,
+                    {in(kI8, {4, 3}, -128, 127), fixed_as<double>(kF32, {1, 2, 3, 4}, {4}),
+                     fixed_as<int>(kI8, {0, -1, 2, 127}, {4})}},
+                   {{"axis", int64_t{0}}}, "axis0"));
+  v.push_back({"DequantizeLinear", 13, {in(kU8, {0, 3}, 0, 255), scalar_as(kF32, 2)}});
+
+  // DynamicQuantizeLinear: mixed signs, all positive (min 0), all negative (max 0), all zero.
+  v.push_back({"DynamicQuantizeLinear", 11, {in(kF32, {3, 4}, -3, 5)}});
+  v.push_back({"DynamicQuantizeLinear", 11, {in(kF32, {17}, 0.5, 7)}});
+  v.push_back({"DynamicQuantizeLinear", 11, {in(kF32, {2, 2, 3}, -9, -1)}});
+  v.push_back({"DynamicQuantizeLinear", 11, {in(kF32, {4}, 0, 0)}});
+  v.push_back({"DynamicQuantizeLinear", 11, {in(kF32, {0})}});
+
+  // MatMulInteger: u8/i8 mixes, zero points scalar / per row / per column, broadcast batches,
+  // 1-D operands, K = 0 and shapes larger than one GEMM block.
+  v.push_back({"MatMulInteger", 10, {in(kU8, {4, 3}, 0, 255), in(kU8, {3, 5}, 0, 255)}});
+  v.push_back({"MatMulInteger",
+               10,
+               {in(kU8, {3, 4}, 0, 255), in(kI8, {4, 2}, -128, 127), scalar_as(kU8, 12),
+                scalar_as(kI8, -3)}});
+  v.push_back(
+      {"MatMulInteger",
+       10,
+       {in(kI8, {2, 1, 3, 5}, -128, 127), in(kU8, {4, 5, 6}, 0, 255),
+        fixed_as<int>(kI8, {1, -2, 3}, {3}), fixed_as<int>(kU8, {0, 9, 250, 1, 2, 3}, {6})}});
+  v.push_back({"MatMulInteger", 10, {in(kU8, {7}, 0, 255), in(kU8, {7, 3}, 0, 255)}});
+  v.push_back({"MatMulInteger", 10, {in(kU8, {2, 7}, 0, 255), in(kI8, {7}, -128, 127)}});
+  v.push_back({"MatMulInteger", 10, {in(kU8, {3, 0}, 0, 255), in(kU8, {0, 2}, 0, 255)}});
+  v.push_back({"MatMulInteger",
+               10,
+               {in(kU8, {37, 300}, 0, 255), in(kI8, {300, 530}, -128, 127), scalar_as(kU8, 128),
+                scalar_as(kI8, 1)}});
+
+  // QLinearMatMul: per tensor and per row / per column scales, u8 and i8 outputs that saturate.
+  v.push_back({"QLinearMatMul",
+               10,
+               {in(kU8, {2, 4}, 0, 255), scalar_as(kF32, 0.0066), scalar_as(kU8, 113),
+                in(kU8, {4, 3}, 0, 255), scalar_as(kF32, 0.00705), scalar_as(kU8, 114),
+                scalar_as(kF32, 0.0107), scalar_as(kU8, 118)}});
+  v.push_back(
+      {"QLinearMatMul",
+       10,
+       {in(kI8, {3, 2, 5}, -128, 127), fixed_as<double>(kF32, {0.01, 0.02}, {2}),
+        fixed_as<int>(kI8, {1, -1}, {2}), in(kI8, {5, 4}, -128, 127),
+        fixed_as<double>(kF32, {0.01, 0.02, 0.03, 0.04}, {4}),
+        fixed_as<int>(kI8, {0, 0, 1, -2}, {4}), scalar_as(kF32, 0.05), scalar_as(kI8, -3)}});
+  v.push_back({"QLinearMatMul",
+               10,
+               {in(kU8, {4, 9}, 0, 255), scalar_as(kF32, 0.5), scalar_as(kU8, 0),
+                in(kU8, {2, 9, 3}, 0, 255), scalar_as(kF32, 0.5), scalar_as(kU8, 0),
+                scalar_as(kF32, 1.0), scalar_as(kU8, 0)},
+               {},
+               "saturate"});
+}
+
+}  // namespace
 
 std::vector<OpCase> cases_misc() {
-  return {};
+  std::vector<OpCase> v;
+  add_quant(v);
+  return v;
 }
 
 }  // namespace asc::test
