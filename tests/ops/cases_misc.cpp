@@ -122,11 +122,66 @@ void add_quant(std::vector<OpCase>& v) {
                "saturate"});
 }
 
+void add_signal(std::vector<OpCase>& v) {
+  // DFT: real and complex input, power-of-two / short odd / long prime (Bluestein) lengths,
+  // onesided, inverse, other axes, padding and truncation through dft_length.
+  v.push_back({"DFT", 17, {in(kF32, {2, 8, 1})}});
+  v.push_back({"DFT", 17, {in(kF32, {3, 10, 2})}});
+  v.push_back({"DFT", 17, {in(kF64, {1, 37, 2})}});
+  v.push_back(with({"DFT", 17, {in(kF32, {2, 64, 1})}}, {{"onesided", int64_t{1}}}, "onesided"));
+  v.push_back(with({"DFT", 17, {in(kF32, {2, 12, 2})}}, {{"inverse", int64_t{1}}}, "inverse"));
+  v.push_back(with({"DFT", 17, {in(kF32, {2, 3, 5, 2})}}, {{"axis", int64_t{2}}}, "axis2"));
+  v.push_back(with({"DFT", 17, {in(kF32, {4, 3, 1})}}, {{"axis", int64_t{-3}}}, "axis-3"));
+  v.push_back({"DFT", 17, {in(kF32, {2, 10, 1}), scalar_as(kI64, 16)}, {}, "pad16"});
+  v.push_back({"DFT", 17, {in(kF32, {2, 50, 2}), scalar_as(kI32, 41)}, {}, "trunc41"});
+  v.push_back(with({"DFT", 17, {in(kF16, {1, 9, 1}), scalar_as(kI64, 9)}},
+                   {{"onesided", int64_t{1}}, {"inverse", int64_t{1}}}, "inverse_onesided"));
+  v.push_back({"DFT", 17, {in(kF32, {0, 6, 2})}});  // empty batch
+  v.push_back({"DFT", 17, {in(kF32, {3, 1, 1})}});  // length 1
+
+  // STFT: window given, frame_length given, both; real onesided and complex two-sided.
+  v.push_back({"STFT", 17, {in(kF32, {1, 64, 1}), scalar_as(kI64, 8), in(kF32, {16}, 0, 1)}});
+  v.push_back(
+      {"STFT", 17, {in(kF32, {2, 45, 1}), scalar_as(kI32, 7), absent(), scalar_as(kI32, 12)}});
+  v.push_back(
+      with({"STFT",
+            17,
+            {in(kF64, {1, 30, 2}), scalar_as(kI64, 5), in(kF64, {9}, 0, 1), scalar_as(kI64, 9)}},
+           {{"onesided", int64_t{0}}}, "complex"));
+
+  // Windows: periodic / symmetric, output types, sizes 0 and 1.
+  for (const char* w : {"HannWindow", "HammingWindow", "BlackmanWindow"}) {
+    v.push_back({w, 17, {scalar_as(kI32, 10)}});
+    v.push_back(with({w, 17, {scalar_as(kI64, 7)}},
+                     {{"periodic", int64_t{0}}, {"output_datatype", int64_t{11}}},
+                     "symmetric_f64"));
+    v.push_back(with({w, 17, {scalar_as(kI64, 1)}}, {{"periodic", int64_t{0}}}, "one"));
+    v.push_back({w, 17, {scalar_as(kI64, 0)}});
+  }
+
+  // MelWeightMatrix: the conformance parameters, a wider band, f64 and i32 outputs.
+  v.push_back({"MelWeightMatrix",
+               17,
+               {scalar_as(kI32, 8), scalar_as(kI32, 16), scalar_as(kI32, 8192), scalar_as(kF32, 0),
+                scalar_as(kF32, 4096)}});
+  v.push_back(with({"MelWeightMatrix",
+                    17,
+                    {scalar_as(kI64, 20), scalar_as(kI64, 512), scalar_as(kI64, 16000),
+                     scalar_as(kF32, 125), scalar_as(kF32, 7600)}},
+                   {{"output_datatype", int64_t{11}}}, "f64"));
+  v.push_back(with({"MelWeightMatrix",
+                    17,
+                    {scalar_as(kI64, 4), scalar_as(kI64, 31), scalar_as(kI64, 100),
+                     scalar_as(kF64, 1), scalar_as(kF64, 45)}},
+                   {{"output_datatype", int64_t{6}}}, "i32"));
+}
+
 }  // namespace
 
 std::vector<OpCase> cases_misc() {
   std::vector<OpCase> v;
   add_quant(v);
+  add_signal(v);
   return v;
 }
 
