@@ -176,12 +176,52 @@ void add_signal(std::vector<OpCase>& v) {
                    {{"output_datatype", int64_t{6}}}, "i32"));
 }
 
+void add_detect(std::vector<OpCase>& v) {
+  const auto f32s = [](double x) { return fixed_as<double>(kF32, {x}, {1}); };
+  // NonMaxSuppression: random overlapping boxes; every optional input absent or given; corner
+  // and center box formats; max 0 and score thresholds that drop everything.
+  for (const int opset : {10, 11}) {
+    v.push_back({"NonMaxSuppression",
+                 opset,
+                 {in(kF32, {1, 6, 4}, 0, 1), in(kF32, {1, 1, 6}, 0, 1), fixed_i64({3}), f32s(0.3),
+                  f32s(0.2)}});
+    v.push_back({"NonMaxSuppression",
+                 opset,
+                 {in(kF32, {2, 9, 4}, 0, 2), in(kF32, {2, 3, 9}, 0, 1), fixed_i64({4}, Shape{}),
+                  f32s(0.1)}});
+  }
+  v.push_back(with({"NonMaxSuppression",
+                    11,
+                    {in(kF32, {1, 12, 4}, 0.2, 1.5), in(kF32, {1, 2, 12}, 0, 1), fixed_i64({12}),
+                     fixed_as<double>(kF32, {0.25}, {}), absent()}},
+                   {{"center_point_box", int64_t{1}}}, "center"));
+  v.push_back({"NonMaxSuppression", 11, {in(kF32, {1, 5, 4}), in(kF32, {1, 1, 5})}});  // max 0
+  v.push_back(
+      {"NonMaxSuppression",
+       11,
+       {in(kF32, {1, 5, 4}), in(kF32, {1, 2, 5}, 0, 1), fixed_i64({5}), absent(), f32s(2.0)}});
+  v.push_back({"NonMaxSuppression",
+               11,
+               {in(kF32, {3, 0, 4}), in(kF32, {3, 2, 0}), fixed_i64({5})}});  // no boxes
+
+  // Det: small and batched matrices, f64, f16, a 1x1, an empty batch and 0x0 matrices.
+  v.push_back({"Det", 11, {in(kF32, {3, 3})}});
+  v.push_back({"Det", 11, {in(kF32, {2, 3, 4, 4})}});
+  v.push_back({"Det", 11, {in(kF64, {6, 6})}});
+  v.push_back({"Det", 11, {in(kF16, {2, 2, 2})}});
+  v.push_back({"Det", 11, {in(kF32, {5, 1, 1})}});
+  v.push_back({"Det", 11, {in(kF32, {0, 3, 3})}});
+  v.push_back({"Det", 11, {in(kF32, {2, 0, 0})}});
+  v.push_back({"Det", 11, {fixed_as<double>(kF32, {1, 2, 2, 4}, {2, 2})}, {}, "singular"});
+}
+
 }  // namespace
 
 std::vector<OpCase> cases_misc() {
   std::vector<OpCase> v;
   add_quant(v);
   add_signal(v);
+  add_detect(v);
   return v;
 }
 
