@@ -215,6 +215,53 @@ void add_detect(std::vector<OpCase>& v) {
   v.push_back({"Det", 11, {fixed_as<double>(kF32, {1, 2, 2, 4}, {2, 2})}, {}, "singular"});
 }
 
+OpCase training(OpCase c) {
+  c.domain = "ai.onnx.preview.training";
+  return c;
+}
+
+void add_training(std::vector<OpCase>& v) {
+  // One tensor and several of different shapes (scalar, empty, odd); T = 0 (no bias correction,
+  // momentum beta 1) and T > 0; f32 and f64.
+  v.push_back(
+      training({"Adagrad",
+                1,
+                {scalar_as(kF32, 0.1), scalar_as(kI64, 3), in(kF32, {3, 2}), in(kF32, {3, 2}),
+                 in(kF32, {3, 2}, 0, 1)},
+                {{"decay_factor", 0.1f}, {"epsilon", 1e-5f}, {"norm_coefficient", 0.01f}}}));
+  v.push_back(training({"Adagrad",
+                        1,
+                        {scalar_as(kF64, 0.5), scalar_as(kI64, 0), in(kF64, {4}), in(kF64, {}),
+                         in(kF64, {4}), in(kF64, {}), in(kF64, {4}, 0, 1), in(kF64, {}, 0, 1)}}));
+  v.push_back(training({"Adam",
+                        1,
+                        {scalar_as(kF32, 0.1), scalar_as(kI64, 2), in(kF32, {5}), in(kF32, {5}),
+                         in(kF32, {5}), in(kF32, {5}, 0, 1)},
+                        {{"alpha", 0.95f}, {"beta", 0.1f}, {"norm_coefficient_post", 0.01f}}}));
+  v.push_back(training({"Adam",
+                        1,
+                        {scalar_as(kF32, 0.3), scalar_as(kI64, 0), in(kF32, {2, 3}), in(kF32, {0}),
+                         in(kF32, {2, 3}), in(kF32, {0}), in(kF32, {2, 3}), in(kF32, {0}),
+                         in(kF32, {2, 3}, 0, 1), in(kF32, {0}, 0, 1)}}));
+  v.push_back(training(
+      {"Momentum",
+       1,
+       {scalar_as(kF32, 0.1), scalar_as(kI64, 1), in(kF32, {7}), in(kF32, {7}), in(kF32, {7})},
+       {{"alpha", 0.9f},
+        {"beta", 0.5f},
+        {"mode", std::string("standard")},
+        {"norm_coefficient", 0.001f}}}));
+  v.push_back(training({"Momentum",
+                        1,
+                        {scalar_as(kF64, 0.2), scalar_as(kI64, 0), in(kF64, {2}), in(kF64, {1, 3}),
+                         in(kF64, {2}), in(kF64, {1, 3}), in(kF64, {2}), in(kF64, {1, 3})},
+                        {{"alpha", 0.8f},
+                         {"beta", 0.7f},
+                         {"mode", std::string("nesterov")},
+                         {"norm_coefficient", 0.0f}},
+                        "nesterov"}));
+}
+
 }  // namespace
 
 std::vector<OpCase> cases_misc() {
@@ -222,6 +269,7 @@ std::vector<OpCase> cases_misc() {
   add_quant(v);
   add_signal(v);
   add_detect(v);
+  add_training(v);
   return v;
 }
 
