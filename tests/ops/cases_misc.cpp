@@ -262,6 +262,61 @@ void add_training(std::vector<OpCase>& v) {
                         "nesterov"}));
 }
 
+void add_random(std::vector<OpCase>& v) {
+  // Seeded (deterministic): the kernel and the reference draw the same stream.
+  const auto seeded = [](Attrs a, float seed) {
+    a.set("seed", seed);
+    return a;
+  };
+  v.push_back({"RandomUniform", 1, {}, seeded({{"shape", std::vector<int64_t>{3, 4}}}, 1.5f)});
+  v.push_back({"RandomUniform",
+               1,
+               {},
+               seeded({{"shape", std::vector<int64_t>{5}},
+                       {"dtype", int64_t{11}},
+                       {"low", -3.0f},
+                       {"high", 2.0f}},
+                      7.f),
+               "f64"});
+  v.push_back({"RandomUniform", 1, {}, seeded({{"shape", std::vector<int64_t>{}}}, 0.f), "scalar"});
+  v.push_back({"RandomNormal",
+               1,
+               {},
+               seeded({{"shape", std::vector<int64_t>{2, 0, 3}}, {"dtype", int64_t{10}}}, 2.f),
+               "empty_f16"});
+  v.push_back(
+      {"RandomNormal",
+       1,
+       {},
+       seeded({{"shape", std::vector<int64_t>{7, 3}}, {"mean", 1.0f}, {"scale", 0.5f}}, 3.f)});
+  v.push_back({"RandomUniformLike", 1, {in(kF32, {4, 2})}, seeded({}, 4.f)});
+  v.push_back({"RandomUniformLike",
+               1,
+               {in(kI32, {3}, 0, 9)},
+               seeded({{"dtype", int64_t{11}}}, 5.f),
+               "f64"});
+  v.push_back({"RandomNormalLike", 1, {in(kF64, {2, 3})}, seeded({}, 6.f)});
+  v.push_back({"RandomNormalLike",
+               1,
+               {in(kU8, {5}, 0, 9)},
+               seeded({{"dtype", int64_t{1}}}, 1.f),
+               "u8_to_f32"});
+  // Bernoulli: p in {0, 1} (deterministic without a seed) and random p with a seed.
+  v.push_back({"Bernoulli", 15, {fixed_as<double>(kF32, {0, 1, 1, 0, 0, 1}, {2, 3})}});
+  v.push_back(
+      {"Bernoulli", 15, {fixed_as<double>(kF64, {1, 0, 1}, {3})}, {{"dtype", int64_t{9}}}, "bool"});
+  v.push_back({"Bernoulli", 15, {in(kF32, {4, 5}, 0, 1)}, seeded({}, 0.f)});
+  v.push_back({"Bernoulli", 15, {in(kF16, {0})}});
+  // Multinomial: several rows and samples, i64 output, one class.
+  v.push_back({"Multinomial", 7, {in(kF32, {3, 5})}, seeded({{"sample_size", int64_t{4}}}, 9.f)});
+  v.push_back({"Multinomial",
+               7,
+               {in(kF64, {2, 3})},
+               seeded({{"dtype", int64_t{7}}, {"sample_size", int64_t{10}}}, 1.f),
+               "i64"});
+  v.push_back({"Multinomial", 7, {in(kF32, {4, 1})}});
+}
+
 }  // namespace
 
 std::vector<OpCase> cases_misc() {
@@ -270,6 +325,7 @@ std::vector<OpCase> cases_misc() {
   add_signal(v);
   add_detect(v);
   add_training(v);
+  add_random(v);
   return v;
 }
 
