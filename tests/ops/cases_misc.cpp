@@ -317,6 +317,68 @@ void add_random(std::vector<OpCase>& v) {
   v.push_back({"Multinomial", 7, {in(kF32, {4, 1})}});
 }
 
+InputSpec fixed_strings(const std::vector<std::string>& values, Shape shape) {
+  Tensor t(DType::kString, std::move(shape));
+  for (size_t i = 0; i < values.size(); ++i) t.strings()[i] = values[i];
+  return fixed_tensor(std::move(t));
+}
+
+void add_text(std::vector<OpCase>& v) {
+  // TfIdfVectorizer: small-alphabet integer rows so n-grams repeat; unigram+bigram pools with
+  // skips; the three modes with weights; a string pool; an empty level of the pool.
+  const Attrs uni_bi = {{"min_gram_length", int64_t{1}},
+                        {"max_gram_length", int64_t{2}},
+                        {"max_skip_count", int64_t{2}},
+                        {"mode", std::string("TF")},
+                        {"ngram_counts", std::vector<int64_t>{0, 4}},
+                        {"ngram_indexes", std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6}},
+                        {"pool_int64s", std::vector<int64_t>{2, 3, 5, 4, 5, 6, 7, 8, 6, 7}}};
+  v.push_back({"TfIdfVectorizer", 9, {in_int(kI32, {12}, 2, 8)}, uni_bi});
+  v.push_back({"TfIdfVectorizer", 9, {in_int(kI64, {3, 9}, 2, 8)}, uni_bi, "batch"});
+  Attrs bi_only = uni_bi;
+  bi_only.set("min_gram_length", int64_t{2});
+  bi_only.set("max_skip_count", int64_t{0});
+  v.push_back({"TfIdfVectorizer", 9, {in_int(kI32, {2, 6}, 4, 8)}, bi_only, "bigrams"});
+  Attrs idf = uni_bi;
+  idf.set("mode", std::string("IDF"));
+  idf.set("weights", std::vector<float>{0.5f, 1, 2, 3, 4, 5, 6});
+  v.push_back({"TfIdfVectorizer", 9, {in_int(kI32, {2, 7}, 2, 8)}, idf, "idf"});
+  Attrs tfidf = idf;
+  tfidf.set("mode", std::string("TFIDF"));
+  tfidf.set("ngram_indexes", std::vector<int64_t>{6, 0, 5, 1, 4, 2, 9});
+  v.push_back({"TfIdfVectorizer", 9, {in_int(kI64, {2, 7}, 2, 8)}, tfidf, "tfidf_columns"});
+  v.push_back({"TfIdfVectorizer", 9, {in_int(kI32, {0}, 2, 8)}, uni_bi, "empty"});
+  v.push_back({"TfIdfVectorizer",
+               9,
+               {fixed_strings({"a", "b", "c", "a", "b", "x", "c"}, {7})},
+               {{"min_gram_length", int64_t{1}},
+                {"max_gram_length", int64_t{2}},
+                {"max_skip_count", int64_t{1}},
+                {"mode", std::string("TF")},
+                {"ngram_counts", std::vector<int64_t>{0, 2}},
+                {"ngram_indexes", std::vector<int64_t>{0, 1, 2, 3}},
+                {"pool_strings", std::vector<std::string>{"a", "c", "a", "b", "b", "c"}}},
+               "strings"});
+
+  // StringNormalizer (values are checked in misc_text_test; the table checks shapes).
+  const auto days = fixed_strings({"monday", "tuesday", "wednesday", "thursday"}, {4});
+  v.push_back({"StringNormalizer",
+               10,
+               {days},
+               {{"case_change_action", std::string("UPPER")},
+                {"stopwords", std::vector<std::string>{"monday"}}}});
+  v.push_back({"StringNormalizer",
+               10,
+               {fixed_strings({"Monday", "x", "MONDAY"}, {1, 3})},
+               {{"stopwords", std::vector<std::string>{"monday"}}},
+               "insensitive"});
+  v.push_back({"StringNormalizer",
+               10,
+               {fixed_strings({"monday", "monday"}, {2})},
+               {{"stopwords", std::vector<std::string>{"monday"}}},
+               "empty_output"});
+}
+
 }  // namespace
 
 std::vector<OpCase> cases_misc() {
@@ -326,6 +388,7 @@ std::vector<OpCase> cases_misc() {
   add_detect(v);
   add_training(v);
   add_random(v);
+  add_text(v);
   return v;
 }
 
