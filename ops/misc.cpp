@@ -2,11 +2,19 @@
 // lives in its own ops/misc_*.cpp file and is registered from here.
 #include "ops/misc.h"
 
+#include <cstdio>
+
 #include "ops/ops.h"
 
 namespace asc {
 
 namespace misc {
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
 
 DType dtype_attr(int64_t v, const std::vector<DType>& allowed, std::string_view op,
                  std::string_view attr) {

@@ -88,6 +88,9 @@ inline int64_t dims_product(const Shape& s, size_t from, size_t to) {
   return n;
 }
 
+// A number for messages: "0.5", "16000" (not std::to_string's "16000.000000").
+std::string num(double v);
+
 // A dtype from an ONNX TensorProto.DataType attribute value, checked against `allowed`.
 DType dtype_attr(int64_t v, const std::vector<DType>& allowed, std::string_view op,
                  std::string_view attr);

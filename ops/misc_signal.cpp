@@ -364,8 +364,8 @@ std::vector<int64_t> mel_points(std::span<const Tensor> in, const MelGeom& g) {
   const float lo = static_cast<float>(misc::scalar_of(in[3], "MelWeightMatrix", "lower_edge"));
   const float hi = static_cast<float>(misc::scalar_of(in[4], "MelWeightMatrix", "upper_edge"));
   if (!(rate > 0) || !(lo >= 0) || !(hi >= lo))
-    throw ShapeError(cat("MelWeightMatrix: need sample_rate > 0 and 0 <= lower_edge_hertz (", lo,
-                         ") <= upper_edge_hertz (", hi, ")"));
+    throw ShapeError(cat("MelWeightMatrix: need sample_rate > 0 and 0 <= lower_edge_hertz (",
+                         misc::num(lo), ") <= upper_edge_hertz (", misc::num(hi), ")"));
   const float lo_mel = 2595.f * std::log10(1.f + lo / 700.f);
   const float hi_mel = 2595.f * std::log10(1.f + hi / 700.f);
   const float step = (hi_mel - lo_mel) / static_cast<float>(g.mels + 2);
@@ -375,9 +375,9 @@ std::vector<int64_t> mel_points(std::span<const Tensor> in, const MelGeom& g) {
     const double hz = 700.0 * (std::pow(10.0, mel / 2595.0) - 1.0);
     pts[i] = static_cast<int64_t>(std::floor(static_cast<double>(l + 1) * hz / rate));
     if (pts[i] < 0 || pts[i] >= g.bins)
-      throw ShapeError(cat("MelWeightMatrix: upper_edge_hertz ", hi, " maps to spectrogram bin ",
-                           pts[i], ", past the ", g.bins, " bins of dft_length ", l,
-                           " at sample_rate ", rate));
+      throw ShapeError(cat("MelWeightMatrix: upper_edge_hertz ", misc::num(hi),
+                           " maps to spectrogram bin ", pts[i], ", past the ", g.bins,
+                           " bins of dft_length ", l, " at sample_rate ", misc::num(rate)));
   }
   return pts;
 }
