@@ -31,6 +31,7 @@ struct OpCase {
         label(std::move(label_)) {}
 
   std::string op;
+  std::string domain;  // "" is ai.onnx; e.g. "ai.onnx.preview.training"
   int opset = 17;
   std::vector<InputSpec> inputs;
   Attrs attrs;

@@ -18,7 +18,7 @@ const cpu::CpuDevice& device() {
 class OpReference : public ::testing::TestWithParam<OpCase> {};
 
 void check_case(const OpCase& c, const OpRunOptions& opts) {
-  const OpDef& op = global_registry().lookup("", c.op, c.opset);
+  const OpDef& op = global_registry().lookup(c.domain, c.op, c.opset);
   const auto inputs = make_inputs(c);
   const auto got = run_op(op, c.attrs, inputs, device(), opts);
   const auto want = run_reference(op, c.attrs, inputs);

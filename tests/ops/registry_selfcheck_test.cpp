@@ -21,14 +21,15 @@ TEST(RegistrySelfCheck, EveryOpIsComplete) {
     EXPECT_FALSE(op->doc.empty()) << "no doc line";
     bool tested = false;
     for (const OpCase& c : all_op_cases())
-      tested = tested || (c.op == op->type && reg.find(op->domain, c.op, c.opset) == op);
+      tested = tested || (c.op == op->type && c.domain == op->domain &&
+                          reg.find(op->domain, c.op, c.opset) == op);
     EXPECT_TRUE(tested) << "no test case selects this version";
   }
 }
 
 TEST(RegistrySelfCheck, EveryCaseNamesARegisteredOp) {
   for (const OpCase& c : all_op_cases())
-    EXPECT_NE(global_registry().find("", c.op, c.opset), nullptr) << c.name();
+    EXPECT_NE(global_registry().find(c.domain, c.op, c.opset), nullptr) << c.name();
 }
 
 }  // namespace
