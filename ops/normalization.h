@@ -26,16 +26,6 @@ void register_normalization_loss(Registry& r);
 
 namespace norm {
 
-// Inference guard: the first n inputs of the schema are required; throws ShapeError naming the op
-// and the missing input (the registry does not count inputs).
-inline void require_inputs(const InferContext& c, size_t n) {
-  for (size_t k = 0; k < n; ++k)
-    if (k >= c.inputs.size() || c.inputs[k].dtype == DType::kUndefined)
-      throw ShapeError(cat(c.op.type, ": input ", k, " ('",
-                           k < c.op.inputs.size() ? c.op.inputs[k].name : std::string("?"),
-                           "') is required, got ", c.inputs.size(), " inputs"));
-}
-
 // Host-kernel element access with the dtype resolved once: f16/bf16 go through f32.
 template <typename T>
 inline double load(const T* p, int64_t i) {

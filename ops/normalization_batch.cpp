@@ -42,7 +42,6 @@ bool bn_training(const BnVersion& ver, const Attrs& a) {
 }
 
 std::vector<TensorType> infer_bn(const BnVersion& ver, const InferContext& c) {
-  norm::require_inputs(c, 5);
   const TensorType& x = c.inputs[0];
   const bool training = bn_training(ver, c.attrs);
   const DType u = c.inputs[3].dtype;

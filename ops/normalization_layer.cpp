@@ -60,7 +60,6 @@ void check_ln_param(const char* name, const TensorType& p, const SymShape& x, in
 }
 
 std::vector<TensorType> infer_layer_norm(const InferContext& c) {
-  norm::require_inputs(c, 2);
   const TensorType& x = c.inputs[0];
   const DType u = stash_dtype(c.attrs.i("stash_type"));
   if (!x.shape) return {{x.dtype, std::nullopt}, {u, std::nullopt}, {u, std::nullopt}};
@@ -258,7 +257,6 @@ void add_mvn(Registry& r) {
             .trait(kNormalization)
             .describe("Y = (X - mean) / (sqrt(var) + 1e-9) with mean and var over axes")
             .infer([](const InferContext& c) {
-              norm::require_inputs(c, 1);
               if (c.inputs[0].shape)
                 mvn_axes(c.attrs, static_cast<int64_t>(c.inputs[0].shape->size()));
               return infer_unary(c);
@@ -278,7 +276,6 @@ void add_mvn(Registry& r) {
 // ---- InstanceNormalization -------------------------------------------------------------------
 
 std::vector<TensorType> infer_instance_norm(const InferContext& c) {
-  norm::require_inputs(c, 3);
   const TensorType& x = c.inputs[0];
   if (x.shape) {
     if (x.shape->size() < 3)
@@ -364,7 +361,6 @@ RowView gn_view(const Shape& x, int64_t groups) {
 }
 
 std::vector<TensorType> infer_group_norm(bool per_channel, const InferContext& c) {
-  norm::require_inputs(c, 3);
   const TensorType& x = c.inputs[0];
   const int64_t groups = c.attrs.i("num_groups");
   if (groups < 1)

@@ -41,7 +41,6 @@ bool present(const InferContext& c, size_t k) {
 // Output 0: the loss (shaped like the target for reduction none, else a scalar); output 1 (SCE
 // only): log_prob shaped like the scores.
 std::vector<TensorType> infer_loss(const std::string& op, bool log_prob, const InferContext& c) {
-  norm::require_inputs(c, 2);
   const Reduction red = reduction_of(op, c.attrs);
   const TensorType& x = c.inputs[0];
   const TensorType& t = c.inputs[1];

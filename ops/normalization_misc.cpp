@@ -78,7 +78,6 @@ void add_hardmax(Registry& r, bool flatten) {
                               "2-D at axis, else 0"
                             : "output = 1 at the first max of input along axis, else 0")
           .infer([flatten](const InferContext& c) {
-            norm::require_inputs(c, 1);
             if (c.inputs[0].shape) {
               Shape probe(c.inputs[0].shape->size(), 1);
               hardmax_rows(flatten, c.attrs.i("axis"), probe);
@@ -217,7 +216,6 @@ void add_lrn(Registry& r) {
             .describe("Y = X / (bias + alpha / size * sum of X^2 over a window of size channels) "
                       "^ beta")
             .infer([](const InferContext& c) {
-              norm::require_inputs(c, 1);
               lrn_params(c.attrs);
               if (c.inputs[0].shape && c.inputs[0].shape->size() < 2)
                 throw ShapeError(cat("LRN: X must be [N, C, ...], got ", c.inputs[0].str()));

@@ -140,7 +140,6 @@ void register_softmax(Registry& r) {
               .trait(kNormalization)
               .describe(doc)
               .infer([flatten](const InferContext& c) {
-                norm::require_inputs(c, 1);
                 const auto& x = c.inputs[0];
                 if (x.shape)
                   softmax_axis(flatten, c.attrs.i("axis"), static_cast<int64_t>(x.shape->size()));

@@ -41,13 +41,14 @@ std::string error_of(const char* op, int opset, std::vector<Tensor> ins, Attrs a
 
 TEST(NormalizationErrors, MissingRequiredInputs) {
   std::string e = error_of("LayerNormalization", 17, {f32({2, 3})});
-  EXPECT_HAS(e, "LayerNormalization: input 1 ('Scale') is required, got 1 inputs");
+  EXPECT_HAS(
+      e, "LayerNormalization: required input 'Scale' (input 1) is missing; the node has 1 inputs");
   e = error_of("BatchNormalization", 15, {f32({2, 3}), f32({3}), f32({3}), Tensor(), f32({3})});
-  EXPECT_HAS(e, "BatchNormalization: input 3 ('input_mean') is required");
+  EXPECT_HAS(e, "BatchNormalization: required input 'input_mean' (input 3) is missing");
   e = error_of("SoftmaxCrossEntropyLoss", 13, {f32({2, 3})});
-  EXPECT_HAS(e, "input 1 ('labels') is required");
+  EXPECT_HAS(e, "required input 'labels' (input 1) is missing");
   e = error_of("LogSoftmax", 13, {});
-  EXPECT_HAS(e, "LogSoftmax: input 0 ('input') is required, got 0 inputs");
+  EXPECT_HAS(e, "LogSoftmax: required input 'input' (input 0) is missing; the node has 0 inputs");
 }
 
 TEST(NormalizationErrors, LayerNormalization) {

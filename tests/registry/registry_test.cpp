@@ -70,6 +70,29 @@ TEST(OpDef, TypeConstraintsBindConsistently) {
   EXPECT_THROW(d.check_types({DType::kF16, DType::kF16}), ShapeError);
 }
 
+TEST(OpDef, RequiredInputsMustBeGiven) {
+  OpDef d = def_op("Norm", 1)
+                .input("X", "T")
+                .input("Scale", "T")
+                .input("Bias", "T", Arity::kOptional)
+                .output("Y", "T");
+  d.type_constraint("T", {DType::kF32});
+  EXPECT_NO_THROW(d.check_types({DType::kF32, DType::kF32}));
+  EXPECT_NO_THROW(d.check_types({DType::kF32, DType::kF32, DType::kUndefined}));
+  try {
+    d.check_types({DType::kF32});
+    ADD_FAILURE() << "no error";
+  } catch (const ShapeError& e) {
+    EXPECT_STREQ(e.what(),
+                 "Norm: required input 'Scale' (input 1) is missing; the node has 1 inputs");
+  }
+  EXPECT_THROW(d.check_types({DType::kF32, DType::kUndefined}), ShapeError);  // "" for Scale
+  OpDef v = def_op("Sum", 1).input("data", "T", Arity::kVariadic).output("sum", "T");
+  v.type_constraint("T", {DType::kF32});
+  EXPECT_NO_THROW(v.check_types({DType::kF32, DType::kF32, DType::kF32}));
+  EXPECT_THROW(v.check_types({}), ShapeError);
+}
+
 TEST(Shapes, SymbolicBroadcastKeepsWhatItKnows) {
   const SymShape a = {Dim(std::string("batch")), Dim(1), Dim(64)};
   const SymShape b = {Dim(7), Dim(64)};
