@@ -60,9 +60,10 @@ int fold_constants(Graph& g, const cpu::CpuDevice& device, int64_t max_bytes) {
   return folded;
 }
 
-int eliminate_dead_nodes(Graph& g) {
+int eliminate_dead_nodes(Graph& g, const std::vector<int>& keep_values) {
   std::vector<bool> live_value(g.values.size(), false), keep(g.nodes.size(), false);
   for (int v : g.outputs) live_value[v] = true;
+  for (int v : keep_values) live_value[v] = true;
   const std::vector<int> order = g.topo_order();
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const Node& n = g.nodes[*it];

@@ -11,7 +11,8 @@ namespace asc {
 // Returns the number of nodes folded.
 int fold_constants(Graph& g, const cpu::CpuDevice& device, int64_t max_bytes = 64 << 20);
 
-// Removes nodes none of whose outputs reach a graph output. Returns the number removed.
-int eliminate_dead_nodes(Graph& g);
+// Removes nodes none of whose outputs reach a graph output or a value of `keep`. Returns the
+// number removed.
+int eliminate_dead_nodes(Graph& g, const std::vector<int>& keep = {});
 
 }  // namespace asc

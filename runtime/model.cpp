@@ -20,9 +20,24 @@ Model::Model(Graph graph, ModelOptions options)
     throw Error(cat("device '", options_.device, "' is not available (this build has: cpu)"));
   device_ = std::make_unique<cpu::CpuDevice>(options_.threads);
   graph_.topo_order();  // refuse cycles and dangling inputs at load
-  eliminate_dead_nodes(graph_);
+  std::vector<int> expose;
+  for (const std::string& name : options_.expose) {
+    const int v = graph_.find(name);
+    if (v < 0) throw ModelError(cat("expose: the model has no value named '", name, "'"));
+    expose.push_back(v);
+  }
+  eliminate_dead_nodes(graph_, expose);
   fold_constants(graph_, *device_);
   convert_precision(graph_, options_.precision);
+  // Exposed values still produced (or folded into constants) become outputs after the model's.
+  for (int v : expose) {
+    const bool survives = graph_.values[v].producer >= 0 || graph_.values[v].constant;
+    if (!survives ||
+        std::find(graph_.outputs.begin(), graph_.outputs.end(), v) != graph_.outputs.end())
+      continue;
+    graph_.outputs.push_back(v);
+    exposed_.push_back(graph_.values[v].name);
+  }
   // Graph inputs whose values shape the plan: those reaching a value-needed parameter through
   // data edges (not through ops that read only types, such as Shape).
   std::vector<bool> needed(graph_.values.size(), false);

@@ -23,6 +23,11 @@ struct ModelOptions {
   // kF16 / kBF16: f32 weights and activations are stored in that dtype, computed in f32
   // (runtime/precision.h); kF32 keeps the model's own dtypes.
   DType precision = DType::kF32;
+  // Values (by name) to return after the graph outputs, as asc-check reads intermediates. Nodes
+  // that reach one are kept by dead-node elimination; an exposed value that the load passes
+  // remove (fused away) is dropped, one that survives becomes a graph output (exposed()). It is
+  // returned in its stored dtype (f16/bf16 under a low precision). Unknown names: ModelError.
+  std::vector<std::string> expose = {};
 };
 
 struct NamedTensor {
@@ -49,6 +54,9 @@ class Model {
   const Graph& graph() const { return graph_; }
   const ModelOptions& options() const { return options_; }
   const cpu::CpuDevice& device() const { return *device_; }
+  // The ModelOptions::expose names that survived the load passes and were not graph outputs
+  // already, in the order given; run() returns them after the model's own outputs.
+  const std::vector<std::string>& exposed() const { return exposed_; }
 
   // Runs with inputs by name (every graph input must be given; tensors may wrap caller memory).
   // Returns the graph outputs in order. `outputs`, when given, are caller-provided buffers for
@@ -75,6 +83,7 @@ class Model {
 
   Graph graph_;
   ModelOptions options_;
+  std::vector<std::string> exposed_;
   std::vector<bool> value_inputs_;  // per graph input: feeds a value-needed parameter
   std::unique_ptr<cpu::CpuDevice> device_;
   mutable std::mutex plans_mutex_;

@@ -21,7 +21,6 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <thread>
 
 #include "importers/onnx/onnx_importer.h"
@@ -30,17 +29,14 @@
 #include "registry/strings.h"
 #include "runtime/model.h"
 #include "runtime/precision.h"
+#include "tools/run_inputs.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
-// Bad command-line syntax that CLI11 cannot see (--dim, --input values): exit code 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using asc::cli::UsageError;
 
 struct Options {
   std::string model;
@@ -62,43 +58,6 @@ struct Options {
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
-}
-
-// "NAME=VALUE" -> {NAME, VALUE}; both non-empty.
-std::pair<std::string, std::string> split_assignment(const std::string& s, const char* flag,
-                                                     const char* form) {
-  const size_t eq = s.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
-    throw UsageError(asc::cat(flag, " '", s, "': expected ", form));
-  return {s.substr(0, eq), s.substr(eq + 1)};
-}
-
-std::map<std::string, int64_t> parse_dims(const std::vector<std::string>& dims) {
-  std::map<std::string, int64_t> out;
-  for (const auto& d : dims) {
-    auto [name, value] = split_assignment(d, "--dim", "NAME=VALUE");
-    size_t used = 0;
-    int64_t v = -1;
-    try {
-      v = std::stoll(value, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != value.size() || v < 0)
-      throw UsageError(asc::cat("--dim '", d, "': VALUE must be a non-negative integer"));
-    out[name] = v;
-  }
-  return out;
-}
-
-std::map<std::string, std::string> parse_inputs(const std::vector<std::string>& inputs) {
-  std::map<std::string, std::string> out;
-  for (const auto& s : inputs) {
-    auto [name, file] = split_assignment(s, "--input", "NAME=FILE.pb");
-    if (!out.emplace(name, file).second)
-      throw UsageError(asc::cat("--input: '", name, "' is given twice"));
-  }
-  return out;
 }
 
 // While alive, shows "loading MODEL (N MiB)  3.2 s" on stderr (a TTY) once the load takes over a
@@ -140,85 +99,6 @@ class LoadProgress {
   bool done_ = false;
   std::thread thread_;
 };
-
-// Host memory, for refusing an absurd input size before allocating it.
-uint64_t physical_memory_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page)
-                               : uint64_t{1} << 40;
-}
-
-// The concrete shape of a graph input: known dims as they are, symbols from --dim (default 1).
-asc::Shape input_shape(const asc::Value& v, const std::map<std::string, int64_t>& dims) {
-  if (!v.type.shape)
-    throw asc::ShapeError(asc::cat(
-        "input '", v.name, "' has an unknown rank; give it with --input ", v.name, "=FILE.pb"));
-  asc::Shape s;
-  for (const asc::Dim& d : *v.type.shape) {
-    if (d.known()) {
-      s.push_back(d.value());
-    } else {
-      auto it = d.symbolic() ? dims.find(d.symbol()) : dims.end();
-      s.push_back(it != dims.end() ? it->second : 1);
-    }
-  }
-  return s;
-}
-
-// Seeded values: floats uniform in [-1, 1), integers in [0, 10) (small and non-negative, so most
-// index-like inputs stay in range), bools 0/1.
-asc::Tensor random_input(const asc::Value& v, const asc::Shape& shape, std::mt19937_64& rng) {
-  const asc::DType dt = v.type.dtype;
-  if (asc::dtype_size(dt) == 0)
-    throw asc::ShapeError(asc::cat("input '", v.name, "' is ", asc::dtype_name(dt),
-                                   "; asc-run cannot make random values of it, give --input"));
-  const uint64_t limit = physical_memory_bytes();
-  uint64_t bytes = asc::dtype_size(dt);
-  for (int64_t d : shape) {
-    if (d != 0 && bytes > limit / static_cast<uint64_t>(d))
-      throw asc::ShapeError(asc::cat("input '", v.name, "' of ", asc::dtype_name(dt),
-                                     asc::to_string(shape), " does not fit in host memory"));
-    bytes *= static_cast<uint64_t>(d);
-  }
-  asc::Tensor t(dt, shape);
-  std::uniform_real_distribution<double> real(-1.0, 1.0);
-  std::uniform_int_distribution<int> small(0, 9), bit(0, 1);
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    if (asc::dtype_is_float(dt))
-      t.set(i, real(rng));
-    else if (dt == asc::DType::kBool)
-      t.set(i, bit(rng));
-    else
-      t.set(i, small(rng));
-  }
-  return t;
-}
-
-std::vector<asc::NamedTensor> make_inputs(const asc::Graph& g, const Options& o,
-                                          const std::map<std::string, std::string>& files,
-                                          const std::map<std::string, int64_t>& dims) {
-  for (const auto& [name, file] : files) {
-    bool known = false;
-    for (int v : g.inputs) known |= g.values[v].name == name;
-    if (!known) {
-      std::string have;
-      for (int v : g.inputs) have += asc::cat(have.empty() ? "" : ", ", g.values[v].name);
-      throw asc::ShapeError(asc::cat("--input '", name, "': the model has no input of that name",
-                                     " (its inputs: ", have.empty() ? "none" : have, ")"));
-    }
-  }
-  std::mt19937_64 rng(o.seed);
-  std::vector<asc::NamedTensor> out;
-  for (int id : g.inputs) {
-    const asc::Value& v = g.values[id];
-    auto f = files.find(v.name);
-    if (f != files.end())
-      out.push_back({v.name, asc::read_tensor_proto_file(f->second)});
-    else
-      out.push_back({v.name, random_input(v, input_shape(v, dims), rng)});
-  }
-  return out;
-}
 
 struct Summary {
   double min = 0, max = 0, mean = 0;
@@ -319,8 +199,8 @@ json shape_json(const asc::Shape& s) {
 }
 
 int run(const Options& o) {
-  const auto files = parse_inputs(o.inputs);
-  const auto dims = parse_dims(o.dims);
+  const auto files = asc::cli::parse_inputs(o.inputs);
+  const auto dims = asc::cli::parse_dims(o.dims);
   const auto t0 = Clock::now();
 
   // Load: import, then the Model (passes and the device).
@@ -339,7 +219,7 @@ int run(const Options& o) {
   }
   const double load_ms = ms_between(t0, Clock::now());
   const asc::Graph& g = model->graph();
-  const std::vector<asc::NamedTensor> inputs = make_inputs(g, o, files, dims);
+  const std::vector<asc::NamedTensor> inputs = asc::cli::make_inputs(g, files, dims, o.seed);
 
   // Runs: the first (plans), warm-ups, then the timed iterations.
   const bool want_stats = o.profile || !o.trace.empty();

@@ -1,0 +1,267 @@
+// asc-check end to end: the asc-check binary against ONNX Runtime (Node.js + onnxruntime-node,
+// installed by scripts/install-deps.sh) on the bundled tiny_mlp model and ONNX backend-test
+// models. A missing Node.js or onnxruntime-node fails these tests; it does not skip them.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "importers/onnx/onnx_importer.h"
+#include "importers/onnx/tensor_proto.h"
+#include "importers/onnx_builder.h"
+#include "registry/strings.h"
+#include "tests/tools/run_tool.h"
+#include "tools/check_ort.h"
+
+namespace asc {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const std::string kNode = "/usr/include/onnx/backend/test/data/node/";
+
+class AscCheck : public ::testing::Test {
+ protected:
+  test::Result check(const std::string& args) {
+    return test::run_tool(ASC_CHECK_EXE, args + " --threads 2", dir.path());
+  }
+  // Runs with --json and parses stdout; a test failure when it is not JSON.
+  json check_json(const std::string& args, int want_code) {
+    const test::Result r = check(args + " --json");
+    EXPECT_EQ(r.code, want_code) << r.err << r.out;
+    try {
+      return json::parse(r.out);
+    } catch (const json::exception& e) {
+      ADD_FAILURE() << "not JSON: " << e.what() << "\n" << r.out << r.err;
+      return json::object();
+    }
+  }
+  // The node outputs of a model as asc imports it (Constant nodes become constants).
+  static std::vector<std::string> node_outputs(const std::string& model) {
+    const Graph g = import_onnx_file(model);
+    std::vector<std::string> names;
+    for (int i : g.topo_order())
+      for (int v : g.nodes[i].outputs)
+        if (v >= 0) names.push_back(g.values[v].name);
+    return names;
+  }
+  // --input flags for a backend-test case's test_data_set_0.
+  static std::string case_inputs(const std::string& dir, const std::vector<std::string>& names) {
+    std::string s;
+    for (size_t k = 0; k < names.size(); ++k)
+      s += cat(" --input ", names[k], "=", dir, "/test_data_set_0/input_", k, ".pb");
+    return s;
+  }
+  static void expect_all_pass(const json& j, const std::vector<std::string>& outputs) {
+    ASSERT_EQ(j["nodes"].size(), outputs.size()) << j.dump(1);
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      const json& n = j["nodes"][k];
+      EXPECT_EQ(n["output"], outputs[k]);
+      EXPECT_EQ(n["status"], "pass") << n.dump();
+      EXPECT_TRUE(n.contains("max_abs_err") && n.contains("cosine") && n.contains("rmse"));
+    }
+    EXPECT_TRUE(j["first_failure"].is_null());
+    EXPECT_EQ(j["passed"], true);
+    EXPECT_EQ(j["compared"], outputs.size());
+  }
+  test::TempDir dir;
+};
+
+TEST(OrtBridge, IsInstalled) {
+  const fs::path ort = fs::path(ASC_SOURCE_DIR) / "tools/ort";
+  ASSERT_TRUE(fs::exists(ort / "bridge.mjs"));
+  ASSERT_TRUE(fs::exists(ort / "node_modules/onnxruntime-node/package.json"))
+      << "onnxruntime-node is not installed in " << ort << ": run scripts/install-deps.sh";
+  test::TempDir d;
+  const test::Result r = test::run_tool(
+      "node",
+      cat("-e 'console.log(require(\"", (ort / "node_modules/onnxruntime-node").string(),
+          "\").env.versions.node)'"),
+      d.path());
+  ASSERT_EQ(r.code, 0) << "Node.js cannot load onnxruntime-node: " << r.err;
+  EXPECT_EQ(r.out, "1.30.0\n");
+}
+
+TEST_F(AscCheck, TinyMlpPassesEveryNode) {
+  const std::vector<std::string> outputs = node_outputs(ASC_TINY_MLP_ONNX);
+  ASSERT_GE(outputs.size(), 8u);
+  const json j = check_json(cat(ASC_TINY_MLP_ONNX, " --dim batch=3"), 0);
+  expect_all_pass(j, outputs);
+  EXPECT_EQ(j["ort_version"], "1.30.0");
+  EXPECT_EQ(j["inputs"][0]["shape"][0], 3);
+  // Node indices are the topological order.
+  for (size_t k = 1; k < j["nodes"].size(); ++k)
+    EXPECT_GE(j["nodes"][k]["index"].get<int>(), j["nodes"][k - 1]["index"].get<int>());
+
+  const test::Result text = check(cat(ASC_TINY_MLP_ONNX, " --dim batch=3"));
+  EXPECT_EQ(text.code, 0) << text.err;
+  for (const auto& name : outputs) EXPECT_NE(text.out.find(name), std::string::npos) << name;
+  EXPECT_NE(text.out.find("max abs"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(cat(outputs.size(), " node outputs: ", outputs.size(), " compared")),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("PASSED"), std::string::npos);
+  EXPECT_EQ(text.out.find("first failure"), std::string::npos);
+}
+
+TEST_F(AscCheck, FusedRunComparesWhatSurvives) {
+  const std::vector<std::string> outputs = node_outputs(ASC_TINY_MLP_ONNX);
+  const json j = check_json(cat(ASC_TINY_MLP_ONNX, " --fused --seed 7"), 0);
+  ASSERT_EQ(j["nodes"].size(), outputs.size());
+  EXPECT_EQ(j["fused"], true);
+  EXPECT_EQ(j["passed"], true);
+  int compared = 0;
+  for (const json& n : j["nodes"]) {
+    if (n["status"] == "pass") {
+      ++compared;
+    } else {
+      EXPECT_EQ(n["reason"], "fused away in asc") << n.dump();
+    }
+  }
+  EXPECT_EQ(j["compared"], compared);
+  EXPECT_GT(compared, 0);
+  EXPECT_EQ(j["nodes"].back()["status"], "pass");  // graph outputs always survive
+}
+
+TEST_F(AscCheck, LowPrecisionIsJudgedByCosineAndTheFirstFailureIsMarked) {
+  const std::string model = ASC_TINY_MLP_ONNX;
+  const json pass = check_json(cat(model, " --precision bf16"), 0);
+  bool any_cosine = false;
+  for (const json& n : pass["nodes"]) {
+    if (n["rule"] != "cosine") continue;
+    any_cosine = true;
+    EXPECT_GE(n["cosine"].get<double>(), 0.99) << n.dump();
+  }
+  EXPECT_TRUE(any_cosine);
+  // No bf16 rounding of a random tensor of several elements keeps a cosine of exactly 1: the
+  // first float node fails, and it is the first failure in topological order.
+  const json fail = check_json(cat(model, " --dim batch=3 --precision bf16 --min-cosine 1"), 1);
+  EXPECT_EQ(fail["passed"], false);
+  int first = -1;
+  for (size_t k = 0; k < fail["nodes"].size(); ++k) {
+    const json& n = fail["nodes"][k];
+    if (n["status"] == "fail") {
+      EXPECT_EQ(n["rule"], "cosine") << n.dump();
+    }
+    if (first < 0 && n["rule"] == "cosine") first = static_cast<int>(k);
+  }
+  ASSERT_GE(first, 0);
+  EXPECT_EQ(fail["nodes"][first]["status"], "fail");
+  EXPECT_EQ(fail["first_failure"]["output"], fail["nodes"][first]["output"]);
+  EXPECT_EQ(fail["first_failure"]["index"], fail["nodes"][first]["index"]);
+  EXPECT_NE(fail["first_failure"]["reason"].get<std::string>().find("cosine"), std::string::npos);
+  const test::Result text = check(cat(model, " --dim batch=3 --precision bf16 --min-cosine 1"));
+  EXPECT_EQ(text.code, 1);
+  EXPECT_NE(text.out.find("<- first failure"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("FAILED"), std::string::npos);
+}
+
+TEST_F(AscCheck, BackendTestModelsWithSeveralNodes) {
+  for (const std::string name :
+       {"test_layer_normalization_4d_axis1_expanded", "test_logsoftmax_axis_1_expanded",
+        "test_nllloss_NCd1_weight_expanded"}) {
+    SCOPED_TRACE(name);
+    const std::string model = kNode + name + "/model.onnx";
+    const Graph g = import_onnx_file(model);
+    std::vector<std::string> ins;
+    for (int v : g.inputs) ins.push_back(g.values[v].name);
+    const std::vector<std::string> outputs = node_outputs(model);
+    ASSERT_GE(outputs.size(), 5u);
+    expect_all_pass(check_json(model + case_inputs(kNode + name, ins), 0), outputs);
+  }
+}
+
+TEST_F(AscCheck, StringTensorsCrossTheBridge) {
+  // StringNormalizer in the "C" locale (ONNX Runtime needs the named locale installed).
+  test::ModelBuilder b;
+  b.input("S", DType::kString, {"4"});
+  auto& n = b.node("StringNormalizer", {"S"}, {"T"}, "upper");
+  auto& action = test::attr(n, "case_change_action");
+  action.set_type(onnx::AttributeProto::STRING);
+  action.set_s("UPPER");
+  auto& locale = test::attr(n, "locale");
+  locale.set_type(onnx::AttributeProto::STRING);
+  locale.set_s("C");
+  b.output("T", DType::kString, {"?"});
+  b.save(dir / "strings.onnx");
+  Tensor s(DType::kString, {4});
+  const char* words[] = {"monday", "Tuesday", "x1-y2", ""};
+  for (int i = 0; i < 4; ++i) s.strings()[i] = words[i];
+  write_tensor_proto_file(dir / "s.pb", "S", s);
+  const json j = check_json(cat(dir / "strings.onnx", " --input S=", dir / "s.pb"), 0);
+  expect_all_pass(j, {"T"});
+  EXPECT_EQ(j["nodes"][0]["dtype"], "string");
+  EXPECT_EQ(j["nodes"][0]["rule"], "exact");
+}
+
+TEST_F(AscCheck, ExternalDataModels) {
+  test::ModelBuilder b;
+  b.input("X", DType::kF32, {"2", "3"});
+  std::vector<float> w(6);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.25f * static_cast<float>(i) - 0.5f;
+  fs::create_directory(dir.path() / "m");
+  test::write_file(dir / "m/weights.bin", test::bytes_of(w));
+  b.external("W", DType::kF32, {2, 3}, "weights.bin", 0);
+  b.node("Mul", {"X", "W"}, {"T"}, "mul");
+  b.node("Tanh", {"T"}, {"Y"}, "tanh");
+  b.output("Y", DType::kF32, {"2", "3"});
+  b.save(dir / "m/model.onnx");
+  // ONNX Runtime reads the weights from the model's folder, not next to its rewritten copy.
+  expect_all_pass(check_json(dir / "m/model.onnx", 0), {"T", "Y"});
+}
+
+TEST_F(AscCheck, ErrorsAndUsage) {
+  const std::string model = ASC_TINY_MLP_ONNX;
+  test::Result r = check(cat(model, " --bridge /nonexistent/bridge.mjs"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("the ONNX Runtime bridge '/nonexistent/bridge.mjs' is missing"),
+            std::string::npos)
+      << r.err;
+  r = check(cat(model, " --node /nonexistent/node"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("cannot run '/nonexistent/node'"), std::string::npos) << r.err;
+  r = check(cat(model, " --dim batch=x"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--dim 'batch=x'"), std::string::npos) << r.err;
+  r = check(cat(model, " --precision fp8"));
+  EXPECT_EQ(r.code, 2);
+  r = check(cat(model, " --input nope=x.pb"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("--input 'nope': the model has no input of that name"), std::string::npos)
+      << r.err;
+  r = check((dir / "missing.onnx"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("missing.onnx"), std::string::npos) << r.err;
+  // A model ONNX Runtime refuses: the bridge's message comes through.
+  test::ModelBuilder b;
+  b.input("X", DType::kF32, {"2"});
+  b.node("Relu", {"X"}, {"Y"}, "relu");
+  b.output("Y", DType::kF32, {"2"});
+  b.m.set_ir_version(99);
+  b.save(dir / "bad.onnx");
+  r = check(dir / "bad.onnx");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("bad.onnx: ONNX Runtime failed ("), std::string::npos) << r.err;
+}
+
+TEST(MarkAll, EveryNodeOutputBecomesAGraphOutput) {
+  test::TempDir d;
+  const std::string model = kNode + "test_layer_normalization_4d_axis1_expanded/model.onnx";
+  const auto added = check::write_marked_model(model, d / "marked.onnx").added;
+  const Graph original = import_onnx_file(model), marked = import_onnx_file(d / "marked.onnx");
+  ASSERT_EQ(marked.outputs.size(), original.outputs.size() + added.size());
+  for (size_t k = 0; k < original.outputs.size(); ++k)  // the model's own outputs stay first
+    EXPECT_EQ(marked.values[marked.outputs[k]].name, original.values[original.outputs[k]].name);
+  ASSERT_GE(added.size(), 20u);
+  for (const Node& n : original.nodes) {
+    const std::string& name = original.values[n.outputs[0]].name;
+    bool found = false;
+    for (int v : marked.outputs) found = found || marked.values[v].name == name;
+    EXPECT_TRUE(found) << name;
+  }
+}
+
+}  // namespace
+}  // namespace asc
