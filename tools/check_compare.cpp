@@ -85,13 +85,13 @@ Metrics compare(const Tensor& got, const Tensor& want, DType precision, const To
   const auto* gb = static_cast<const unsigned char*>(got.data());
   const auto* wb = static_cast<const unsigned char*>(want.data());
   double dot = 0, na = 0, no = 0, sq = 0, worst_excess = -std::numeric_limits<double>::infinity();
-  int64_t finite = 0, worst = -1, nonfinite = 0;
+  int64_t finite = 0, worst = -1, nonfinite = 0, first_nonfinite = -1;
   for (int64_t i = 0; i < want.numel(); ++i) {
     const double a = got.at(i), o = want.at(i);
     bool bad;
     if (nonfinite_mismatch(a, o)) {
       bad = true;
-      ++nonfinite;
+      if (nonfinite++ == 0) first_nonfinite = i;
     } else if (!std::isfinite(a) || !std::isfinite(o)) {
       bad = false;  // the same NaN or infinity
     } else {
@@ -134,7 +134,8 @@ Metrics compare(const Tensor& got, const Tensor& want, DType precision, const To
       m.passed = false;
       m.mismatches = nonfinite;
       m.reason = cat(nonfinite, " of ", want.numel(), " elements differ in NaN/infinity; first [",
-                     worst, "]: asc ", num(got.at(worst)), ", ORT ", num(want.at(worst)));
+                     first_nonfinite, "]: asc ", num(got.at(first_nonfinite)), ", ORT ",
+                     num(want.at(first_nonfinite)));
     } else if (!(m.cosine >= tol.min_cosine)) {
       m.passed = false;
       m.reason = cat("cosine ", num(m.cosine), " < ", num(tol.min_cosine), "; max abs err ",

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -24,6 +25,9 @@ namespace asc::check {
 namespace fs = std::filesystem;
 
 namespace {
+
+// Suffix of the f32 cast through which a bf16 value is fetched.
+constexpr const char* kViaF32 = "::asc-check-f32";
 
 std::string slurp(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
@@ -65,6 +69,51 @@ bool has_external_data(const onnx::GraphProto& g) {
         if (has_external_data(sub)) return true;
     }
   return false;
+}
+
+// What ONNX's shape inference knows of a value: nothing, a tensor of an element type (0 when
+// unknown), or another type (sequence, map, optional).
+struct ValueKind {
+  bool known = false, tensor = false;
+  int elem = 0;
+};
+
+// Element types onnxruntime-node passes as typed arrays (TensorProto.DataType 1..13).
+bool node_binding_has(int elem) {
+  return elem >= 1 && elem <= 13;
+}
+
+std::string elem_name(int elem) {
+  if (elem == onnx::TensorProto::BFLOAT16) return "bfloat16";
+  return onnx::TensorProto::DataType_IsValid(elem)
+             ? onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(elem))
+             : cat("data_type ", elem);
+}
+
+// The types of the main graph's values: declared, or inferred by ONNX's shape inference (which
+// may fail on models it does not know; the values are then left unknown). The model itself is
+// left as it was.
+std::map<std::string, ValueKind> value_kinds(onnx::ModelProto& model) {
+  onnx::GraphProto& g = *model.mutable_graph();
+  const auto declared = g.value_info();
+  try {
+    onnx::shape_inference::InferShapes(model);
+  } catch (const std::exception&) {
+  }
+  std::map<std::string, ValueKind> kinds;
+  auto note = [&kinds](const onnx::ValueInfoProto& vi) {
+    if (!vi.has_type() || vi.type().value_case() == onnx::TypeProto::VALUE_NOT_SET) return;
+    ValueKind k;
+    k.known = true;
+    k.tensor = vi.type().has_tensor_type();
+    if (k.tensor) k.elem = vi.type().tensor_type().elem_type();
+    kinds[vi.name()] = k;
+  };
+  for (const auto& vi : g.input()) note(vi);
+  for (const auto& vi : g.output()) note(vi);
+  for (const auto& vi : g.value_info()) note(vi);
+  *g.mutable_value_info() = declared;
+  return kinds;
 }
 
 // Runs `argv` (PATH lookup) with stdout and stderr into `log`; returns the exit status, -1 when
@@ -113,15 +162,68 @@ MarkedModel write_marked_model(const std::string& model_path, const std::string&
       throw ModelError(cat("'", model_path, "' is not a valid ONNX model (ModelProto)"));
   }
   onnx::GraphProto& g = *model.mutable_graph();
-  std::set<std::string> seen;
-  for (const auto& o : g.output()) seen.insert(o.name());
+  const std::map<std::string, ValueKind> kinds = value_kinds(model);
+  auto kind_of = [&kinds](const std::string& name) {
+    auto it = kinds.find(name);
+    return it != kinds.end() ? it->second : ValueKind{};
+  };
+  for (const auto& in : g.input()) {
+    const ValueKind k = kind_of(in.name());
+    if (k.tensor && k.elem != 0 && !node_binding_has(k.elem))
+      throw UnsupportedError(cat(model_path, ": input '", in.name(), "' is ", elem_name(k.elem),
+                                 ", which onnxruntime-node cannot feed"));
+  }
   MarkedModel marked;
-  for (const auto& n : g.node())
-    for (const auto& o : n.output())
-      if (!o.empty() && seen.insert(o).second) {
+  // A bf16 value is fetched through a Cast to f32 (exact), named NAME + kViaF32.
+  auto via_f32 = [&](const std::string& name) {
+    auto* n = g.add_node();
+    n->set_op_type("Cast");
+    n->set_name(cat(name, kViaF32));
+    n->add_input(name);
+    n->add_output(cat(name, kViaF32));
+    auto* to = n->add_attribute();
+    to->set_name("to");
+    to->set_type(onnx::AttributeProto::INT);
+    to->set_i(onnx::TensorProto::FLOAT);
+    marked.via_f32[cat(name, kViaF32)] = name;
+    return cat(name, kViaF32);
+  };
+  const int nodes = g.node_size();
+  // The model's own outputs: bf16 ones are swapped for their f32 casts.
+  std::set<std::string> seen;
+  std::vector<std::string> outputs;
+  for (const auto& o : g.output()) {
+    seen.insert(o.name());
+    outputs.push_back(o.name());
+  }
+  g.clear_output();
+  for (const auto& name : outputs) {
+    const ValueKind k = kind_of(name);
+    if (k.tensor && k.elem == onnx::TensorProto::BFLOAT16)
+      g.add_output()->set_name(via_f32(name));
+    else if (k.tensor && k.elem != 0 && !node_binding_has(k.elem))
+      throw UnsupportedError(cat(model_path, ": output '", name, "' is ", elem_name(k.elem),
+                                 ", which onnxruntime-node cannot return"));
+    else
+      g.add_output()->set_name(name);
+  }
+  // Every other node output (not those of the Casts added here).
+  for (int i = 0; i < nodes; ++i)
+    for (const auto& o : g.node(i).output()) {
+      if (o.empty() || !seen.insert(o).second) continue;
+      const ValueKind k = kind_of(o);
+      if (k.known && !k.tensor) {
+        marked.skipped[o] = "not a tensor (a sequence, map or optional)";
+      } else if (k.elem == onnx::TensorProto::BFLOAT16) {
+        g.add_output()->set_name(via_f32(o));
+        marked.added.push_back(o);
+      } else if (k.elem != 0 && !node_binding_has(k.elem)) {
+        marked.skipped[o] = cat(elem_name(k.elem), " tensors have no onnxruntime-node binding");
+      } else {
         g.add_output()->set_name(o);
         marked.added.push_back(o);
       }
+    }
   marked.external_data = has_external_data(g);
   std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
   if (!out || !model.SerializeToOstream(&out) || !out.flush())

@@ -28,11 +28,17 @@ class TempDir {
 };
 
 // Writes the model at `model_path` to `out_path` with every named node output of its main graph
-// appended to the graph outputs (name only; ONNX Runtime infers the type). Throws ModelError
-// naming the file when it cannot be read or parsed.
+// appended to the graph outputs (name only; ONNX Runtime infers the type), except what
+// onnxruntime-node cannot return: values ONNX's shape inference types as sequences, maps or
+// optionals, and element types without a typed array. bfloat16 values (onnxruntime-node has no
+// bfloat16, and refuses a model with such an output) are fetched through an added Cast to f32,
+// which is exact. Throws ModelError when the file cannot be read or parsed, UnsupportedError
+// for a graph input or output onnxruntime-node cannot pass.
 struct MarkedModel {
-  std::vector<std::string> added;  // the outputs appended, in node order
-  bool external_data = false;      // some tensor lives in an external data file
+  std::vector<std::string> added;              // value names made outputs, in node order
+  std::map<std::string, std::string> via_f32;  // ORT output name -> the bf16 value it casts
+  std::map<std::string, std::string> skipped;  // value name -> why it is not an output
+  bool external_data = false;                  // a tensor lives in an external data file
 };
 MarkedModel write_marked_model(const std::string& model_path, const std::string& out_path);
 

@@ -51,9 +51,13 @@ Report run_check(const CheckOptions& o) {
   r.model = o.model;
   Graph g = import_onnx_file(o.model);
   const std::vector<NamedTensor> inputs = cli::make_inputs(g, files, dims, o.seed);
-  for (const auto& in : inputs)
-    r.inputs.push_back(
-        {in.name, files.count(in.name) ? files.at(in.name) : "random", in.tensor.desc()});
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const Value& v = g.values[g.inputs[k]];
+    const std::string& name = inputs[k].name;
+    r.inputs.push_back({name, files.count(name) ? files.at(name) : "random",
+                        v.type.shape ? to_string(*v.type.shape) : "unknown rank",
+                        inputs[k].tensor.desc()});
+  }
 
   // One row per node output, in topological order (Constant nodes are constants in asc).
   std::vector<std::string> names;
@@ -85,6 +89,15 @@ Report run_check(const CheckOptions& o) {
     throw Error(cat(o.model, ": ", e.what()));
   }
   r.ort_version = ort.version;
+  for (const auto& [out, value] : mm.via_f32) {  // bf16 values fetched as f32: back to bf16
+    auto it = ort.outputs.find(out);
+    if (it == ort.outputs.end()) continue;
+    Tensor bf16(DType::kBF16, it->second.shape());
+    for (int64_t i = 0; i < bf16.numel(); ++i) bf16.set(i, it->second.at(i));
+    ort.outputs.erase(it);
+    ort.outputs[value] = bf16;
+  }
+  for (const auto& [value, why] : mm.skipped) ort.skipped[value] = why;
 
   // asc, the same node outputs exposed.
   ModelOptions mo;
@@ -135,7 +148,8 @@ void print_report(const Report& r, const CheckOptions& o, std::FILE* out) {
                r.model.c_str(), o.precision.c_str(), o.fused ? "on" : "off", r.threads,
                r.ort_version.c_str());
   for (const auto& in : r.inputs)
-    std::fprintf(out, "input %s %s %s\n", in.name.c_str(), in.desc.str().c_str(),
+    std::fprintf(out, "input %s %s (declared %s) %s\n", in.name.c_str(), in.desc.str().c_str(),
+                 in.declared.c_str(),
                  in.source == "random" ? cat("random, seed ", o.seed).c_str()
                                        : cat("from ", in.source).c_str());
   const std::vector<std::string> head = {"#",       "node",    "op",     "output", "dtype", "shape",
@@ -184,6 +198,7 @@ void print_report(const Report& r, const CheckOptions& o, std::FILE* out) {
                r.rows.size(), r.compared, r.compared - r.failed, r.failed,
                r.rows.size() - static_cast<size_t>(r.compared), o.tol.atol, o.tol.rtol,
                o.tol.min_cosine);
+  if (r.compared == 0 && !r.rows.empty()) std::fprintf(out, "nothing could be compared\n");
   if (r.first_failure >= 0) {
     const Row& f = r.rows[r.first_failure];
     std::fprintf(out, "first failure: #%d %s (%s) output %s\n", f.node, f.node_name.c_str(),
@@ -209,6 +224,7 @@ json report_json(const Report& r, const CheckOptions& o) {
     j["inputs"].push_back({{"name", in.name},
                            {"dtype", std::string(dtype_name(in.desc.dtype))},
                            {"shape", in.desc.shape},
+                           {"declared", in.declared},
                            {"source", in.source}});
   j["nodes"] = json::array();
   for (const Row& row : r.rows) {

@@ -196,6 +196,26 @@ TEST_F(AscCheck, StringTensorsCrossTheBridge) {
   EXPECT_EQ(j["nodes"][0]["rule"], "exact");
 }
 
+TEST_F(AscCheck, Bfloat16ValuesAreFetchedThroughACast) {
+  // onnxruntime-node has no bfloat16 tensors: B (an intermediate) and C (an output) come back
+  // through exact casts to f32 and are compared as bf16.
+  test::ModelBuilder b;
+  b.input("X", DType::kF32, {"4", "5"});
+  test::attr_i(b.node("Cast", {"X"}, {"B"}, "narrow"), "to", static_cast<int64_t>(DType::kBF16));
+  b.node("Identity", {"B"}, {"C"}, "copy");
+  test::attr_i(b.node("Cast", {"C"}, {"Y"}, "widen"), "to", static_cast<int64_t>(DType::kF32));
+  b.output("Y", DType::kF32, {"4", "5"});
+  b.output("C", DType::kBF16, {"4", "5"});
+  b.save(dir / "bf16.onnx");
+  const json j = check_json(dir / "bf16.onnx", 0);
+  expect_all_pass(j, {"B", "C", "Y"});
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_EQ(j["nodes"][k]["dtype"], "bf16");
+    EXPECT_EQ(j["nodes"][k]["ort_dtype"], "bf16");
+    EXPECT_EQ(j["nodes"][k]["rule"], "cosine");
+  }
+}
+
 TEST_F(AscCheck, ExternalDataModels) {
   test::ModelBuilder b;
   b.input("X", DType::kF32, {"2", "3"});
@@ -244,6 +264,31 @@ TEST_F(AscCheck, ErrorsAndUsage) {
   r = check(dir / "bad.onnx");
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("bad.onnx: ONNX Runtime failed ("), std::string::npos) << r.err;
+}
+
+TEST(MarkAll, WhatTheNodeBindingCannotReturnIsSkippedOrCast) {
+  test::TempDir d;
+  test::ModelBuilder b;
+  b.input("X", DType::kF32, {"3"});
+  b.node("SequenceConstruct", {"X", "X"}, {"S"}, "seq");
+  b.node("SequenceAt", {"S", "I"}, {"E"}, "at");
+  b.initializer("I", DType::kI64, {}, test::bytes_of(std::vector<int64_t>{1}));
+  test::attr_i(b.node("Cast", {"E"}, {"H"}, "half"), "to", static_cast<int64_t>(DType::kBF16));
+  b.output("H", DType::kBF16, {"3"});
+  b.save(d / "m.onnx");
+  const auto marked = check::write_marked_model(d / "m.onnx", d / "marked.onnx");
+  EXPECT_EQ(marked.added, (std::vector<std::string>{"E"}));
+  ASSERT_EQ(marked.skipped.count("S"), 1u);
+  EXPECT_EQ(marked.skipped.at("S"), "not a tensor (a sequence, map or optional)");
+  ASSERT_EQ(marked.via_f32.size(), 1u);  // the bf16 output H
+  EXPECT_EQ(marked.via_f32.begin()->second, "H");
+  EXPECT_FALSE(marked.external_data);
+  onnx::ModelProto m;
+  std::ifstream in(d / "marked.onnx", std::ios::binary);
+  ASSERT_TRUE(m.ParseFromIstream(&in));
+  std::vector<std::string> outs;
+  for (const auto& o : m.graph().output()) outs.push_back(o.name());
+  EXPECT_EQ(outs, (std::vector<std::string>{marked.via_f32.begin()->first, "E"}));
 }
 
 TEST(MarkAll, EveryNodeOutputBecomesAGraphOutput) {

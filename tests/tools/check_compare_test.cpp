@@ -150,9 +150,13 @@ TEST(CheckCompare, NonFiniteValuesMatchOnlyThemselves) {
   EXPECT_FALSE(m.passed);
   EXPECT_EQ(m.mismatches, 1);
   EXPECT_EQ(m.max_abs, 0);  // metrics cover the finite pairs only
-  const Metrics low = compare(make(DType::kF32, {3}, {nan, -inf, 1}), o, DType::kF16, {});
-  EXPECT_FALSE(low.passed);  // a cosine cannot hide an infinity of the wrong sign
-  EXPECT_NE(low.reason.find("NaN/infinity"), std::string::npos) << low.reason;
+  // A cosine cannot hide an infinity of the wrong sign; the reason names that element, not the
+  // largest finite error (element 2 here).
+  const Metrics low = compare(make(DType::kF32, {3}, {nan, -inf, 3}), o, DType::kF16, {});
+  EXPECT_FALSE(low.passed);
+  EXPECT_NE(low.reason.find("1 of 3 elements differ in NaN/infinity; first [1]: asc -inf, ORT inf"),
+            std::string::npos)
+      << low.reason;
 }
 
 TEST(CheckCompare, IntegersAndBoolsAreExact) {
@@ -260,6 +264,16 @@ TEST(CheckReport, MarksTheFirstFailureInTopologicalOrder) {
   EXPECT_TRUE(r.passed());
   EXPECT_EQ(r.first_failure, -1);
   EXPECT_TRUE(report_json(r, o)["first_failure"].is_null());
+
+  // Nothing compared is no pass; a model without nodes has nothing to fail.
+  Report none;
+  none.rows = {row("a", Status::kNotCompared)};
+  tally(none);
+  EXPECT_EQ(none.compared, 0);
+  EXPECT_FALSE(none.passed());
+  none.rows.clear();
+  tally(none);
+  EXPECT_TRUE(none.passed());
 }
 
 }  // namespace
