@@ -34,9 +34,9 @@ int main(int argc, char** argv) {
   app.add_flag("--fused", o.fused,
                "run asc with optimisation (fusion) on; compare the tensors that survive");
   app.add_option("--atol", o.tol.atol, "f32 absolute tolerance (default 1e-4)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0.0, 1e6));
   app.add_option("--rtol", o.tol.rtol, "f32 relative tolerance (default 1e-3)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0.0, 1e6));
   app.add_option("--min-cosine", o.tol.min_cosine,
                  "f16/bf16 (and --precision fp16/bf16) pass at this cosine (default 0.99)")
       ->check(CLI::Range(-1.0, 1.0));

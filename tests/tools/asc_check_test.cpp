@@ -247,6 +247,9 @@ TEST_F(AscCheck, ErrorsAndUsage) {
   EXPECT_NE(r.err.find("--dim 'batch=x'"), std::string::npos) << r.err;
   r = check(cat(model, " --precision fp8"));
   EXPECT_EQ(r.code, 2);
+  r = check(cat(model, " --atol -1"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--atol"), std::string::npos) << r.err;
   r = check(cat(model, " --input nope=x.pb"));
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("--input 'nope': the model has no input of that name"), std::string::npos)
