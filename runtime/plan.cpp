@@ -117,7 +117,8 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
       // Small known subgraphs (shape arithmetic) are evaluated now and become plan constants.
       int64_t out_elems = 0;
       for (const auto& d : s.out) out_elems += numel(d.shape);
-      if (eval && (all_known || n.def->has(kShapeOf)) && out_elems <= kFoldMaxElements) {
+      if (eval && (all_known || n.def->has(kShapeOf)) && !n.def->has(kRandom) &&
+          out_elems <= kFoldMaxElements) {
         std::vector<Tensor> outs = (*eval)(n, s.attrs, probes);
         for (size_t k = 0; k < n.outputs.size() && k < outs.size(); ++k) {
           const int v = n.outputs[k];
