@@ -23,6 +23,10 @@ struct ModelOptions {
   // kF16 / kBF16: f32 weights and activations are stored in that dtype, computed in f32
   // (runtime/precision.h); kF32 keeps the model's own dtypes.
   DType precision = DType::kF32;
+  // Plans kept per input-shape signature, and tile programs per node shape shared by them (least
+  // recently used evicted): a decoding loop meets a new signature at every step.
+  size_t plan_cache = 64;
+  size_t program_cache = 16384;
 };
 
 struct NamedTensor {
@@ -77,8 +81,8 @@ class Model {
   ModelOptions options_;
   std::vector<bool> value_inputs_;  // per graph input: feeds a value-needed parameter
   std::unique_ptr<cpu::CpuDevice> device_;
-  mutable std::mutex plans_mutex_;
-  mutable std::map<std::string, std::shared_ptr<const Plan>> plans_;
+  LruCache<Plan> plans_;
+  LruCache<TileProgram> programs_;
 };
 
 }  // namespace asc
