@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
+#include <thread>
 
 namespace asc::models {
 
@@ -120,18 +121,44 @@ uint64_t NormalRng::next_u64() {
   return result;
 }
 
+// Marsaglia's polar form of Box-Muller: two normals per accepted point of the unit disc.
 double NormalRng::next() {
   if (has_spare_) {
     has_spare_ = false;
     return spare_;
   }
-  constexpr double kTwoPi = 6.283185307179586476925286766559;
-  const double u1 = (static_cast<double>(next_u64() >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
-  const double u2 = static_cast<double>(next_u64() >> 11) * 0x1.0p-53;          // [0, 1)
-  const double r = std::sqrt(-2.0 * std::log(u1));
-  spare_ = r * std::sin(kTwoPi * u2);
+  double u, v, q;
+  do {
+    u = static_cast<double>(next_u64() >> 11) * 0x1.0p-52 - 1.0;  // [-1, 1)
+    v = static_cast<double>(next_u64() >> 11) * 0x1.0p-52 - 1.0;
+    q = u * u + v * v;
+  } while (q >= 1.0 || q == 0.0);
+  const double f = std::sqrt(-2.0 * std::log(q) / q);
+  spare_ = v * f;
   has_spare_ = true;
-  return r * std::cos(kTwoPi * u2);
+  return u * f;
+}
+
+void draw_normals(uint64_t stream, uint64_t first, size_t n, float mean, float std, float* out) {
+  const auto fill = [&](uint64_t chunk, float* dst, size_t count) {
+    NormalRng rng(stream ^ (chunk * 0xd1b54a32d192ed03ull));
+    for (size_t i = 0; i < count; ++i) dst[i] = static_cast<float>(mean + std * rng.next());
+  };
+  if (first % kNormalChunk != 0) throw std::logic_error("draw_normals: unaligned start");
+  const size_t chunks = (n + kNormalChunk - 1) / kNormalChunk;
+  const size_t workers =
+      std::min<size_t>(chunks, std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < workers; ++w)
+    pool.emplace_back([&, w] {
+      for (size_t c = w; c < chunks; c += workers)
+        fill(first / kNormalChunk + c, out + c * kNormalChunk,
+             std::min<size_t>(kNormalChunk, n - c * kNormalChunk));
+    });
+  for (size_t c = 0; c < chunks; c += workers)
+    fill(first / kNormalChunk + c, out + c * kNormalChunk,
+         std::min<size_t>(kNormalChunk, n - c * kNormalChunk));
+  for (auto& t : pool) t.join();
 }
 
 uint64_t weight_seed(uint64_t seed, const std::string& name) {
@@ -307,13 +334,12 @@ std::string OnnxWriter::weight(const std::string& name, ElemType t,
     begin_external(tp, n * elem_size(t));
   else
     tp.mutable_raw_data()->reserve(n * elem_size(t));
-  NormalRng rng(weight_seed(options_.seed, name));
-  std::vector<float> chunk(std::min<uint64_t>(n, uint64_t{1} << 16));
-  for (uint64_t done = 0; done < n;) {
-    const size_t k = static_cast<size_t>(std::min<uint64_t>(chunk.size(), n - done));
-    for (size_t i = 0; i < k; ++i) chunk[i] = static_cast<float>(mean + std * rng.next());
-    emit(tp, t, chunk.data(), k);
-    done += k;
+  const uint64_t stream = weight_seed(options_.seed, name);
+  std::vector<float> block(static_cast<size_t>(std::min<uint64_t>(n, kDrawBlock)));
+  for (uint64_t done = 0; done < n; done += block.size()) {
+    const size_t k = static_cast<size_t>(std::min<uint64_t>(block.size(), n - done));
+    draw_normals(stream, done, k, mean, std, block.data());
+    emit(tp, t, block.data(), k);
   }
   return name;
 }
@@ -331,8 +357,10 @@ std::string OnnxWriter::weight_transposed(const std::string& name, const std::st
     tp.mutable_raw_data()->reserve(n * elem_size(t));
   // The source's draws, row-major [rows, cols], then written column by column in blocks.
   std::vector<float> src(n);
-  NormalRng rng(weight_seed(options_.seed, source));
-  for (float& x : src) x = static_cast<float>(mean + std * rng.next());
+  const uint64_t stream = weight_seed(options_.seed, source);
+  for (uint64_t done = 0; done < n; done += kDrawBlock)
+    draw_normals(stream, done, static_cast<size_t>(std::min(kDrawBlock, n - done)), mean, std,
+                 src.data() + done);
   constexpr int64_t kBlock = 32;
   std::vector<float> buf(static_cast<size_t>(kBlock * rows));
   for (int64_t c0 = 0; c0 < cols; c0 += kBlock) {

@@ -1,9 +1,10 @@
 // OnnxWriter: builds a ModelProto node by node and stores seeded random weights, inline
 // (raw_data) or streamed into one external data file.
 //
-// Weight values: weight `name` is drawn from a xoshiro256** stream seeded by (seed, name) with
-// Box-Muller normals, so a tensor's values depend only on the seed and its name — not on the
-// dtype (f16/bf16 round the same f32 draws), the layer count, or the order of creation.
+// Weight values: weight `name` is drawn from xoshiro256** streams seeded by (seed, name, chunk)
+// with polar Box-Muller normals (draw_normals), so a tensor's values depend only on the seed and
+// its name — not on the dtype (f16/bf16 round the same f32 draws), the layer count, or the order of
+// creation.
 //
 // External data layout (`model.onnx.data` next to the model): tensors in creation order, each at
 // an offset aligned to kExternalAlign (4096, a page) — the importer maps the file once and views
@@ -67,6 +68,13 @@ class NormalRng {
 // FNV-1a of the name mixed with the seed: the stream seed of one weight.
 uint64_t weight_seed(uint64_t seed, const std::string& name);
 
+// Values of a weight's stream: element i is the (i % kNormalChunk)-th draw of chunk
+// i / kNormalChunk, whose generator is seeded by (stream, chunk) — so chunks are drawn in
+// parallel (one thread per core) and the values do not depend on the thread count.
+inline constexpr uint64_t kNormalChunk = uint64_t{1} << 16;
+// out[0, n) = mean + std * normal for elements [first, first + n); first % kNormalChunk == 0.
+void draw_normals(uint64_t stream, uint64_t first, size_t n, float mean, float std, float* out);
+
 // A dim of a graph input or output: a number or a symbol.
 struct IoDim {
   IoDim(int64_t v) : value(v) {}  // NOLINT: implicit on purpose
@@ -88,6 +96,7 @@ struct Attr {
 class OnnxWriter {
  public:
   static constexpr uint64_t kExternalAlign = 4096;
+  static constexpr uint64_t kDrawBlock = 64 * kNormalChunk;  // elements drawn per emit
 
   struct Options {
     int opset = 17;

@@ -43,8 +43,8 @@ class Optimum {
   }
 
   // mask [b,1,s,T]: 0 where query i (absolute position p + i) may see key j (j <= p + i and
-  // attention_mask[b, j] != 0), the dtype's lowest finite value elsewhere (half of it for f16,
-  // so that adding a score cannot overflow to -inf).
+  // attention_mask[b, j] != 0), a large negative finite value elsewhere (one that adding a score
+  // cannot round to -inf: a fully masked row must not become NaN).
   void make_mask() {
     const std::string ids_shape = w_.op("Shape", "/model/Shape", {"input_ids"});
     const std::string seq = w_.op("Gather", "/model/Gather_seq", {ids_shape, i64("one", {1}, true)},
@@ -65,9 +65,10 @@ class Optimum {
     const std::string pad4 =
         w_.op("Unsqueeze", "/model/Unsqueeze_pad", {pad, i64("axes_1_2", {1, 2})});
     const std::string blocked = w_.op("Or", "/model/Or_mask", {future, pad4});  // [b,1,s,T]
-    float lowest = -std::numeric_limits<float>::max();
-    if (t_ == ElemType::kF16) lowest = -32752.0f;  // half of f16's lowest
-    if (t_ == ElemType::kBF16) lowest = bf16_to_f32(f32_to_bf16(-3.38e38f));
+    // bf16's lowest finite value (-3.39e38, exact in f32 too, so a runtime that stores this f32
+    // model's constants in bf16 keeps it finite); for f16 half its lowest.
+    float lowest = bf16_to_f32(0xff7fu);
+    if (t_ == ElemType::kF16) lowest = -32752.0f;
     const std::string min_v = w_.const_scalar("/model/constants/mask_min", t_, lowest);
     const std::string zero_v = w_.const_scalar("/model/constants/mask_zero", t_, 0.0f);
     mask_ = w_.op("Where", "/model/Where_mask", {blocked, min_v, zero_v});

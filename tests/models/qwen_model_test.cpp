@@ -153,3 +153,31 @@ TEST(QwenReference, TinyFp32LogitsMatchNaiveForwardPass) {
 
 }  // namespace
 }  // namespace asc::test
+
+namespace asc::test {
+namespace {
+
+// The fp32 model under asc's bf16 precision mode (constants stored in bf16): the mask value
+// stays finite, so a padded batch gives finite logits and the real rows still match.
+TEST(QwenPrecision, Fp32ModelUnderBf16PrecisionKeepsPaddingFinite) {
+  TempDir dir;
+  const models::QwenOptions o = tiny_options(ElemType::kF32);
+  const std::string path = dir / "qwen.onnx";
+  models::write_qwen(o, path);
+  const Model model(import_onnx_file(path), ModelOptions{2, "cpu", true, DType::kBF16});
+  const QwenOut alone = run_step(model, o, {{{40, 41, 42}}, {{0, 1, 2}}, {{1, 1, 1}}, {}});
+  const QwenOut padded = run_step(model, o,
+                                  {{{7, 8, 9, 10}, {0, 40, 41, 42}},
+                                   {{0, 1, 2, 3}, {1, 0, 1, 2}},
+                                   {{1, 1, 1, 1}, {0, 1, 1, 1}},
+                                   {}});
+  for (int64_t i = 0; i < padded.logits.numel(); ++i)
+    ASSERT_TRUE(std::isfinite(padded.logits.at(i))) << i;
+  for (int64_t j = 0; j < 3; ++j) {
+    const auto want = logits_row(alone.logits, 0, j), got = logits_row(padded.logits, 1, j + 1);
+    EXPECT_LE(max_abs_diff(want, got), logits_tolerance(ElemType::kBF16) * max_abs(want)) << j;
+  }
+}
+
+}  // namespace
+}  // namespace asc::test
