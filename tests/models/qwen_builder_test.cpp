@@ -4,6 +4,7 @@
 
 #include <onnx/checker.h>
 
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -73,6 +74,28 @@ TEST(QwenBuilder, HalfWeightsAreTheFp32DrawsRounded) {
       want.set(i, v);
     }
     EXPECT_EQ(std::memcmp(want.data(), raw16.data(), raw16.size()), 0) << models::elem_name(t);
+  }
+}
+
+// The builder's own f32 -> f16/bf16 rounding against asc's, on edge values: ties, subnormals,
+// the overflow threshold, infinities, signed zero, and a sweep of exponents.
+TEST(QwenBuilder, HalfRoundingMatchesAscOnEdgeValues) {
+  std::vector<float> v = {0.0f,          -0.0f,     1.0f,           65504.0f,        65519.99f,
+                          65520.0f,      -65520.0f, 1e-8f,          2.9802322e-8f,   2.98024e-8f,
+                          6.1035156e-5f, 6.1e-5f,   1.00048828125f, 1.000732421875f, 3.3895314e38f,
+                          3.4e38f,       INFINITY,  -INFINITY};
+  for (int e = -30; e <= 30; ++e)
+    for (float m : {1.0f, 1.3333333f, 1.9999999f}) v.push_back(std::ldexp(m, e));
+  for (ElemType t : {ElemType::kF16, ElemType::kBF16}) {
+    Tensor want(asc_dtype(t), {static_cast<int64_t>(v.size())});
+    for (size_t i = 0; i < v.size(); ++i) want.set(static_cast<int64_t>(i), v[i]);
+    for (size_t i = 0; i < v.size(); ++i) {
+      const uint16_t got =
+          t == ElemType::kF16 ? models::f32_to_f16(v[i]) : models::f32_to_bf16(v[i]);
+      EXPECT_EQ(got, want.data_as<uint16_t>()[i]) << models::elem_name(t) << " of " << v[i];
+      const float back = t == ElemType::kF16 ? models::f16_to_f32(got) : models::bf16_to_f32(got);
+      EXPECT_EQ(back, static_cast<float>(want.at(static_cast<int64_t>(i)))) << v[i];
+    }
   }
 }
 
