@@ -31,67 +31,160 @@ namespace {
 constexpr int64_t kKeyTile = 64;    // keys per tile (K and V tiles of 64 x H f32 stay in L1/L2)
 constexpr int64_t kBlockRows = 64;  // query rows (heads x tokens) per work item
 
-// e^x for x <= 0 (arguments are score - running max): Cody-Waite reduction and a degree-7
-// polynomial, relative error ~1e-7, written so the loop vectorises.
-inline float exp_nonpos(float x) {
-  x = std::max(x, -87.0f);
-  const float n = std::floor(x * 1.44269504f + 0.5f);
-  const float r = x - n * 0.693145752f - n * 1.42860677e-6f;
-  float p = 1.f / 5040;
-  p = p * r + 1.f / 720;
-  p = p * r + 1.f / 120;
-  p = p * r + 1.f / 24;
-  p = p * r + 1.f / 6;
-  p = p * r + 0.5f;
-  p = p * r + 1.f;
-  p = p * r + 1.f;
-  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
-  float scale;
-  std::memcpy(&scale, &bits, 4);
-  return p * scale;
+// 8-lane float vectors (GCC/Clang vector extension): one AVX register in the x86-64-v3 clone,
+// two SSE registers in the default one. Only locals: never passed by value (ABI differs by ISA).
+typedef float v8f __attribute__((vector_size(32)));
+typedef int32_t v8i __attribute__((vector_size(32)));
+
+inline void v8_load(v8f& v, const float* p) {
+  std::memcpy(&v, p, sizeof(v));
+}
+inline void v8_store(float* p, const v8f& v) {
+  std::memcpy(p, &v, sizeof(v));
+}
+inline float v8_sum(const v8f& v) {
+  return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7]));
 }
 
-inline float dot(const float* a, const float* b, int64_t n) {
-  float s[16] = {};
-  int64_t k = 0;
-  for (; k + 16 <= n; k += 16)
-    for (int u = 0; u < 16; ++u) s[u] += a[k + u] * b[k + u];
-  float t = 0;
-  for (; k < n; ++k) t += a[k] * b[k];
-  for (float v : s) t += v;
+// e^x for x <= 0 (scores minus the running max), in place on 8 lanes: n = round(x log2 e),
+// r = x - n ln 2 (Cody-Waite), e^r by a degree-7 polynomial (relative error ~1e-7), times 2^n.
+inline void v8_exp_nonpos(float* p) {
+  v8f x;
+  v8_load(x, p);
+  const v8f lo = {-87.f, -87.f, -87.f, -87.f, -87.f, -87.f, -87.f, -87.f};
+  x = x < lo ? lo : x;
+  const float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+  const v8f n = (x * 1.44269504f + kRound) - kRound;
+  const v8f r = x - n * 0.693145752f - n * 1.42860677e-6f;
+  v8f e = r * (1.f / 5040) + 1.f / 720;
+  e = e * r + 1.f / 120;
+  e = e * r + 1.f / 24;
+  e = e * r + 1.f / 6;
+  e = e * r + 0.5f;
+  e = e * r + 1.f;
+  e = e * r + 1.f;
+  const v8i bits = (__builtin_convertvector(n, v8i) + 127) << 23;
+  v8f scale;
+  std::memcpy(&scale, &bits, sizeof(scale));
+  v8_store(p, e * scale);
+}
+
+// Scalar form of the same, for tails.
+inline float exp_nonpos(float x) {
+  float v[8] = {x, 0, 0, 0, 0, 0, 0, 0};
+  v8_exp_nonpos(v);
+  return v[0];
+}
+
+inline float dot(const float* q, const float* k, int64_t H) {
+  v8f acc0 = {}, acc1 = {};  // two chains: half the FMA latency per dot
+  int64_t d = 0;
+  for (; d + 16 <= H; d += 16) {
+    v8f a0, b0, a1, b1;
+    v8_load(a0, q + d);
+    v8_load(b0, k + d);
+    v8_load(a1, q + d + 8);
+    v8_load(b1, k + d + 8);
+    acc0 += a0 * b0;
+    acc1 += a1 * b1;
+  }
+  for (; d + 8 <= H; d += 8) {
+    v8f a, b;
+    v8_load(a, q + d);
+    v8_load(b, k + d);
+    acc0 += a * b;
+  }
+  float t = v8_sum(acc0 + acc1);
+  for (; d < H; ++d) t += q[d] * k[d];
   return t;
 }
 
-// One query row against keys [a, e) of a tile whose row 0 is key j0: the online-softmax update.
-// k and v point at the tile's rows (H floats each); sc is scratch for kKeyTile scores.
+// One key tile against every row of a work item: scores, then the online-softmax update.
+// k and v are the tile's rows (H floats each); row r of q (pre-scaled) attends tile keys
+// [a[r], e[r]) (a >= e: none); sc is scratch of kKeyTile floats. Reductions and the exp run on
+// 8 lanes; the V accumulation keeps 8 lanes of the row's accumulator in a register per key walk.
 ASC_CONTRIB_CLONES
-void row_update(const float* q, const float* k, const float* v, int64_t a, int64_t e, int64_t H,
-                float softcap, float& m, float& l, float* acc, float* sc) {
-  const int64_t n = e - a;
-  k += a * H;
-  v += a * H;
-  float mx = -std::numeric_limits<float>::infinity();
-  for (int64_t j = 0; j < n; ++j) {
-    float s = dot(q, k + j * H, H);
-    if (softcap > 0.f) s = softcap * std::tanh(s / softcap);
-    sc[j] = s;
-    mx = std::max(mx, s);
-  }
-  const float m_new = std::max(m, mx);
-  const float corr = m == -std::numeric_limits<float>::infinity() ? 0.f : std::exp(m - m_new);
-  float sum = 0;
-  for (int64_t j = 0; j < n; ++j) {
-    sc[j] = exp_nonpos(sc[j] - m_new);
-    sum += sc[j];
-  }
-  l = l * corr + sum;
-  m = m_new;
-  if (corr != 1.f)
-    for (int64_t d = 0; d < H; ++d) acc[d] *= corr;
-  for (int64_t j = 0; j < n; ++j) {
-    const float p = sc[j];
-    const float* vr = v + j * H;
-    for (int64_t d = 0; d < H; ++d) acc[d] += p * vr[d];
+void tile_update(const float* q, int64_t rows, const float* k, const float* v, int64_t H,
+                 const int64_t* a, const int64_t* e, float softcap, float* m, float* l, float* acc,
+                 float* sc) {
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t lo = a[r], hi = e[r];
+    if (lo >= hi) continue;
+    const float* qr = q + r * H;
+    for (int64_t j = lo; j < hi; ++j) sc[j] = dot(qr, k + j * H, H);
+    if (softcap > 0.f)
+      for (int64_t j = lo; j < hi; ++j) sc[j] = softcap * std::tanh(sc[j] / softcap);
+    v8f mx8 = {kNegInf, kNegInf, kNegInf, kNegInf, kNegInf, kNegInf, kNegInf, kNegInf};
+    int64_t j = lo;
+    for (; j + 8 <= hi; j += 8) {
+      v8f t;
+      v8_load(t, sc + j);
+      mx8 = t > mx8 ? t : mx8;
+    }
+    float mx = kNegInf;
+    for (; j < hi; ++j) mx = std::max(mx, sc[j]);
+    for (int u = 0; u < 8; ++u) mx = std::max(mx, mx8[u]);
+    const float m_new = std::max(m[r], mx);
+    const float corr = m[r] == kNegInf ? 0.f : std::exp(m[r] - m_new);
+    for (j = lo; j < hi; ++j) sc[j] -= m_new;
+    j = lo;
+    v8f s8 = {};
+    for (; j + 8 <= hi; j += 8) {
+      v8_exp_nonpos(sc + j);
+      v8f t;
+      v8_load(t, sc + j);
+      s8 += t;
+    }
+    float sum = v8_sum(s8);
+    for (; j < hi; ++j) sum += (sc[j] = exp_nonpos(sc[j]));
+    l[r] = l[r] * corr + sum;
+    m[r] = m_new;
+    float* ar = acc + r * H;
+    int64_t d0 = 0;
+    for (; d0 + 32 <= H; d0 += 32) {  // 4 independent accumulator chains per key walk
+      v8f a0, a1, a2, a3;
+      v8_load(a0, ar + d0);
+      v8_load(a1, ar + d0 + 8);
+      v8_load(a2, ar + d0 + 16);
+      v8_load(a3, ar + d0 + 24);
+      a0 *= corr;
+      a1 *= corr;
+      a2 *= corr;
+      a3 *= corr;
+      for (j = lo; j < hi; ++j) {
+        const float* vr = v + j * H + d0;
+        v8f v0, v1, v2, v3;
+        v8_load(v0, vr);
+        v8_load(v1, vr + 8);
+        v8_load(v2, vr + 16);
+        v8_load(v3, vr + 24);
+        a0 += sc[j] * v0;
+        a1 += sc[j] * v1;
+        a2 += sc[j] * v2;
+        a3 += sc[j] * v3;
+      }
+      v8_store(ar + d0, a0);
+      v8_store(ar + d0 + 8, a1);
+      v8_store(ar + d0 + 16, a2);
+      v8_store(ar + d0 + 24, a3);
+    }
+    for (; d0 + 8 <= H; d0 += 8) {
+      v8f a8;
+      v8_load(a8, ar + d0);
+      a8 *= corr;
+      for (j = lo; j < hi; ++j) {
+        v8f vr;
+        v8_load(vr, v + j * H + d0);
+        a8 += sc[j] * vr;
+      }
+      v8_store(ar + d0, a8);
+    }
+    for (int64_t d = d0; d < H; ++d) {
+      float t = ar[d] * corr;
+      for (j = lo; j < hi; ++j) t += sc[j] * v[j * H + d];
+      ar[d] = t;
+    }
   }
 }
 
@@ -162,7 +255,7 @@ struct Gqa {
     std::vector<float> m(static_cast<size_t>(rows), -std::numeric_limits<float>::infinity());
     std::vector<float> l(static_cast<size_t>(rows), 0.f), sc(kKeyTile), row(static_cast<size_t>(H)),
         cs;
-    std::vector<int64_t> lo(static_cast<size_t>(rows)), hi(lo.size());
+    std::vector<int64_t> lo(static_cast<size_t>(rows)), hi(lo.size()), ta(lo.size()), te(lo.size());
     int64_t jlo = g.present, jhi = 0;
     for (int64_t r = 0; r < rows; ++r) {  // row r: head kh * G + r / ns, token s0 + r % ns
       const int64_t h = kh * G + r / ns, s = s0 + r % ns;
@@ -190,13 +283,11 @@ struct Gqa {
         vp = vt.data();
       }
       for (int64_t r = 0; r < rows; ++r) {
-        const int64_t a = std::max(j0, lo[static_cast<size_t>(r)]);
-        const int64_t e = std::min(j1, hi[static_cast<size_t>(r)]);
-        if (a >= e) continue;
-        row_update(q.data() + r * H, kp, vp, a - j0, e - j0, H, g.softcap,
-                   m[static_cast<size_t>(r)], l[static_cast<size_t>(r)], acc.data() + r * H,
-                   sc.data());
+        ta[static_cast<size_t>(r)] = std::max(j0, lo[static_cast<size_t>(r)]) - j0;
+        te[static_cast<size_t>(r)] = std::min(j1, hi[static_cast<size_t>(r)]) - j0;
       }
+      tile_update(q.data(), rows, kp, vp, H, ta.data(), te.data(), g.softcap, m.data(), l.data(),
+                  acc.data(), sc.data());
     }
     if (fused) build(b, kh, std::max(jlo, jhi), g.present, row, cs);
     for (int64_t r = 0; r < rows; ++r) {

@@ -184,6 +184,10 @@ void add_gqa(std::vector<OpCase>& v) {
   // several tiles.
   add({kF32, 1, 70, 2, 1, 8, 0, {69}, 70, false, 0, {}, "long_prompt"});
   add({kF32, 1, 1, 14, 2, 16, 150, {150}, 151, false, 0, {}, "decode_long_past"});
+  // Head sizes through every vector path of the kernel: 64 (two 32-wide accumulator groups, the
+  // Qwen2.5 shape), 44 (a 32 group, an 8 chunk and a scalar tail).
+  add({kF32, 1, 1, 14, 2, 64, 100, {100}, 101, false, 0, {}, "qwen_decode"});
+  add({kF32, 1, 2, 2, 1, 44, 9, {10}, 11, false, 0, {}, "chunk_h44"});
   // f16 / bf16.
   add({kF16, 2, 1, 4, 2, 16, 5, {5, 3}, 6, false, 8, {}, "decode"});
   add({kBF16, 1, 4, 2, 1, 16, 0, {3}, 4, false, 0, {}, "prompt"});
