@@ -14,6 +14,14 @@
 #include "registry/strings.h"
 #include "registry/tensor.h"
 
+// Host kernels' hot loops are compiled twice on x86-64 (AVX2+FMA and the baseline) and picked
+// at load time, as the cpu device's Highway kernels are: the build itself targets the baseline.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define ASC_CONTRIB_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define ASC_CONTRIB_CLONES
+#endif
+
 namespace asc::contrib {
 
 inline constexpr const char* kDomain = "com.microsoft";

@@ -19,12 +19,6 @@
 
 #include "ops/contrib.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define ASC_CONTRIB_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define ASC_CONTRIB_CLONES
-#endif
-
 namespace asc::contrib {
 namespace {
 
