@@ -8,6 +8,10 @@
 //   e^(s_j - m') v_j
 // and writes acc / l. f16/bf16 K/V tiles are converted to f32 once per tile.
 //
+// Shared buffers: when past_key/value are the very memory of present_key/value (a caller's KV
+// cache passed as both, P == T rows), past rows are already in place: only the new rows are
+// written and rows past each batch's length are left as they are.
+//
 // present_key/value: when a (b, kh) has one query block (decode, short prompts) the item builds
 // each present tile (past rows copied, new rows rotated, rows past the batch's length zeroed)
 // right before using it, so the cache streams through memory once per step; with several query
@@ -188,6 +192,7 @@ struct Gqa {
   std::span<const Tensor> in;
   std::span<Tensor> out;
   DType dt;
+  bool shared = false;  // past_key/value are present_key/value's own memory (a KV cache buffer)
 
   const Tensor& key() const { return g.packed ? in[0] : in[1]; }
   const Tensor& value() const { return g.packed ? in[0] : in[2]; }
@@ -215,7 +220,7 @@ struct Gqa {
     const int64_t H = g.head;
     auto* pk = static_cast<char*>(out[1].data());
     auto* pv = static_cast<char*>(out[2].data());
-    const int64_t past_end = std::min(j1, sp.past);
+    const int64_t past_end = shared ? j0 : std::min(j1, sp.past);
     if (j0 < past_end) {  // one contiguous copy per cache
       const int64_t src = ((b * g.kv_heads + kh) * g.past + j0) * H;
       const auto bytes = static_cast<size_t>((past_end - j0) * H) * es;
@@ -234,7 +239,7 @@ struct Gqa {
                   static_cast<size_t>(H) * es);
     }
     const int64_t zero_from = std::max(j0, sp.past + g.seq);
-    if (zero_from < j1) {
+    if (!shared && zero_from < j1) {
       const auto bytes = static_cast<size_t>((j1 - zero_from) * H) * es;
       std::memset(pk + present_at(b, kh, zero_from) * es, 0, bytes);
       std::memset(pv + present_at(b, kh, zero_from) * es, 0, bytes);
@@ -304,7 +309,9 @@ void gqa_kernel(const LaunchContext& ctx, std::span<const Tensor> in, std::span<
     throw ShapeError(cat(ctx.str(), ": total_sequence_length must have one element"));
   const GqaGeom g = gqa_geom(ctx.attr(), sh, static_cast<int64_t>(in[6].at(0)));
   const auto spans = gqa_spans(g, in[5]);
-  const Gqa k{g, spans, in, out, in[0].dtype()};
+  Gqa k{g, spans, in, out, in[0].dtype()};
+  k.shared = in[3].defined() && in[3].data() == out[1].data() && in[4].data() == out[2].data() &&
+             g.past == g.present;
   const int64_t per_block = std::max<int64_t>(1, kBlockRows / g.group());
   const int64_t blocks = (g.seq + per_block - 1) / per_block;
   const int64_t pairs = g.batch * g.kv_heads;

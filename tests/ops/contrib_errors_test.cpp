@@ -231,5 +231,36 @@ TEST(ContribValues, PresentRowsPastTheLengthAreZero) {
   EXPECT_EQ(out[1].at(5 * 4), ins[3].at(5 * 4));  // batch 1, row 0: its past row
 }
 
+TEST(ContribValues, SharedKvBufferIsUpdatedInPlace) {
+  // past_key/value passed as present_key/value's memory (P == T = 6): the result equals the
+  // separate-buffer reference on every row a batch uses; rows past a batch's length keep what the
+  // buffer held (batch 1 uses 3 of 6 rows).
+  const OpDef& op = global_registry().lookup(kMs, "GroupQueryAttention", 1);
+  auto ins = gqa_inputs(2, 1, 4, 2, 16, 6, {5, 2}, 6);
+  const Attrs attrs = op.resolve(heads(4, 2));
+  const auto want = run_reference(op, attrs, ins);
+  const Tensor kc = ins[3].clone(), vc = ins[4].clone();
+  std::vector<Tensor> in = ins;
+  in[3] = Tensor::wrap(DType::kF32, kc.shape(), const_cast<void*>(kc.data()));
+  in[4] = Tensor::wrap(DType::kF32, vc.shape(), const_cast<void*>(vc.data()));
+  std::vector<Tensor> out = {Tensor(DType::kF32, {2, 1, 64}), in[3], in[4]};
+  LaunchContext ctx;
+  ctx.op = &op;
+  for (const auto& t : in) ctx.inputs.push_back(t.desc());
+  for (const auto& t : out) ctx.outputs.push_back(t.desc());
+  ctx.attrs = &attrs;
+  op.host_kernel_fn(ctx, in, out);
+  for (int64_t i = 0; i < out[0].numel(); ++i) EXPECT_NEAR(out[0].at(i), want[0].at(i), 1e-5) << i;
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t kh = 0; kh < 2; ++kh)
+      for (int64_t j = 0; j < 6; ++j)
+        for (int64_t d = 0; d < 16; ++d) {
+          const int64_t at = ((b * 2 + kh) * 6 + j) * 16 + d;
+          const bool used = j < (b == 0 ? 6 : 3);
+          EXPECT_NEAR(kc.at(at), used ? want[1].at(at) : ins[3].at(at), 1e-6) << at;
+          EXPECT_NEAR(vc.at(at), used ? want[2].at(at) : ins[4].at(at), 1e-6) << at;
+        }
+}
+
 }  // namespace
 }  // namespace asc
