@@ -1,4 +1,6 @@
 // GroupQueryAttention's flash kernel (semantics in contrib_gqa.cpp, layouts in contrib.h).
+// A host kernel: each row's key range comes from seqlens_k, a run-time value, and a DSL box is
+// affine in grid coordinates only, with no masks from data.
 //
 // Work item: (batch b, KV head kh, query block). Its rows are the G = N / K query heads of kh
 // times the block's tokens, so every K/V row read serves G heads: K/V are never repeated. Rows
