@@ -63,6 +63,7 @@ struct GqaGeom {
   int64_t rot = 0, cache_rows = 0;  // rotary dim R and cos/sin rows
   float scale = 0, softcap = 0;
   int64_t window = -1;        // local_window_size; <= 0: none
+  bool smooth = false;        // smooth_softmax: one more key with score 0 and value 0
   bool first_prompt = false;  // S == total_sequence_length: no past is read
 
   int64_t group() const { return heads / kv_heads; }

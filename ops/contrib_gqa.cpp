@@ -7,7 +7,9 @@
 // h uses KV head h / (N / K)) attends keys [lo, hi) (contrib.h, gqa_keys):
 //   score_j = scale * q . k_j      (scale default 1 / sqrt(H))
 //   score_j = softcap * tanh(score_j / softcap) when softcap > 0
-//   out = sum_j softmax(score)_j v_j.
+//   out = sum_j softmax(score)_j v_j
+// (smooth_softmax: the softmax has one more term e^0 in its denominator, a key of score 0 and
+// value 0).
 // With do_rotary, query and new key heads are rotated (contrib.h, rotate) at position past_b + s
 // with the caches' rotary dim R = 2 * cos_cache.shape[1]. S > 1 with S != total_sequence_length
 // (a later prompt chunk) needs batch 1, as in ONNX Runtime.
@@ -103,6 +105,7 @@ GqaGeom gqa_geom(const Attrs& a, const std::vector<const Shape*>& sh, int64_t to
   g.scale = scale != 0.f ? scale : static_cast<float>(1.0 / std::sqrt(static_cast<double>(g.head)));
   g.softcap = a.f("softcap");
   g.window = a.i("local_window_size");
+  g.smooth = a.i("smooth_softmax") != 0;
   return g;
 }
 
@@ -220,7 +223,7 @@ void gqa_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor>
           if (j <= sp.past + s && j < sp.total && (g.window <= 0 || j >= sp.past + s - g.window))
             keys.push_back(j);
         std::vector<double> score;
-        double m = -std::numeric_limits<double>::infinity(), sum = 0;
+        double m = g.smooth ? 0.0 : -std::numeric_limits<double>::infinity(), sum = 0;
         for (int64_t j : keys) {
           double dot = 0;
           for (int64_t d = 0; d < H; ++d)
@@ -231,11 +234,12 @@ void gqa_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor>
           m = std::max(m, dot);
         }
         for (double& e : score) sum += (e = std::exp(e - m));
+        if (g.smooth) sum += std::exp(-m);  // the sink: score 0, value 0
         for (int64_t d = 0; d < H; ++d) {
           double acc = 0;
           for (size_t i = 0; i < keys.size(); ++i)
             acc += score[i] * pv[static_cast<size_t>(base + keys[i] * H + d)];
-          out[0].set(((b * g.seq + s) * g.heads + h) * H + d, keys.empty() ? 0.0 : acc / sum);
+          out[0].set(((b * g.seq + s) * g.heads + h) * H + d, sum > 0 ? acc / sum : 0.0);
         }
       }
   }
@@ -268,6 +272,7 @@ void add_gqa(Registry& r) {
             .attr("do_rotary", AttrKind::kInt, int64_t{0})
             .attr("rotary_interleaved", AttrKind::kInt, int64_t{0})
             .attr("local_window_size", AttrKind::kInt, int64_t{-1})
+            .attr("smooth_softmax", AttrKind::kInt, int64_t{0})
             .type_constraint("T", {DType::kF32, DType::kF16, DType::kBF16})
             .type_constraint("M", {DType::kI32})
             .describe("causal grouped-query attention with a BNSH KV cache (flash kernel)")

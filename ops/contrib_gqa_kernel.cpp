@@ -253,9 +253,11 @@ struct Gqa {
     const GqaSpan& sp = spans[static_cast<size_t>(b)];
     const int64_t H = g.head, G = g.group(), ns = s1 - s0, rows = G * ns;
     std::vector<float> q(static_cast<size_t>(rows * H)), acc(q.size(), 0.f);
-    std::vector<float> m(static_cast<size_t>(rows), -std::numeric_limits<float>::infinity());
-    std::vector<float> l(static_cast<size_t>(rows), 0.f), sc(kKeyTile), row(static_cast<size_t>(H)),
-        cs;
+    // Running max and sum start empty, or with smooth_softmax's sink key (score 0, value 0).
+    std::vector<float> m(static_cast<size_t>(rows),
+                         g.smooth ? 0.f : -std::numeric_limits<float>::infinity());
+    std::vector<float> l(static_cast<size_t>(rows), g.smooth ? 1.f : 0.f), sc(kKeyTile),
+        row(static_cast<size_t>(H)), cs;
     std::vector<int64_t> lo(static_cast<size_t>(rows)), hi(lo.size()), ta(lo.size()), te(lo.size());
     int64_t jlo = g.present, jhi = 0;
     for (int64_t r = 0; r < rows; ++r) {  // row r: head kh * G + r / ns, token s0 + r % ns

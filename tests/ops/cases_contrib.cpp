@@ -2,8 +2,8 @@
 // axis, with skip/bias and rows long enough to chunk; RotaryEmbedding 3-D and 4-D, per-token and
 // single start positions, interleaved and partial rotation; GroupQueryAttention prompts and decode
 // steps with batch > 1, ragged seqlens, past length 0 and > 0, GQA ratios 1/2/7, packed QKV,
-// rotary, local window, softcap, later prompt chunks and query blocks past one work item.
-// f32, f16 and bf16; odd sizes throughout.
+// rotary, local window, softcap, smooth softmax, later prompt chunks and query blocks past one work
+// item. f32, f16 and bf16; odd sizes throughout.
 #include "ops/op_cases.h"
 #include "registry/strings.h"
 
@@ -178,6 +178,20 @@ void add_gqa(std::vector<OpCase>& v) {
        0,
        {{"local_window_size", int64_t{3}}},
        "decode_window"});
+  add({kF32, 2, 4, 4, 2, 8, 0, {3, 1}, 4, false, 0, {{"smooth_softmax", int64_t{1}}}, "smooth"});
+  add({kF32,
+       1,
+       1,
+       4,
+       2,
+       8,
+       70,
+       {70},
+       71,
+       false,
+       0,
+       {{"smooth_softmax", int64_t{1}}},
+       "smooth_decode"});
   // A later prompt chunk (batch 1): 3 new tokens after 4 past ones.
   add({kF32, 1, 3, 4, 2, 8, 4, {6}, 7, false, 8, {}, "chunk"});
   // Long prompt: several query blocks per KV head (present built in a pass of its own), keys in
