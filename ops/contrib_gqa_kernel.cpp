@@ -99,6 +99,31 @@ inline float dot(const float* q, const float* k, int64_t H) {
   return t;
 }
 
+// q . k for 4 consecutive keys (rows of H floats from k): q is loaded once per 4 keys and the
+// 4 accumulator chains are independent.
+inline void dot4(const float* q, const float* k, int64_t H, float* out) {
+  v8f a0 = {}, a1 = {}, a2 = {}, a3 = {};
+  int64_t d = 0;
+  for (; d + 8 <= H; d += 8) {
+    v8f x, k0, k1, k2, k3;
+    v8_load(x, q + d);
+    v8_load(k0, k + d);
+    v8_load(k1, k + H + d);
+    v8_load(k2, k + 2 * H + d);
+    v8_load(k3, k + 3 * H + d);
+    a0 += x * k0;
+    a1 += x * k1;
+    a2 += x * k2;
+    a3 += x * k3;
+  }
+  out[0] = v8_sum(a0);
+  out[1] = v8_sum(a1);
+  out[2] = v8_sum(a2);
+  out[3] = v8_sum(a3);
+  for (; d < H; ++d)
+    for (int u = 0; u < 4; ++u) out[u] += q[d] * k[u * H + d];
+}
+
 // One key tile against every row of a work item: scores, then the online-softmax update.
 // k and v are the tile's rows (H floats each); row r of q (pre-scaled) attends tile keys
 // [a[r], e[r]) (a >= e: none); sc is scratch of kKeyTile floats. Reductions and the exp run on
@@ -112,11 +137,13 @@ void tile_update(const float* q, int64_t rows, const float* k, const float* v, i
     const int64_t lo = a[r], hi = e[r];
     if (lo >= hi) continue;
     const float* qr = q + r * H;
-    for (int64_t j = lo; j < hi; ++j) sc[j] = dot(qr, k + j * H, H);
-    if (softcap > 0.f)
-      for (int64_t j = lo; j < hi; ++j) sc[j] = softcap * std::tanh(sc[j] / softcap);
-    v8f mx8 = {kNegInf, kNegInf, kNegInf, kNegInf, kNegInf, kNegInf, kNegInf, kNegInf};
     int64_t j = lo;
+    for (; j + 4 <= hi; j += 4) dot4(qr, k + j * H, H, sc + j);
+    for (; j < hi; ++j) sc[j] = dot(qr, k + j * H, H);
+    if (softcap > 0.f)
+      for (j = lo; j < hi; ++j) sc[j] = softcap * std::tanh(sc[j] / softcap);
+    v8f mx8 = {kNegInf, kNegInf, kNegInf, kNegInf, kNegInf, kNegInf, kNegInf, kNegInf};
+    j = lo;
     for (; j + 8 <= hi; j += 8) {
       v8f t;
       v8_load(t, sc + j);
