@@ -4,8 +4,10 @@
 // Decode: 1 token over a past of `past` rows: the op must read past K/V (2 x 2 x past x 64 x 4 B)
 // and write present K/V (one row more), so the floor is a copy of that many bytes; "copy" times
 // memcpy of past K and V into preallocated present buffers on the same oneTBB threads (one chunk
-// per KV head, as the kernel splits). Prefill: 128 tokens, no past. The host kernel is called
-// directly on preallocated tensors (no per-call allocation or inference); medians after a warm-up.
+// per KV head, as the kernel splits). "shared KV": the same decode with past and present one
+// buffer (a caller's KV cache), so no past rows move. Prefill: 128 tokens, no past. The host kernel
+// is called directly on preallocated tensors (no per-call allocation or inference); medians after a
+// warm-up.
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -57,8 +59,10 @@ Tensor i32(Shape s, int64_t v) {
   return t;
 }
 
-// Seconds per GroupQueryAttention call: S new tokens over `past` rows (batch 1).
-double bench_gqa(const asc::cpu::CpuDevice& dev, int64_t S, int64_t past, int runs) {
+// Seconds per GroupQueryAttention call: S new tokens over `past` rows (batch 1). `shared`: past
+// and present are one KV cache buffer of past + S rows (written in place, no copy of the past).
+double bench_gqa(const asc::cpu::CpuDevice& dev, int64_t S, int64_t past, int runs,
+                 bool shared = false) {
   const asc::OpDef& op = asc::global_registry().lookup("com.microsoft", "GroupQueryAttention", 1);
   asc::Attrs given;
   given.set("num_heads", kHeads);
@@ -67,13 +71,17 @@ double bench_gqa(const asc::cpu::CpuDevice& dev, int64_t S, int64_t past, int ru
   std::vector<Tensor> in = {filled(DType::kF32, {1, S, kHeads * kHead}, 0.1),
                             filled(DType::kF32, {1, S, kKvHeads * kHead}, 0.2),
                             filled(DType::kF32, {1, S, kKvHeads * kHead}, 0.3),
-                            filled(DType::kF32, {1, kKvHeads, past, kHead}, 0.4),
-                            filled(DType::kF32, {1, kKvHeads, past, kHead}, 0.5),
+                            filled(DType::kF32, {1, kKvHeads, past + (shared ? S : 0), kHead}, 0.4),
+                            filled(DType::kF32, {1, kKvHeads, past + (shared ? S : 0), kHead}, 0.5),
                             i32({1}, past + S - 1),
                             i32({}, past + S)};
   const auto descs = asc::infer_outputs(op, attrs, in);
   std::vector<Tensor> out;
   for (const auto& d : descs) out.emplace_back(d.dtype, d.shape);
+  if (shared) {
+    out[1] = in[3];
+    out[2] = in[4];
+  }
   asc::LaunchContext ctx;
   ctx.op = &op;
   for (const auto& t : in) ctx.inputs.push_back(t.desc());
@@ -116,6 +124,7 @@ int main(int argc, char** argv) {
   const double kv_bytes = 2.0 * 2.0 * static_cast<double>(kKvHeads * past * kHead) * 4.0;
   const double decode = bench_gqa(dev, 1, past, runs);
   const double copy = bench_copy(dev, past, runs);
+  const double in_place = bench_gqa(dev, 1, past, runs, true);
   const double prefill = bench_gqa(dev, 128, 0, std::max(5, runs / 20));
   std::printf("GroupQueryAttention f32, heads %lld / kv %lld, head %lld, %d threads\n",
               static_cast<long long>(kHeads), static_cast<long long>(kKvHeads),
@@ -125,6 +134,10 @@ int main(int argc, char** argv) {
   std::printf("copy    past %5lld : %8.1f us  (floor: memcpy past -> present, %.1f GB/s)\n",
               static_cast<long long>(past), copy * 1e6, kv_bytes / copy / 1e9);
   std::printf("decode / copy      : %8.2f\n", decode / copy);
+  std::printf(
+      "decode, shared KV  : %8.1f us  (past and present one buffer: only the new row "
+      "written)\n",
+      in_place * 1e6);
   std::printf("prefill 128 tokens : %8.1f us\n", prefill * 1e6);
   return 0;
 }
