@@ -8,6 +8,7 @@
 //   attn -> SimplifiedLayerNormalization (ai.onnx, as genai writes it) -> y
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "onnx_builder.h"
@@ -165,6 +166,39 @@ TEST(ContribModel, PrefillThenDecodeMatchesChainedReferences) {
   want = block_reference(w, in);
   for (size_t i = 0; i < want.size(); ++i) expect_close(out[i].tensor, want[i], out[i].name);
   ASSERT_EQ(out[2].tensor.shape(), (Shape{B, K, 4, H}));
+}
+
+TEST(ContribModel, Bf16PrecisionStaysCloseToTheF32References) {
+  // precision bf16: weights and activations stored in bf16, computed in f32 (runtime/precision.h).
+  const Weights w;
+  ModelOptions opts{2, "cpu", true};
+  opts.precision = DType::kBF16;
+  const Model model(block(w).import(), opts);
+  const int64_t S = 4;
+  const std::vector<Tensor> in = {f32({B, S, D}, 20),
+                                  f32({B, S, D}, 21),
+                                  tensor_of(DType::kI64, {B, S}, {0, 1, 2, 3, 0, 1, 2, 3}),
+                                  Tensor(DType::kF32, {B, K, 0, H}),
+                                  Tensor(DType::kF32, {B, K, 0, H}),
+                                  tensor_of(DType::kI32, {B}, {3, 3}),
+                                  tensor_of(DType::kI32, {}, {4})};
+  const std::vector<std::string> names = {
+      "x",          "residual",  "position_ids",         "past_key",
+      "past_value", "seqlens_k", "total_sequence_length"};
+  std::vector<NamedTensor> feed;
+  for (size_t i = 0; i < in.size(); ++i) feed.push_back({names[i], in[i]});
+  const auto out = model.run(feed);
+  const auto want = block_reference(w, in);
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_EQ(out[i].tensor.shape(), want[i].shape()) << out[i].name;
+    double dot = 0, gg = 0, ww = 0;
+    for (int64_t e = 0; e < want[i].numel(); ++e) {
+      dot += out[i].tensor.at(e) * want[i].at(e);
+      gg += out[i].tensor.at(e) * out[i].tensor.at(e);
+      ww += want[i].at(e) * want[i].at(e);
+    }
+    EXPECT_GT(dot / std::sqrt(gg * ww), 0.999) << out[i].name;  // cosine similarity
+  }
 }
 
 TEST(ContribModel, BadSeqlensNamesTheNode) {
