@@ -87,6 +87,10 @@ void Model::run_step(const PlanStep& s, const std::vector<Tensor>& bound) const 
       ctx.attrs = &s.attrs;
       ctx.spec = &device_->spec();
       for (auto& t : ins) ctx.values.push_back(t.defined() ? &t : nullptr);
+      const cpu::CpuDevice& dev = *device_;
+      ctx.parallel_for = [&dev](int64_t k, const std::function<void(int64_t, int64_t)>& body) {
+        dev.parallel_for(k, body);
+      };
       device_->run([&] { n.def->host_kernel_fn(ctx, ins, outs); });
     }
   } catch (const Error& e) {

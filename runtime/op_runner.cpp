@@ -94,6 +94,9 @@ std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const 
     ctx.attrs = &resolved;
     ctx.spec = &device.spec();
     for (const auto& t : inputs) ctx.values.push_back(t.defined() ? &t : nullptr);
+    ctx.parallel_for = [&device](int64_t n, const std::function<void(int64_t, int64_t)>& body) {
+      device.parallel_for(n, body);
+    };
     op.host_kernel_fn(ctx, inputs, outs);
     return outs;
   }
