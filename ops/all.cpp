@@ -18,6 +18,7 @@ void register_all_ops(Registry& r) {
   register_logical(r);
   register_reduce_more(r);
   register_misc(r);
+  register_contrib(r);
 }
 
 const Registry& global_registry() {

@@ -139,6 +139,7 @@ void register_misc_random(Registry& r) {
     const std::string name =
         cat("Random", d == Dist::kUniform ? "Uniform" : "Normal", lk ? "Like" : "");
     OpDef op = def_op(name, 1);
+    op.trait(kRandom);
     if (lk) op.input("input", "T1").type_constraint("T1", numeric_bool_types());
     op.output("output", "T")
         .attr("dtype", AttrKind::kInt, lk ? kNoDtype : int64_t{1})
@@ -165,6 +166,7 @@ void register_misc_random(Registry& r) {
   }
 
   r.add(def_op("Bernoulli", 15)
+            .trait(kRandom)
             .input("input", "T1")
             .output("output", "T2")
             .attr("dtype", AttrKind::kInt, kNoDtype)
@@ -178,6 +180,7 @@ void register_misc_random(Registry& r) {
             .reference(bernoulli_run));
 
   r.add(def_op("Multinomial", 7)
+            .trait(kRandom)
             .input("input", "T1")
             .output("output", "T2")
             .attr("dtype", AttrKind::kInt, int64_t{6})

@@ -20,6 +20,7 @@ void register_activations(Registry& r);
 void register_logical(Registry& r);
 void register_reduce_more(Registry& r);
 void register_misc(Registry& r);
+void register_contrib(Registry& r);
 
 void register_all_ops(Registry& r);
 

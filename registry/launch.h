@@ -2,6 +2,8 @@
 // node's attributes, the device spec; and what a tiling function returns.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,8 +27,18 @@ struct LaunchContext {
   // Per input: its host-visible value (a constant, or a shape-like input such as ReduceSum-13's
   // axes) or nullptr when unknown at launch. May be shorter than `inputs` (missing = unknown).
   std::vector<const Tensor*> values;
+  // Host kernels: runs body(begin, end) over chunks of [0, n) on the device's workers. Set by the
+  // runtime; when empty, parallel() runs the whole range inline.
+  std::function<void(int64_t n, const std::function<void(int64_t, int64_t)>& body)> parallel_for;
 
   const Attrs& attr() const { return *attrs; }
+  void parallel(int64_t n, const std::function<void(int64_t, int64_t)>& body) const {
+    if (n <= 0) return;
+    if (parallel_for && n > 1)
+      parallel_for(n, body);
+    else
+      body(0, n);
+  }
   // "Add(in f32[2,3], f32[3]) -> f32[2,3]" for error messages.
   std::string str() const;
 };

@@ -11,7 +11,7 @@ std::string traits_str(uint32_t traits) {
   static const std::pair<uint32_t, const char*> kNames[] = {
       {kElementwise, "elementwise"},     {kBroadcast, "broadcast"}, {kCommutative, "commutative"},
       {kReduction, "reduction"},         {kMovement, "movement"},   {kContraction, "contraction"},
-      {kNormalization, "normalization"}, {kShapeOf, "shape-of"}};
+      {kNormalization, "normalization"}, {kShapeOf, "shape-of"},    {kRandom, "random"}};
   std::string s;
   for (const auto& [bit, name] : kNames)
     if (traits & bit) s += cat(s.empty() ? "" : "|", name);

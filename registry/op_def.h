@@ -26,6 +26,7 @@ enum Trait : uint32_t {
   kContraction = 1u << 5,    // matmul-like: runs on the cube unit
   kNormalization = 1u << 6,  // softmax, layer norm, ...
   kShapeOf = 1u << 7,        // outputs depend only on input types (Shape, Size): no data read
+  kRandom = 1u << 8,         // draws random numbers: never folded into a constant
 };
 std::string traits_str(uint32_t traits);  // "elementwise|broadcast"
 

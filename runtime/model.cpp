@@ -15,7 +15,10 @@
 namespace asc {
 
 Model::Model(Graph graph, ModelOptions options)
-    : graph_(std::move(graph)), options_(std::move(options)) {
+    : graph_(std::move(graph)),
+      options_(std::move(options)),
+      plans_(options_.plan_cache),
+      programs_(options_.program_cache) {
   if (options_.device != "cpu")
     throw Error(cat("device '", options_.device, "' is not available (this build has: cpu)"));
   device_ = std::make_unique<cpu::CpuDevice>(options_.threads);
@@ -66,21 +69,16 @@ Model::~Model() = default;
 std::shared_ptr<const Plan> Model::plan_for(const std::vector<TensorDesc>& inputs,
                                             const std::vector<const Tensor*>& values) const {
   const std::string key = shape_signature(inputs, values);
-  {
-    std::lock_guard<std::mutex> lock(plans_mutex_);
-    auto it = plans_.find(key);
-    if (it != plans_.end()) return it->second;
-  }
+  if (auto plan = plans_.find(key)) return plan;
   // Planning runs outside the lock; two threads may plan the same signature, the first wins.
   const NodeEval eval = [this](const Node& n, const Attrs& resolved, std::span<const Tensor> ins) {
     OpRunOptions o;
     o.num_outputs = n.outputs.size();
     return run_op(*n.def, resolved, ins, *device_, o);
   };
-  auto plan = std::make_shared<const Plan>(
-      make_plan(graph_, inputs, device_->spec(), options_.optimize, values, &eval));
-  std::lock_guard<std::mutex> lock(plans_mutex_);
-  return plans_.emplace(key, std::move(plan)).first->second;
+  return plans_.insert(
+      key, std::make_shared<const Plan>(make_plan(graph_, inputs, device_->spec(),
+                                                  options_.optimize, values, &eval, &programs_)));
 }
 
 void Model::run_step(const PlanStep& s, const std::vector<Tensor>& bound) const {
@@ -104,6 +102,10 @@ void Model::run_step(const PlanStep& s, const std::vector<Tensor>& bound) const 
       ctx.attrs = &s.attrs;
       ctx.spec = &device_->spec();
       for (auto& t : ins) ctx.values.push_back(t.defined() ? &t : nullptr);
+      const cpu::CpuDevice& dev = *device_;
+      ctx.parallel_for = [&dev](int64_t k, const std::function<void(int64_t, int64_t)>& body) {
+        dev.parallel_for(k, body);
+      };
       device_->run([&] { n.def->host_kernel_fn(ctx, ins, outs); });
     }
   } catch (const Error& e) {

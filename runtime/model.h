@@ -28,6 +28,10 @@ struct ModelOptions {
   // remove (fused away) is dropped, one that survives becomes a graph output (exposed()). It is
   // returned in its stored dtype (f16/bf16 under a low precision). Unknown names: ModelError.
   std::vector<std::string> expose = {};
+  // Plans kept per input-shape signature, and tile programs per node shape shared by them (least
+  // recently used evicted): a decoding loop meets a new signature at every step.
+  size_t plan_cache = 64;
+  size_t program_cache = 16384;
 };
 
 struct NamedTensor {
@@ -86,8 +90,8 @@ class Model {
   std::vector<std::string> exposed_;
   std::vector<bool> value_inputs_;  // per graph input: feeds a value-needed parameter
   std::unique_ptr<cpu::CpuDevice> device_;
-  mutable std::mutex plans_mutex_;
-  mutable std::map<std::string, std::shared_ptr<const Plan>> plans_;
+  LruCache<Plan> plans_;
+  LruCache<TileProgram> programs_;
 };
 
 }  // namespace asc

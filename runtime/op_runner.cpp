@@ -82,7 +82,11 @@ std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const 
   const auto out_desc = infer_outputs(op, resolved, inputs, opts.num_outputs);
   std::vector<Tensor> outs;
   for (const auto& d : out_desc) outs.emplace_back(d.dtype, d.shape);
-  if (op.kernel_kind() == KernelKind::kHost) {
+  // Strings live on the host: an op with both kernels takes its host kernel for them.
+  bool strings = false;
+  for (const auto& t : inputs) strings = strings || t.dtype() == DType::kString;
+  for (const auto& d : out_desc) strings = strings || d.dtype == DType::kString;
+  if (op.kernel_kind() == KernelKind::kHost || (strings && op.host_kernel_fn)) {
     LaunchContext ctx;
     ctx.op = &op;
     for (const auto& t : inputs) ctx.inputs.push_back(t.desc());
@@ -90,6 +94,9 @@ std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const 
     ctx.attrs = &resolved;
     ctx.spec = &device.spec();
     for (const auto& t : inputs) ctx.values.push_back(t.defined() ? &t : nullptr);
+    ctx.parallel_for = [&device](int64_t n, const std::function<void(int64_t, int64_t)>& body) {
+      device.parallel_for(n, body);
+    };
     op.host_kernel_fn(ctx, inputs, outs);
     return outs;
   }

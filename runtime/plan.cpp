@@ -22,6 +22,35 @@ std::string describe(const Node& n, const std::vector<TensorDesc>& in) {
   return s + ")";
 }
 
+// A node's tile program depends on its types and on the input values its tiling or tracing may
+// read: known values by content, the model's constants (weights: fixed for its life) by address.
+// Empty when a large value known only to this plan (a folded result) would have to be keyed.
+std::string program_key(const Graph& g, const Node& n, const PlanStep& s,
+                        const std::vector<Tensor>& probes) {
+  std::string k = cat(s.node, "|");
+  for (const auto& d : s.in) k += cat(d.str(), ";");
+  k += "|";
+  for (const auto& d : s.out) k += cat(d.str(), ";");
+  for (size_t i = 0; i < probes.size() && i < n.inputs.size(); ++i) {
+    const Tensor& t = probes[i];
+    if (!t.data()) continue;
+    k += cat("|", i, "=");
+    const int v = n.inputs[i];
+    if (v >= 0 && g.values[v].constant && g.values[v].constant->data() == t.data()) {
+      k += cat("@", reinterpret_cast<uintptr_t>(t.data()));
+      continue;
+    }
+    if (t.numel() > kFoldMaxElements || t.dtype() == DType::kString) return "";
+    static const char* hex = "0123456789abcdef";
+    const auto* b = static_cast<const unsigned char*>(t.data());
+    for (size_t j = 0; j < t.nbytes(); ++j) {
+      k += hex[b[j] >> 4];
+      k += hex[b[j] & 15];
+    }
+  }
+  return k;
+}
+
 }  // namespace
 
 std::string shape_signature(const std::vector<TensorDesc>& inputs,
@@ -38,7 +67,8 @@ std::string shape_signature(const std::vector<TensorDesc>& inputs,
 }
 
 Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const DeviceSpec& spec,
-               bool optimize, const std::vector<const Tensor*>& values, const NodeEval* eval) {
+               bool optimize, const std::vector<const Tensor*>& values, const NodeEval* eval,
+               const LruCache<TileProgram>* programs) {
   if (inputs.size() != g.inputs.size())
     throw ShapeError(cat("model takes ", g.inputs.size(), " inputs, got ", inputs.size()));
   Plan p;
@@ -117,7 +147,8 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
       // Small known subgraphs (shape arithmetic) are evaluated now and become plan constants.
       int64_t out_elems = 0;
       for (const auto& d : s.out) out_elems += numel(d.shape);
-      if (eval && (all_known || n.def->has(kShapeOf)) && out_elems <= kFoldMaxElements) {
+      if (eval && (all_known || n.def->has(kShapeOf)) && !n.def->has(kRandom) &&
+          out_elems <= kFoldMaxElements) {
         std::vector<Tensor> outs = (*eval)(n, s.attrs, probes);
         for (size_t k = 0; k < n.outputs.size() && k < outs.size(); ++k) {
           const int v = n.outputs[k];
@@ -133,7 +164,17 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
         for (const auto& t : probes) known.push_back(t.data() ? &t : nullptr);
         OpRunOptions o;
         o.optimize = optimize;
-        s.program = plan_tile_program(*n.def, s.attrs, s.in, s.out, spec, o, known);
+        auto make = [&] {
+          return std::make_shared<const TileProgram>(
+              plan_tile_program(*n.def, s.attrs, s.in, s.out, spec, o, known));
+        };
+        const std::string key = programs ? program_key(g, n, s, probes) : "";
+        if (key.empty()) {
+          s.program = make();
+        } else {
+          s.program = programs->find(key);
+          if (!s.program) s.program = programs->insert(key, make());
+        }
       }
     } catch (const ValueUnknownError& e) {
       p.dynamic = cat(describe(n, s.in), ": ", e.what());

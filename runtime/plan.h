@@ -12,6 +12,7 @@
 #include "registry/device_spec.h"
 #include "registry/tile_program.h"
 #include "runtime/graph.h"
+#include "runtime/lru_cache.h"
 
 namespace asc {
 
@@ -20,7 +21,7 @@ struct PlanStep {
   int level = 0;  // wavefront: steps of one level are independent
   Attrs attrs;    // resolved: defaults filled in
   std::vector<TensorDesc> in, out;
-  std::optional<TileProgram> program;  // tile kernel; nullopt: host kernel
+  std::shared_ptr<const TileProgram> program;  // tile kernel; null: host kernel
 };
 
 // Where a value lives during a run.
@@ -57,9 +58,11 @@ constexpr int64_t kFoldMaxElements = 4096;
 // `eval`, when given, folds small known subgraphs (shape arithmetic) into Plan::known. When a
 // node's inference needs a value that is not known (ValueUnknownError) the plan is returned with
 // `dynamic` set and no steps from that node on.
+// `programs`, when given, caches tile programs per node and shape across plans: signatures that
+// differ in a few nodes (a decoding step's attention) reuse the programs of all the others.
 Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const DeviceSpec& spec,
                bool optimize, const std::vector<const Tensor*>& values = {},
-               const NodeEval* eval = nullptr);
+               const NodeEval* eval = nullptr, const LruCache<TileProgram>* programs = nullptr);
 
 // "f32[1,128];i64[1,128]" (+ "=[v0,v1]" for inputs with values): the cache key of a plan.
 std::string shape_signature(const std::vector<TensorDesc>& inputs,

@@ -13,6 +13,7 @@
 #include "runtime/devices/cpu/cpu_device.h"
 #include "runtime/op_runner.h"
 #include "tools/cli_common.h"
+#include "tools/ops_coverage.h"
 
 namespace {
 
@@ -97,11 +98,14 @@ int dump(const asc::Registry& reg, const std::string& name, const std::vector<st
 
 int main(int argc, char** argv) {
   CLI::App app{"asc-ops: the operators asc registers"};
-  bool json = false, no_opt = false;
+  bool json = false, no_opt = false, coverage = false;
   std::string dump_op, device = "ascend910b";
   std::vector<std::string> shapes, attrs;
   int opset = 17;
   app.add_flag("--json", json, "list as JSON");
+  app.add_flag("--coverage", coverage,
+               "every operator of ONNX's schema registry (opsets up to 17) and the versions asc "
+               "implements");
   app.add_option("--dump", dump_op, "print the traced program of OP for --shapes");
   app.add_option("shapes", shapes, "input tensors for --dump, e.g. f32[128,896] bf16[896,4864]");
   app.add_option("--attr", attrs, "attribute k=v for --dump (repeatable)");
@@ -113,6 +117,10 @@ int main(int argc, char** argv) {
   try {
     const asc::Registry& reg = asc::global_registry();
     if (!dump_op.empty()) return dump(reg, dump_op, shapes, attrs, device, opset, no_opt);
+    if (coverage) {
+      std::cout << asc::coverage_report(asc::ops_coverage(reg), json);
+      return 0;
+    }
     list(reg, json);
   } catch (const asc::Error& e) {
     std::cerr << "asc-ops: " << e.what() << "\n";

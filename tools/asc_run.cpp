@@ -29,6 +29,7 @@
 #include "registry/strings.h"
 #include "runtime/model.h"
 #include "runtime/precision.h"
+#include "tools/run_generate.h"
 #include "tools/run_inputs.h"
 
 namespace {
@@ -54,6 +55,10 @@ struct Options {
   std::string trace;
   bool json = false;
   int values = 6;  // first values printed per output
+  // --generate N (decoder-with-past models)
+  asc::GenerateArgs gen;
+  std::string prompt_ids;
+  bool warmup_given = false;
 };
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
@@ -218,6 +223,24 @@ int run(const Options& o) {
     model = std::make_unique<asc::Model>(asc::import_onnx_file(o.model), mo);
   }
   const double load_ms = ms_between(t0, Clock::now());
+  if (o.gen.new_tokens > 0) {
+    asc::GenerateArgs a = o.gen;
+    try {
+      if (!o.prompt_ids.empty()) a.prompt_ids = asc::parse_ids(o.prompt_ids);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(asc::cat("--prompt-ids: ", e.what()));
+    }
+    a.seed = o.seed;
+    a.warmup = o.warmup_given ? o.warmup : 1;
+    const asc::GenerateReport r = asc::run_generation(*model, a);
+    const int threads = model->device().threads();
+    std::cout << (o.json
+                      ? asc::generation_json(r, o.model, load_ms, o.precision, threads)
+                      : asc::generation_table(r, std::filesystem::path(o.model).filename().string(),
+                                              o.precision, threads));
+    if (!o.json) std::printf("load %.2f ms\n", load_ms);
+    return 0;
+  }
   const asc::Graph& g = model->graph();
   const std::vector<asc::NamedTensor> inputs = asc::cli::make_inputs(g, files, dims, o.seed);
 
@@ -341,7 +364,9 @@ int main(int argc, char** argv) {
   app.add_option("--output-dir", o.output_dir, "write the outputs as DIR/output_K.pb");
   app.add_option("--iterations", o.iterations, "timed runs (default 10)")
       ->check(CLI::Range(1, 1 << 30));
-  app.add_option("--warmup", o.warmup, "untimed runs after the first (default 2)")
+  app.add_option("--warmup", o.warmup,
+                 "untimed runs after the first (default 2; with --generate: untimed generations, "
+                 "default 1)")
       ->check(CLI::Range(0, 1 << 30));
   app.add_option("--threads", o.threads, "worker threads (default 0: all)")
       ->check(CLI::Range(0, 1 << 30));
@@ -355,10 +380,31 @@ int main(int argc, char** argv) {
   app.add_flag("--profile", o.profile, "print a per-op table over the timed runs");
   app.add_option("--trace", o.trace, "write a Chrome trace (Perfetto) of every run to FILE.json");
   app.add_flag("--json", o.json, "print one JSON object on stdout instead of the text report");
+  app.add_option("--generate", o.gen.new_tokens,
+                 "N: generate N new tokens on a decoder-with-past model (prefill, then greedy "
+                 "decoding) and report pp/tg tokens/s")
+      ->check(CLI::Range(1, 1 << 20));
+  app.add_option("--prompt-ids", o.prompt_ids, "the prompt for --generate: ids 1,2,3");
+  app.add_option("--prompt-len", o.gen.prompt_len,
+                 "a seeded random prompt of P tokens for --generate (default 16)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  app.add_option("--max-len", o.gen.max_len, "KV cache length (default: prompt + N)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
+  app.add_option("--repetitions", o.gen.repetitions, "generation runs to average (default 1)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--temperature", o.gen.sampling.temperature,
+                 "sampling temperature (default 0: greedy)")
+      ->check(CLI::Range(0.0f, 100.0f));
+  app.add_option("--top-k", o.gen.sampling.top_k, "sample from the k most likely tokens")
+      ->check(CLI::Range(0, 1 << 30));
+  app.add_option("--top-p", o.gen.sampling.top_p, "nucleus sampling threshold (default 1)")
+      ->check(CLI::Range(0.0f, 1.0f));
+  app.add_option("--sample-seed", o.gen.sampling.seed, "seed of the sampler (default 0)");
   app.add_option("--values", o.values, "first values shown per output (default 6)")
       ->check(CLI::Range(0, 1 << 30));
   try {
     app.parse(argc, argv);
+    o.warmup_given = app.count("--warmup") > 0;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
     std::cerr << "asc-run: " << e.what() << "\nRun with --help for more information.\n";

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "registry/error.h"
+#include "runtime/model.h"
 #include "tests/importers/onnx_builder.h"
 
 namespace asc {
@@ -88,6 +89,50 @@ TEST_F(ExternalData, MappingOutlivesTheGraphCopyAndUnmapsAfterwards) {
   const void* p = w.data();
   w = Tensor();
   EXPECT_EQ(mapping_of(p), "");  // the last owner unmapped it
+}
+
+// Resident set size of this process in bytes (/proc/self/statm).
+int64_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * sysconf(_SC_PAGESIZE);
+}
+
+// A 3 GiB embedding table (a sparse file: no disk blocks) loads as a view into the mapping and a
+// Gather of two rows reads only their pages: the resident set does not grow by the table.
+TEST_F(ExternalData, ThreeGiBWeightsAreMappedNotRead) {
+  constexpr int64_t kRows = 786432, kCols = 1024;  // f32: 3 GiB
+  constexpr int64_t kBytes = kRows * kCols * 4;
+  const std::filesystem::path table = dir / "table.bin";
+  test::write_file(table, "");
+  std::filesystem::resize_file(table, kBytes);
+  {
+    std::fstream f(table, std::ios::in | std::ios::out | std::ios::binary);
+    const float last_row_first = 7.5f;
+    f.seekp((kRows - 1) * kCols * 4);
+    f.write(reinterpret_cast<const char*>(&last_row_first), sizeof last_row_first);
+  }
+  ModelBuilder b(13);
+  b.input("ids", DType::kI64, {"2"});
+  b.external("E", DType::kF32, {kRows, kCols}, "table.bin", 0);
+  b.node("Gather", {"E", "ids"}, {"Y"});
+  b.output("Y", DType::kF32, {"2", std::to_string(kCols)});
+  b.save(dir / "model.onnx");
+
+  const int64_t before = resident_bytes();
+  const Model model(import_onnx_file(dir / "model.onnx"), {1, "cpu", true});
+  const std::vector<int64_t> ids = {kRows - 1, 3};
+  const auto out =
+      model.run({{"ids", Tensor::wrap(DType::kI64, {2}, const_cast<int64_t*>(ids.data()))}});
+  const int64_t grown = resident_bytes() - before;
+  ASSERT_EQ(out.size(), 1u);
+  const Tensor& y = out[0].tensor;
+  ASSERT_EQ(y.shape(), (Shape{2, kCols}));
+  EXPECT_EQ(y.at(0), 7.5);
+  EXPECT_EQ(y.at(1), 0.0);
+  EXPECT_EQ(y.at(kCols), 0.0);
+  EXPECT_LT(grown, int64_t{256} << 20) << "resident set grew by " << grown << " bytes";
 }
 
 TEST_F(ExternalData, MisalignedOffsetIsCopied) {

@@ -69,6 +69,7 @@ std::vector<OpCase> cases_activations();
 std::vector<OpCase> cases_logical();
 std::vector<OpCase> cases_reduce_more();
 std::vector<OpCase> cases_misc();
+std::vector<OpCase> cases_contrib();
 
 const std::vector<OpCase>& all_op_cases();
 

@@ -93,6 +93,54 @@ TEST(Model, RunsAGraphAndCachesPlansPerShape) {
   EXPECT_EQ(model.plan_for({{DType::kF32, {3, 8}}}), model.plan_for({{DType::kF32, {3, 8}}}));
 }
 
+// y = Relu(x + b) for x [4, 8]; z = Relu(k) for k [n]: signatures differing in n share y's nodes.
+Graph two_branches(const Tensor& b) {
+  Graph g;
+  g.opsets[""] = 17;
+  const int x = g.add_value("x", {DType::kF32, SymShape{Dim(4), Dim(8)}});
+  const int k = g.add_value("k", {DType::kF32, SymShape{Dim(std::string("n"))}});
+  const int bv = g.add_constant("b", b);
+  const int s = g.add_value("s", {DType::kF32, std::nullopt});
+  const int y = g.add_value("y", {DType::kF32, std::nullopt});
+  const int z = g.add_value("z", {DType::kF32, std::nullopt});
+  g.inputs = {x, k};
+  g.outputs = {y, z};
+  g.add_node(make_node(g, "Add", {x, bv}, {s}));
+  g.add_node(make_node(g, "Relu", {s}, {y}));
+  g.add_node(make_node(g, "Relu", {k}, {z}));
+  return g;
+}
+
+TEST(Model, PlansShareTileProgramsOfUnchangedNodesAndEvictOldSignatures) {
+  ModelOptions o{2, "cpu", true};
+  o.plan_cache = 2;
+  Model model(two_branches(random({8}, 3)), o);
+  auto plan = [&](int64_t n) {
+    return model.plan_for({{DType::kF32, {4, 8}}, {DType::kF32, {n}}});
+  };
+  const auto p5 = plan(5), p6 = plan(6);
+  ASSERT_EQ(p5->steps.size(), 3u);
+  ASSERT_EQ(p6->steps.size(), 3u);
+  int shared = 0;
+  for (size_t i = 0; i < 3; ++i) {
+    ASSERT_TRUE(p5->steps[i].program && p6->steps[i].program);
+    shared += p5->steps[i].program == p6->steps[i].program;
+    if (p5->steps[i].in[0].shape == p6->steps[i].in[0].shape)
+      EXPECT_EQ(p5->steps[i].program, p6->steps[i].program) << i;
+    else
+      EXPECT_NE(p5->steps[i].program, p6->steps[i].program) << i;
+  }
+  EXPECT_EQ(shared, 2);    // Add and the first Relu
+  EXPECT_EQ(plan(6), p6);  // cached
+  plan(7);                 // evicts n = 5, the least recently used
+  EXPECT_EQ(plan(6), p6);
+  EXPECT_NE(plan(5), p5);
+  // Results stay right through the shared programs.
+  const Tensor x = random({4, 8}, 4), k = random({6}, 5);
+  const auto out = model.run({{"x", x}, {"k", k}});
+  for (int64_t i = 0; i < 6; ++i) EXPECT_EQ(out[1].tensor.at(i), std::max(0.0, k.at(i)));
+}
+
 TEST(Model, ArenaReusesDeadActivations) {
   const Tensor b = random({8}, 1), w = random({8, 5}, 2);
   Model model(mlp_graph(b, w), {1, "cpu", true});

@@ -3,6 +3,8 @@
 // as it executes.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "ops/ops.h"
 #include "registry/error.h"
 #include "runtime/model.h"
@@ -136,6 +138,42 @@ TEST(PlanValues, AbsurdTensorSizesAreRefusedBeforeAllocating) {
     EXPECT_NE(std::string(e.what()).find("f32[1000000,1000000000]"), std::string::npos) << e.what();
   }
   EXPECT_THROW(Tensor(DType::kF32, {2, -3}), ShapeError);
+}
+
+// y = RandomUniform(shape [64]) + x: a random op has no inputs, but it is not folded into a
+// constant at planning; unseeded it draws new values per run, seeded the same ones.
+Graph random_plus_x(std::optional<float> seed) {
+  Graph g;
+  g.opsets[""] = 17;
+  const int x = g.add_value("x", {DType::kF32, SymShape{Dim(64)}});
+  const int r = g.add_value("r", {DType::kF32, std::nullopt});
+  const int y = g.add_value("y", {DType::kF32, std::nullopt});
+  g.inputs = {x};
+  g.outputs = {y};
+  Attrs a{{"shape", std::vector<int64_t>{64}}};
+  if (seed) a.set("seed", *seed);
+  g.add_node(node("RandomUniform", {}, {r}, a));
+  g.add_node(node("Add", {r, x}, {y}));
+  return g;
+}
+
+TEST(PlanValues, RandomOpsAreNotFolded) {
+  const Tensor x = iota({64});
+  auto two_runs = [&](std::optional<float> seed) {
+    const Model model(random_plus_x(seed), {2, "cpu", true});
+    const Tensor a = model.run({{"x", x}})[0].tensor;
+    const Tensor b = model.run({{"x", x}})[0].tensor;
+    int same = 0;
+    for (int64_t i = 0; i < 64; ++i) {
+      const double u = a.at(i) - x.at(i);
+      EXPECT_GE(u, 0.0);
+      EXPECT_LT(u, 1.0);
+      same += a.at(i) == b.at(i);
+    }
+    return same;
+  };
+  EXPECT_LT(two_runs(std::nullopt), 4);  // fresh draws
+  EXPECT_EQ(two_runs(3.0f), 64);         // seeded: the same draws
 }
 
 }  // namespace

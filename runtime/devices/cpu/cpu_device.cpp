@@ -110,4 +110,16 @@ void CpuDevice::run(const std::function<void()>& f) const {
   impl_->arena.execute(f);
 }
 
+void CpuDevice::parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& body) const {
+  if (n <= 0) return;
+  if (n == 1 || threads_ == 1) {
+    body(0, n);
+    return;
+  }
+  impl_->arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, 1),
+                      [&](const tbb::blocked_range<int64_t>& r) { body(r.begin(), r.end()); });
+  });
+}
+
 }  // namespace asc::cpu

@@ -33,6 +33,9 @@ class CpuDevice {
   // Runs f inside this device's thread arena (for host kernels and whole-graph parallelism).
   void run(const std::function<void()>& f) const;
 
+  // Runs body(begin, end) over chunks of [0, n) on this device's workers (host kernels' loops).
+  void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& body) const;
+
  private:
   struct Impl;
   int threads_;

@@ -1,0 +1,83 @@
+// Generator: autoregressive decoding on a decoder-with-past model (the layout Hugging Face optimum
+// and onnxruntime-genai export: input_ids, attention_mask, optional position_ids,
+// past_key_values.N.key/.value in; logits, present.N.key/.value out), batch 1.
+//
+// The KV cache lives in buffers preallocated for `max_len` positions per layer; each step binds
+// the past as views of them and has the model write the presents into the other buffer of the
+// pair (caller-provided outputs), so a step allocates nothing and the generator copies nothing.
+// (The unfused graph's Concat still copies the past into the present once per step.)
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/model.h"
+
+namespace asc {
+
+struct SamplingOptions {
+  float temperature = 0.0f;  // 0: greedy (argmax)
+  int top_k = 0;             // keep the k most likely tokens (0: all)
+  float top_p = 1.0f;        // keep the smallest set whose probability reaches top_p
+  uint64_t seed = 0;
+};
+
+struct GeneratorOptions {
+  int64_t max_len = 2048;  // prompt + new tokens the cache holds
+  SamplingOptions sampling;
+};
+
+struct GenerationStats {
+  int64_t prompt_tokens = 0;
+  double prefill_ms = 0;
+  std::vector<double> step_ms;  // one per decoding step
+};
+
+class Generator {
+ public:
+  // Throws Error naming what is missing when the model is not a decoder with past.
+  Generator(const Model& model, GeneratorOptions options);
+
+  // True when the graph's inputs and outputs have the decoder-with-past names.
+  static bool is_decoder_with_past(const Graph& g);
+
+  // Runs the prompt and returns the first new token (sampled from its last logits).
+  int64_t prefill(std::span<const int64_t> prompt);
+  // Feeds the last token and returns the next.
+  int64_t step();
+  // prefill, then n_new - 1 steps: the n_new new tokens.
+  std::vector<int64_t> generate(std::span<const int64_t> prompt, int n_new);
+
+  int64_t length() const { return length_; }  // tokens in the cache
+  int64_t vocab() const { return vocab_; }
+  const GenerationStats& stats() const { return stats_; }
+  // The logits row the last token was chosen from.
+  const std::vector<float>& last_logits() const { return logits_; }
+
+ private:
+  int64_t run(std::span<const int64_t> ids);
+  int64_t choose();
+
+  const Model& model_;
+  GeneratorOptions options_;
+  int64_t layers_ = 0, kv_heads_ = 0, head_dim_ = 0, vocab_ = 0;
+  DType kv_dtype_ = DType::kF32;
+  bool has_positions_ = false;
+  // Per layer and key/value: two cache buffers of [1, kv_heads, max_len, head_dim]; `current_`
+  // says which of the pair holds the past.
+  std::vector<Tensor> cache_[2];
+  int current_ = 0;
+  int64_t length_ = 0, last_token_ = -1;
+  std::vector<float> logits_;
+  std::mt19937_64 rng_;
+  GenerationStats stats_;
+};
+
+// Picks a token from a logits row by the sampling options (greedy when temperature is 0).
+int64_t sample_token(std::span<const float> logits, const SamplingOptions& o, std::mt19937_64& rng);
+
+}  // namespace asc

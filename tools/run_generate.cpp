@@ -1,0 +1,122 @@
+#include "tools/run_generate.h"
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+#include "registry/error.h"
+#include "registry/strings.h"
+
+namespace asc {
+namespace {
+
+struct Spread {
+  double mean = 0, sd = 0;
+};
+
+Spread spread(const std::vector<double>& v) {
+  Spread s;
+  if (v.empty()) return s;
+  s.mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  for (double x : v) s.sd += (x - s.mean) * (x - s.mean);
+  s.sd = v.size() > 1 ? std::sqrt(s.sd / static_cast<double>(v.size() - 1)) : 0.0;
+  return s;
+}
+
+int64_t graph_vocab(const Graph& g) {
+  for (int v : g.outputs)
+    if (g.values[v].name == "logits") {
+      const auto& s = g.values[v].type.shape;
+      if (s && s->size() == 3 && (*s)[2].known()) return (*s)[2].value();
+    }
+  return 0;
+}
+
+}  // namespace
+
+std::vector<int64_t> parse_ids(const std::string& s) {
+  std::vector<int64_t> ids;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    const size_t comma = std::min(s.find(',', pos), s.size());
+    const std::string item = s.substr(pos, comma - pos);
+    size_t used = 0;
+    int64_t v = -1;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size() || v < 0)
+      throw std::invalid_argument(cat("'", item, "' is not a token id"));
+    ids.push_back(v);
+    pos = comma + 1;
+  }
+  return ids;
+}
+
+GenerateReport run_generation(const Model& model, const GenerateArgs& a) {
+  if (a.new_tokens < 1) throw Error("--generate needs at least 1 new token");
+  GenerateReport r;
+  r.prompt = a.prompt_ids;
+  if (r.prompt.empty()) {
+    const int64_t vocab = graph_vocab(model.graph());
+    if (vocab <= 0) throw Error("the logits' vocab size is not known: give --prompt-ids");
+    if (a.prompt_len < 1) throw Error("--prompt-len must be positive");
+    std::mt19937_64 rng(a.seed);
+    std::uniform_int_distribution<int64_t> id(0, vocab - 1);
+    for (int64_t i = 0; i < a.prompt_len; ++i) r.prompt.push_back(id(rng));
+  }
+  GeneratorOptions go;
+  go.max_len = a.max_len > 0 ? a.max_len : static_cast<int64_t>(r.prompt.size()) + a.new_tokens;
+  go.sampling = a.sampling;
+  for (int w = 0; w < a.warmup; ++w) Generator(model, go).generate(r.prompt, a.new_tokens);
+  for (int rep = 0; rep < std::max(1, a.repetitions); ++rep) {
+    Generator gen(model, go);
+    r.tokens = gen.generate(r.prompt, a.new_tokens);
+    const GenerationStats& st = gen.stats();
+    r.prefill_tok_s.push_back(1e3 * static_cast<double>(st.prompt_tokens) / st.prefill_ms);
+    if (!st.step_ms.empty())
+      r.decode_tok_s.push_back(1e3 * static_cast<double>(st.step_ms.size()) /
+                               std::accumulate(st.step_ms.begin(), st.step_ms.end(), 0.0));
+  }
+  return r;
+}
+
+std::string generation_table(const GenerateReport& r, const std::string& model_name,
+                             const std::string& precision, int threads) {
+  std::string s = "tokens ";
+  for (int64_t t : r.tokens) s += cat(" ", t);
+  s += "\n\n| model | precision | threads | test | t/s |\n|---|---|---:|---:|---:|\n";
+  auto row = [&](const std::string& test, const std::vector<double>& v) {
+    const Spread sp = spread(v);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f ± %.2f", sp.mean, sp.sd);
+    s += cat("| ", model_name, " | ", precision, " | ", threads, " | ", test, " | ",
+             v.empty() ? std::string("-") : std::string(buf), " |\n");
+  };
+  row(cat("pp", r.prompt.size()), r.prefill_tok_s);
+  row(cat("tg", r.tokens.size() > 0 ? r.tokens.size() - 1 : 0), r.decode_tok_s);
+  return s;
+}
+
+std::string generation_json(const GenerateReport& r, const std::string& model, double load_ms,
+                            const std::string& precision, int threads) {
+  nlohmann::json j;
+  j["model"] = model;
+  j["precision"] = precision;
+  j["threads"] = threads;
+  j["load_ms"] = load_ms;
+  j["prompt_tokens"] = r.prompt.size();
+  j["tokens"] = r.tokens;
+  j["prefill_tok_s"] = spread(r.prefill_tok_s).mean;
+  j["decode_tok_s"] = r.decode_tok_s.empty() ? nlohmann::json(nullptr)
+                                             : nlohmann::json(spread(r.decode_tok_s).mean);
+  j["repetitions"] = r.prefill_tok_s.size();
+  return j.dump(2) + "\n";
+}
+
+}  // namespace asc

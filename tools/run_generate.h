@@ -1,0 +1,41 @@
+// asc-run --generate: greedy (or sampled) generation on a decoder-with-past model with a
+// llama-bench-style report (pp P and tg N in tokens/s) or JSON.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/generator.h"
+
+namespace asc {
+
+struct GenerateArgs {
+  int new_tokens = 0;               // N
+  std::vector<int64_t> prompt_ids;  // --prompt-ids; empty: prompt_len seeded ids
+  int64_t prompt_len = 16;
+  int64_t max_len = 0;  // 0: prompt + N
+  int repetitions = 1;  // prefill + decode runs; the report gives mean and spread
+  int warmup = 1;       // untimed generations first (plans every signature once)
+  SamplingOptions sampling;
+  uint64_t seed = 0;  // of the prompt ids
+};
+
+struct GenerateReport {
+  std::vector<int64_t> prompt, tokens;              // tokens of the last repetition
+  std::vector<double> prefill_tok_s, decode_tok_s;  // per repetition
+};
+
+// Runs the repetitions; throws Error when the model is not a decoder with past or a run fails.
+GenerateReport run_generation(const Model& model, const GenerateArgs& a);
+
+// "1,2,3" -> ids; throws std::invalid_argument naming the bad item.
+std::vector<int64_t> parse_ids(const std::string& s);
+
+// The text table (llama-bench style) and the JSON object of a report.
+std::string generation_table(const GenerateReport& r, const std::string& model_name,
+                             const std::string& precision, int threads);
+std::string generation_json(const GenerateReport& r, const std::string& model, double load_ms,
+                            const std::string& precision, int threads);
+
+}  // namespace asc
