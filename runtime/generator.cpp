@@ -49,6 +49,7 @@ Generator::Generator(const Model& model, GeneratorOptions options)
                        n.rfind("past_key_values.", 0) == 0;
     if (!known) throw Error(cat("generation: the model has an input '", n, "' it cannot feed"));
   }
+  has_mask_ = find_value(g, g.inputs, "attention_mask") != nullptr;
   has_positions_ = find_value(g, g.inputs, "position_ids") != nullptr;
   const TensorType& past = find_value(g, g.inputs, past_name(0, 0))->type;
   if (!past.shape || past.shape->size() != 4 || !(*past.shape)[1].known() ||
@@ -84,10 +85,9 @@ int64_t Generator::run(std::span<const int64_t> ids) {
   std::fill_n(mask.data_as<int64_t>(), total, int64_t{1});
   std::iota(positions.data_as<int64_t>(), positions.data_as<int64_t>() + s, past);
 
-  const Graph& g = model_.graph();
   std::vector<NamedTensor> in, out;
   in.push_back({"input_ids", input_ids});
-  if (find_value(g, g.inputs, "attention_mask")) in.push_back({"attention_mask", mask});
+  if (has_mask_) in.push_back({"attention_mask", mask});
   if (has_positions_) in.push_back({"position_ids", positions});
   std::vector<Tensor>& from = cache_[current_];
   std::vector<Tensor>& to = cache_[1 - current_];

@@ -66,7 +66,7 @@ class Generator {
   GeneratorOptions options_;
   int64_t layers_ = 0, kv_heads_ = 0, head_dim_ = 0, vocab_ = 0;
   DType kv_dtype_ = DType::kF32;
-  bool has_positions_ = false;
+  bool has_mask_ = false, has_positions_ = false;
   // Per layer and key/value: two cache buffers of [1, kv_heads, max_len, head_dim]; `current_`
   // says which of the pair holds the past.
   std::vector<Tensor> cache_[2];

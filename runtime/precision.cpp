@@ -1,5 +1,8 @@
 #include "runtime/precision.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "ops/ops.h"
 #include "registry/error.h"
 #include "registry/strings.h"
@@ -14,9 +17,21 @@ bool fixed_dtype_param(const Node& n, size_t k) {
   return dtype_from_name(p.type) != DType::kUndefined;
 }
 
+// Largest finite value of a low-precision float dtype.
+double max_finite(DType to) {
+  return to == DType::kF16 ? 65504.0 : 3.3895313892515355e38;  // bf16: (2 - 2^-7) * 2^127
+}
+
+// A constant in the low dtype; finite values beyond its range clamp to its largest finite value
+// (as model converters do) instead of becoming infinities: a mask of -FLT_MAX stays a huge
+// negative number, so masked rows do not turn into NaN.
 Tensor converted(const Tensor& t, DType to) {
   Tensor c(to, t.shape());
-  for (int64_t i = 0; i < t.numel(); ++i) c.set(i, t.at(i));
+  const double m = max_finite(to);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const double v = t.at(i);
+    c.set(i, std::isfinite(v) ? std::clamp(v, -m, m) : v);
+  }
   return c;
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "ops/ops.h"
@@ -74,6 +75,53 @@ TEST(Precision, WeightsAreStoredLowAndResultsStayClose) {
     for (int64_t i = 0; i < want.numel(); ++i)
       EXPECT_NEAR(out[0].tensor.at(i), want.at(i), tol * std::fabs(want.at(i)) + 1e-3) << i;
   }
+}
+
+// y = Softmax(x + mask) with a -FLT_MAX mask on half the row: in f16/bf16 the mask constant
+// clamps to the dtype's lowest finite value (not -inf), so a fully masked row stays finite.
+TEST(Precision, HugeConstantsClampInsteadOfBecomingInfinite) {
+  Graph g;
+  g.opsets[""] = 17;
+  const int x = g.add_value("x", {DType::kF32, SymShape{Dim(2), Dim(4)}});
+  Tensor mask(DType::kF32, {2, 4});
+  const float lowest = -std::numeric_limits<float>::max();
+  const float m[8] = {0, 0, lowest, lowest, lowest, lowest, lowest, lowest};
+  std::copy(m, m + 8, mask.data_as<float>());
+  const int mv = g.add_constant("mask", mask);
+  const int s = g.add_value("s", {DType::kF32, {}}), y = g.add_value("y", {DType::kF32, {}});
+  g.inputs = {x};
+  g.outputs = {y};
+  g.add_node(node("Add", {x, mv}, {s}));
+  g.add_node(node("Softmax", {s}, {y}, Attrs{{"axis", int64_t{-1}}}));
+  const Tensor in = random({2, 4}, 9);
+  for (DType dt : {DType::kF16, DType::kBF16}) {
+    SCOPED_TRACE(dtype_name(dt));
+    ModelOptions o{2, "cpu", true};
+    o.precision = dt;
+    const Model model(Graph(g), o);
+    const Tensor& low = *model.graph().values[model.graph().find("mask")].constant;
+    EXPECT_TRUE(std::isfinite(low.at(2)));
+    EXPECT_LT(low.at(2), dt == DType::kF16 ? -65000.0 : -3e38);
+    const Tensor out = model.run({{"x", in}})[0].tensor;
+    EXPECT_NEAR(out.at(0) + out.at(1), 1.0, 1e-2);
+    EXPECT_NEAR(out.at(2), 0.0, 1e-6);
+    for (int64_t i = 4; i < 8; ++i) EXPECT_TRUE(std::isfinite(out.at(i))) << i;
+  }
+  // Infinities stay infinite.
+  Tensor t(DType::kF32, {1});
+  t.data_as<float>()[0] = -std::numeric_limits<float>::infinity();
+  Graph h;
+  h.opsets[""] = 17;
+  const int hx = h.add_value("x", {DType::kF32, SymShape{Dim(1)}});
+  const int hc = h.add_constant("c", t);
+  const int hy = h.add_value("y", {DType::kF32, {}});
+  h.inputs = {hx};
+  h.outputs = {hy};
+  h.add_node(node("Add", {hx, hc}, {hy}));
+  ModelOptions o{1, "cpu", true};
+  o.precision = DType::kBF16;
+  const Model hm(std::move(h), o);
+  EXPECT_TRUE(std::isinf(hm.graph().values[hm.graph().find("c")].constant->at(0)));
 }
 
 TEST(Precision, NamesAreParsedAndOthersRefused) {
