@@ -111,6 +111,7 @@ std::string generation_json(const GenerateReport& r, const std::string& model, d
   j["threads"] = threads;
   j["load_ms"] = load_ms;
   j["prompt_tokens"] = r.prompt.size();
+  j["prompt"] = r.prompt;
   j["tokens"] = r.tokens;
   j["prefill_tok_s"] = spread(r.prefill_tok_s).mean;
   j["decode_tok_s"] = r.decode_tok_s.empty() ? nlohmann::json(nullptr)
