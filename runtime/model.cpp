@@ -8,6 +8,7 @@
 
 #include "registry/error.h"
 #include "registry/strings.h"
+#include "runtime/fuse_attention.h"
 #include "runtime/graph_passes.h"
 #include "runtime/op_runner.h"
 #include "runtime/precision.h"
@@ -31,6 +32,7 @@ Model::Model(Graph graph, ModelOptions options)
   }
   eliminate_dead_nodes(graph_, expose);
   fold_constants(graph_, *device_);
+  if (options_.optimize) fuse_attention(graph_, expose);
   convert_precision(graph_, options_.precision);
   // Exposed values still produced (or folded into constants) become outputs after the model's.
   for (int v : expose) {
