@@ -3,7 +3,8 @@
 // (docs/PERFORMANCE.md):
 //   asc-attention-bench [threads=2] [past=1024] [runs=200]
 // Decode: 1 token over `past` rows with a [1,1,1,T] additive mask, present in its own buffer
-// (the past copied) and in place (present and past one KV-cache buffer: only the new row moves).
+// (the past copied) and in place (past and present strided views of one KV-cache buffer per K
+// and V: only the new row moves).
 // Prefill: 128 tokens, no past, a causal mask. The program is planned once and launched on
 // preallocated tensors (no per-call inference, tiling or allocation); medians after a warm-up.
 #include <algorithm>
@@ -61,21 +62,18 @@ double bench_fused(const asc::cpu::CpuDevice& dev, int64_t S, int64_t past, int 
       filled({1, kHeads, S, kHead}, 0.1),      filled({1, kKvHeads, S, kHead}, 0.2),
       filled({1, kKvHeads, S, kHead}, 0.3),    filled({1, kKvHeads, past, kHead}, 0.4),
       filled({1, kKvHeads, past, kHead}, 0.5), mask};
-  std::vector<asc::TensorDesc> in_desc, out_desc = asc::infer_outputs(op, attrs, in);
-  for (const auto& t : in) in_desc.push_back(t.desc());
   std::vector<Tensor> out;
-  for (const auto& d : out_desc) out.emplace_back(d.dtype, d.shape);
-  if (shared) {  // the cache's first `past` rows are the past; present covers past + S rows
-    in[3] = Tensor::wrap(DType::kF32, {1, kKvHeads, past, kHead}, cache_k.data());
-    in[4] = Tensor::wrap(DType::kF32, {1, kKvHeads, past, kHead}, cache_v.data());
-    out[1] = cache_k;
-    out[2] = cache_v;
+  for (const auto& d : asc::infer_outputs(op, attrs, in)) out.emplace_back(d.dtype, d.shape);
+  if (shared) {  // rows [0, past) and [0, T) of one cache buffer per K and V, heads T rows apart
+    const Shape st = {kKvHeads * T * kHead, T * kHead, kHead, 1};
+    in[3] = Tensor::strided(DType::kF32, {1, kKvHeads, past, kHead}, st, cache_k.data());
+    in[4] = Tensor::strided(DType::kF32, {1, kKvHeads, past, kHead}, st, cache_v.data());
+    out[1] = Tensor::strided(DType::kF32, {1, kKvHeads, T, kHead}, st, cache_k.data());
+    out[2] = Tensor::strided(DType::kF32, {1, kKvHeads, T, kHead}, st, cache_v.data());
   }
-  if (shared && kKvHeads > 1 && past > 0) {
-    std::fprintf(stderr, "in place with %lld kv heads needs strided views: skipped\n",
-                 static_cast<long long>(kKvHeads));
-    return 0;
-  }
+  std::vector<asc::TensorDesc> in_desc, out_desc;
+  for (const auto& t : in) in_desc.push_back(t.desc());
+  for (const auto& t : out) out_desc.push_back(t.desc());
   const asc::TileProgram p = asc::plan_tile_program(op, attrs, in_desc, out_desc, dev.spec());
   std::vector<void*> args;
   for (auto& t : in) args.push_back(t.data());

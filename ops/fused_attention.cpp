@@ -176,6 +176,10 @@ void add_fused_attention(Registry& r) {
             .attr("num_heads", AttrKind::kInt, int64_t{0})
             .attr("kv_num_heads", AttrKind::kInt, int64_t{0})
             .attr("transpose_output", AttrKind::kInt, int64_t{0})
+            .strided("past_key")
+            .strided("past_value")
+            .strided("present_key")
+            .strided("present_value")
             .type_constraint("T", {DType::kF32, DType::kF16, DType::kBF16})
             .trait(kContraction)
             .describe(

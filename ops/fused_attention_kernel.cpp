@@ -50,9 +50,9 @@ Geom geom_of(const LaunchContext& c) {
   return geom(c.attr(), sh);
 }
 
-// Element strides of a launch argument.
+// Element strides of a launch argument (past and present may be strided views).
 Shape strides_of(const TensorDesc& d) {
-  return contiguous_strides(d.shape);
+  return d.strides.empty() ? contiguous_strides(d.shape) : d.strides;
 }
 
 TilingData make_tiling(const Geom& g, int64_t gt, int64_t st, int64_t kt, int64_t cp,

@@ -60,12 +60,19 @@ constexpr int64_t kFoldMaxElements = 4096;
 // `dynamic` set and no steps from that node on.
 // `programs`, when given, caches tile programs per node and shape across plans: signatures that
 // differ in a few nodes (a decoding step's attention) reuse the programs of all the others.
+// Inputs may carry strides (TensorDesc::strides: caller views bound as is, which every consumer
+// must declare ParamDef::strided). `output_strides[k]`, when not empty, are the strides of the
+// caller's buffer for graph output k: its producer writes through them (the caller checks that
+// the producer declares the output strided).
 Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const DeviceSpec& spec,
                bool optimize, const std::vector<const Tensor*>& values = {},
-               const NodeEval* eval = nullptr, const LruCache<TileProgram>* programs = nullptr);
+               const NodeEval* eval = nullptr, const LruCache<TileProgram>* programs = nullptr,
+               const std::vector<Shape>& output_strides = {});
 
-// "f32[1,128];i64[1,128]" (+ "=[v0,v1]" for inputs with values): the cache key of a plan.
+// "f32[1,128];i64[1,128]" (+ "=[v0,v1]" for inputs with values, "|out k:s[..]" for strided
+// outputs): the cache key of a plan.
 std::string shape_signature(const std::vector<TensorDesc>& inputs,
-                            const std::vector<const Tensor*>& values = {});
+                            const std::vector<const Tensor*>& values = {},
+                            const std::vector<Shape>& output_strides = {});
 
 }  // namespace asc
