@@ -109,5 +109,33 @@ TEST(FusedAttentionOp, FullyMaskedRows) {
   }
 }
 
+// Qwen2.5 shapes (0.5B f32, 1.5B and 7B f16) tile within the 910B's local memories, prompts and
+// long decode steps alike; the tiles of one KV head share every K/V block (grid [B, K, .., ..]).
+TEST(FusedAttentionOp, QwenShapesFitTheAscendSpec) {
+  const OpDef& op = global_registry().lookup("ai.asc", "FusedAttention", 1);
+  const Attrs attrs = op.resolve({});
+  struct Shp {
+    DType dt;
+    int64_t n, kv, s, d, p;
+  };
+  for (const Shp& c : {Shp{DType::kF32, 14, 2, 1, 64, 4095}, Shp{DType::kF32, 14, 2, 512, 64, 0},
+                       Shp{DType::kF16, 12, 2, 1, 128, 8191}, Shp{DType::kF16, 28, 4, 300, 128, 77},
+                       Shp{DType::kBF16, 28, 4, 1, 128, 2047}}) {
+    const std::vector<TensorDesc> in = {
+        {c.dt, {1, c.n, c.s, c.d}},  {c.dt, {1, c.kv, c.s, c.d}}, {c.dt, {1, c.kv, c.s, c.d}},
+        {c.dt, {1, c.kv, c.p, c.d}}, {c.dt, {1, c.kv, c.p, c.d}}, {c.dt, {1, 1, c.s, c.p + c.s}}};
+    std::vector<Tensor> probes;
+    for (const auto& d : in) probes.push_back(Tensor::wrap(d.dtype, d.shape, nullptr));
+    const auto out = infer_outputs(op, attrs, probes);
+    const TileProgram p = plan_tile_program(op, attrs, in, out, ascend910b());
+    SCOPED_TRACE(p.op);
+    ASSERT_EQ(p.grid.size(), 4u);
+    EXPECT_EQ(p.grid[0], 1);
+    EXPECT_EQ(p.grid[1], c.kv);
+    for (int pos = 1; pos < 6; ++pos)
+      EXPECT_LE(p.placement.used[pos], ascend910b().capacity(static_cast<Pos>(pos)));
+  }
+}
+
 }  // namespace
 }  // namespace asc
