@@ -28,6 +28,10 @@ struct ModelOptions {
   // remove (fused away) is dropped, one that survives becomes a graph output (exposed()). It is
   // returned in its stored dtype (f16/bf16 under a low precision). Unknown names: ModelError.
   std::vector<std::string> expose = {};
+  // Generation: compute the "logits" output for the last position only (graph_passes.h
+  // keep_last_position): a prefill of s tokens then costs one lm_head row, not s. The output's
+  // sequence dim becomes 1. Off by default: run() returns what the model says.
+  bool last_logits_only = false;
   // Plans kept per input-shape signature, and tile programs per node shape shared by them (least
   // recently used evicted): a decoding loop meets a new signature at every step.
   size_t plan_cache = 64;

@@ -58,6 +58,7 @@ struct Options {
   // --generate N (decoder-with-past models)
   asc::GenerateArgs gen;
   std::string prompt_ids;
+  bool all_logits = false;
   bool warmup_given = false;
 };
 
@@ -220,6 +221,7 @@ int run(const Options& o) {
     mo.device = o.device;
     mo.precision = asc::parse_precision(o.precision);
     mo.optimize = o.optimize != 0;
+    mo.last_logits_only = o.gen.new_tokens > 0 && !o.all_logits;
     model = std::make_unique<asc::Model>(asc::import_onnx_file(o.model), mo);
   }
   const double load_ms = ms_between(t0, Clock::now());
@@ -238,7 +240,7 @@ int run(const Options& o) {
                       ? asc::generation_json(r, o.model, load_ms, o.precision, threads)
                       : asc::generation_table(r, std::filesystem::path(o.model).filename().string(),
                                               o.precision, threads));
-    if (!o.json) std::printf("load %.2f ms\n", load_ms);
+    if (!o.json) std::printf("load %.2f ms, peak RSS %.0f MiB\n", load_ms, asc::peak_rss_mb());
     return 0;
   }
   const asc::Graph& g = model->graph();
@@ -390,6 +392,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   app.add_option("--max-len", o.gen.max_len, "KV cache length (default: prompt + N)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
+  app.add_flag("--all-logits", o.all_logits,
+               "with --generate: compute the logits of every prompt position, as the model "
+               "says (default: only the last position's, which is all generation reads)");
   app.add_option("--repetitions", o.gen.repetitions, "generation runs to average (default 1)")
       ->check(CLI::Range(1, 1000));
   app.add_option("--temperature", o.gen.sampling.temperature,
