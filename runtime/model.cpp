@@ -77,9 +77,11 @@ std::shared_ptr<const Plan> Model::plan_for(const std::vector<TensorDesc>& input
     o.num_outputs = n.outputs.size();
     return run_op(*n.def, resolved, ins, *device_, o);
   };
-  return plans_.insert(
-      key, std::make_shared<const Plan>(make_plan(graph_, inputs, device_->spec(),
-                                                  options_.optimize, values, &eval, &programs_)));
+  // The last plan used is the base: a decoding step differs from it in a few nodes only.
+  const std::shared_ptr<const Plan> base = plans_.most_recent();
+  return plans_.insert(key, std::make_shared<const Plan>(make_plan(graph_, inputs, device_->spec(),
+                                                                   options_.optimize, values, &eval,
+                                                                   &programs_, base.get())));
 }
 
 void Model::run_step(const PlanStep& s, const std::vector<Tensor>& bound) const {
