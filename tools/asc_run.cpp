@@ -236,10 +236,18 @@ int run(const Options& o) {
     a.warmup = o.warmup_given ? o.warmup : 1;
     const asc::GenerateReport r = asc::run_generation(*model, a);
     const int threads = model->device().threads();
+    // --precision fp32 keeps the model's own dtypes: report those (a bf16 model runs in bf16).
+    std::string precision = o.precision;
+    const asc::Graph& g = model->graph();
+    for (int v : g.outputs)
+      if (precision == "fp32" && g.values[v].name == "logits") {
+        const asc::DType dt = g.values[v].type.dtype;
+        precision = dt == asc::DType::kBF16 ? "bf16" : dt == asc::DType::kF16 ? "fp16" : precision;
+      }
     std::cout << (o.json
-                      ? asc::generation_json(r, o.model, load_ms, o.precision, threads)
+                      ? asc::generation_json(r, o.model, load_ms, precision, threads)
                       : asc::generation_table(r, std::filesystem::path(o.model).filename().string(),
-                                              o.precision, threads));
+                                              precision, threads));
     if (!o.json) std::printf("load %.2f ms, peak RSS %.0f MiB\n", load_ms, asc::peak_rss_mb());
     return 0;
   }
