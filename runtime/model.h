@@ -53,6 +53,36 @@ struct RunStats {
   std::vector<StepTiming> steps;
 };
 
+// Activation arenas reused across runs: a run leases one at least as large as its plan needs and
+// returns it after; at most kKeep stay pooled (concurrent runs lease several).
+class ArenaPool {
+ public:
+  struct Buffer {
+    std::unique_ptr<std::byte, void (*)(void*)> data{nullptr, nullptr};
+    size_t bytes = 0;
+  };
+  static constexpr size_t kKeep = 4;
+  Buffer take(size_t bytes);
+  void give_back(Buffer b);
+
+ private:
+  std::mutex mutex_;
+  std::vector<Buffer> free_;
+};
+
+class ArenaLease {
+ public:
+  ArenaLease(ArenaPool& pool, size_t bytes) : pool_(pool), buf_(pool.take(bytes)) {}
+  ~ArenaLease() { pool_.give_back(std::move(buf_)); }
+  ArenaLease(const ArenaLease&) = delete;
+  ArenaLease& operator=(const ArenaLease&) = delete;
+  std::byte* data() const { return buf_.data.get(); }
+
+ private:
+  ArenaPool& pool_;
+  ArenaPool::Buffer buf_;
+};
+
 class Model {
  public:
   // Takes the graph (from an importer); throws Error for an unknown device.
@@ -96,6 +126,7 @@ class Model {
   std::unique_ptr<cpu::CpuDevice> device_;
   LruCache<Plan> plans_;
   LruCache<TileProgram> programs_;
+  mutable ArenaPool arenas_;
 };
 
 }  // namespace asc
