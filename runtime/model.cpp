@@ -32,7 +32,7 @@ Model::Model(Graph graph, ModelOptions options)
   eliminate_dead_nodes(graph_, expose);
   fold_constants(graph_, *device_);
   if (options_.last_logits_only) keep_last_position(graph_, "logits");
-  convert_precision(graph_, options_.precision);
+  device_->run([&] { convert_precision(graph_, options_.precision); });  // on the model's threads
   // Exposed values still produced (or folded into constants) become outputs after the model's.
   for (int v : expose) {
     const bool survives = graph_.values[v].producer >= 0 || graph_.values[v].constant;
