@@ -46,6 +46,15 @@ OpDef& OpDef::output(std::string name, std::string t, Arity a) {
   outputs.push_back({std::move(name), std::move(t), a, false});
   return *this;
 }
+OpDef& OpDef::strided(const std::string& name) {
+  for (auto* list : {&inputs, &outputs})
+    for (ParamDef& p : *list)
+      if (p.name == name) {
+        p.strided = true;
+        return *this;
+      }
+  throw Error(cat(type, ": no parameter '", name, "' to mark strided"));
+}
 OpDef& OpDef::attr(std::string name, AttrKind kind, std::optional<AttrValue> dflt) {
   attrs.push_back({std::move(name), kind, std::move(dflt)});
   return *this;

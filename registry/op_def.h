@@ -39,6 +39,10 @@ struct ParamDef {
   // Inference or tiling reads this input's value (axes, shapes): a graph input feeding it makes
   // its value part of the plan's signature.
   bool value_needed = false;
+  // The kernel reads (input) or writes (output) this parameter through TensorDesc::strides, so
+  // the runtime may bind a strided view to it as is (Model::run; otherwise it makes a contiguous
+  // copy). Only caller tensors are ever strided: a KV-cache view, a caller's output buffer.
+  bool strided = false;
 };
 
 struct AttrDef {
@@ -92,6 +96,8 @@ struct OpDef {
   OpDef& input(std::string name, std::string type, Arity a = Arity::kSingle,
                bool value_needed = false);
   OpDef& output(std::string name, std::string type, Arity a = Arity::kSingle);
+  // Marks the input or output `name` ParamDef::strided; throws Error for an unknown name.
+  OpDef& strided(const std::string& name);
   OpDef& attr(std::string name, AttrKind kind, std::optional<AttrValue> dflt = std::nullopt);
   OpDef& type_constraint(std::string name, std::vector<DType> types);
   OpDef& trait(uint32_t t);

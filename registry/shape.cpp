@@ -54,7 +54,9 @@ std::string TensorType::str() const {
 }
 
 std::string TensorDesc::str() const {
-  return std::string(dtype_name(dtype)) + to_string(shape);
+  std::string s = std::string(dtype_name(dtype)) + to_string(shape);
+  if (!strides.empty()) s += ":s" + to_string(strides);
+  return s;
 }
 
 Shape contiguous_strides(const Shape& s) {

@@ -50,12 +50,15 @@ struct TensorType {
   std::string str() const;  // "f32[batch,128]" or "f32[?]"
 };
 
-// Concrete dtype + shape of a value at launch time.
+// Concrete dtype + shape of a value at launch time. `strides` (elements per dim) describe a
+// strided view (Tensor::strided); empty means dense row-major. Only parameters an op declares
+// strided (ParamDef::strided) are ever given a non-empty one.
 struct TensorDesc {
   DType dtype = DType::kUndefined;
   Shape shape;
+  Shape strides = {};
 
-  std::string str() const;  // "f32[2,3]"
+  std::string str() const;  // "f32[2,3]"; a strided view "f32[1,2,5,4]:s[64,32,4,1]"
 };
 
 // Row-major strides (elements) of a shape.

@@ -43,10 +43,66 @@ Tensor Tensor::clone() const {
   Tensor c(dtype_, shape_);
   if (dtype_ == DType::kString) {
     for (int64_t i = 0; i < numel(); ++i) c.strings()[i] = strings()[i];
+  } else if (!strides_.empty()) {
+    c.assign(*this);
   } else if (nbytes()) {
     std::memcpy(c.data(), data_, nbytes());
   }
   return c;
+}
+
+namespace {
+
+// dst[..] = src[..] over dims [d, rank) of `shape`; the innermost dim is one memcpy when both
+// sides are unit-strided there.
+void copy_strided(const std::byte* src, const int64_t* ss, std::byte* dst, const int64_t* ds,
+                  const Shape& shape, size_t d, size_t es) {
+  const int64_t n = shape[d];
+  if (d + 1 == shape.size()) {
+    if (ss[d] == 1 && ds[d] == 1) {
+      std::memcpy(dst, src, static_cast<size_t>(n) * es);
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i)
+      std::memcpy(dst + static_cast<size_t>(i * ds[d]) * es,
+                  src + static_cast<size_t>(i * ss[d]) * es, es);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    copy_strided(src + static_cast<size_t>(i * ss[d]) * es, ss,
+                 dst + static_cast<size_t>(i * ds[d]) * es, ds, shape, d + 1, es);
+}
+
+}  // namespace
+
+void Tensor::assign(const Tensor& src) {
+  if (src.dtype_ != dtype_ || src.shape_ != shape_)
+    throw ShapeError(cat("assign: ", src.desc().str(), " into ", desc().str()));
+  if (dtype_ == DType::kString) {
+    for (int64_t i = 0; i < numel(); ++i) strings()[offset(i)] = src.strings()[src.offset(i)];
+    return;
+  }
+  if (numel() == 0) return;
+  if (strides_.empty() && src.strides_.empty()) {
+    std::memmove(data_, src.data_, nbytes());
+    return;
+  }
+  if (shape_.empty()) {
+    std::memmove(data_, src.data_, dtype_size(dtype_));
+    return;
+  }
+  const Shape ss = src.strides(), ds = strides();
+  copy_strided(static_cast<const std::byte*>(src.data_), ss.data(), static_cast<std::byte*>(data_),
+               ds.data(), shape_, 0, dtype_size(dtype_));
+}
+
+int64_t Tensor::strided_offset(int64_t i) const {
+  int64_t off = 0;
+  for (size_t d = shape_.size(); d-- > 0;) {
+    off += (i % shape_[d]) * strides_[d];
+    i /= shape_[d];
+  }
+  return off;
 }
 
 Tensor Tensor::wrap(DType dtype, Shape shape, void* data) {
@@ -60,6 +116,25 @@ Tensor Tensor::wrap(DType dtype, Shape shape, void* data) {
 Tensor Tensor::view(DType dtype, Shape shape, void* data, std::shared_ptr<void> owner) {
   Tensor t = wrap(dtype, std::move(shape), data);
   t.owner_ = std::move(owner);
+  return t;
+}
+
+Tensor Tensor::strided(DType dtype, Shape shape, Shape strides, void* data,
+                       std::shared_ptr<void> owner) {
+  if (strides.size() != shape.size())
+    throw ShapeError(cat("strided view ", dtype_name(dtype), to_string(shape), ": ", strides.size(),
+                         " strides for rank ", shape.size()));
+  for (int64_t s : strides)
+    if (s < 0)
+      throw ShapeError(cat("strided view ", dtype_name(dtype), to_string(shape), ": stride ", s,
+                           " is negative"));
+  Tensor t = view(dtype, std::move(shape), data, std::move(owner));
+  // Contiguous when every dim of size > 1 has its dense stride (or when there are no elements).
+  const Shape dense = contiguous_strides(t.shape_);
+  bool contiguous = true;
+  for (size_t d = 0; d < strides.size(); ++d)
+    contiguous = contiguous && (t.shape_[d] == 1 || strides[d] == dense[d]);
+  if (!contiguous && t.numel() > 1) t.strides_ = std::move(strides);
   return t;
 }
 

@@ -1,4 +1,7 @@
-// A host tensor: dtype, shape and a pointer to dense row-major data, owned or borrowed.
+// A host tensor: dtype, shape and a pointer to data, owned or borrowed. Data is dense row-major,
+// except for strided views (Tensor::strided: per-dim element strides, e.g. the first rows of each
+// head of a KV-cache buffer), which only at(), set(), clone() and assign() and the parameters an
+// op declares strided (ParamDef::strided) read through their strides.
 #pragma once
 
 #include <memory>
@@ -22,13 +25,22 @@ class Tensor {
   static Tensor wrap(DType dtype, Shape shape, void* data);
   // Views memory kept alive by `owner` (e.g. a memory-mapped file).
   static Tensor view(DType dtype, Shape shape, void* data, std::shared_ptr<void> owner);
+  // A strided view of caller memory: element (i_0, .., i_r) is at data + sum_k i_k strides[k]
+  // elements. Strides that equal the dense ones (size-1 dims ignored) give a contiguous tensor.
+  // Throws ShapeError when the rank differs or a stride is negative.
+  static Tensor strided(DType dtype, Shape shape, Shape strides, void* data,
+                        std::shared_ptr<void> owner = nullptr);
 
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }
   int64_t numel() const { return asc::numel(shape_); }
+  // Bytes of the elements (a strided view spans more memory).
   size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype_); }
-  TensorDesc desc() const { return {dtype_, shape_}; }
+  TensorDesc desc() const { return {dtype_, shape_, strides_}; }
   bool defined() const { return dtype_ != DType::kUndefined; }
+  bool is_contiguous() const { return strides_.empty(); }
+  // Element strides per dim (the dense ones for a contiguous tensor).
+  Shape strides() const { return strides_.empty() ? contiguous_strides(shape_) : strides_; }
 
   void* data() { return data_; }
   const void* data() const { return data_; }
@@ -49,15 +61,24 @@ class Tensor {
   const std::string* strings() const {
     return dtype_ == DType::kString ? static_cast<const std::string*>(data_) : nullptr;
   }
-  // A deep copy with its own storage (strings included).
+  // A deep copy with its own dense storage (strings included).
   Tensor clone() const;
+  // Copies src's elements into this tensor's memory (same dtype and shape; either may be
+  // strided); ShapeError otherwise.
+  void assign(const Tensor& src);
 
-  double at(int64_t i) const { return load_as_double(dtype_, data_, i); }
-  void set(int64_t i, double v) { store_from_double(dtype_, data_, i, v); }
+  // Element i in row-major order (through the strides of a strided view).
+  double at(int64_t i) const { return load_as_double(dtype_, data_, offset(i)); }
+  void set(int64_t i, double v) { store_from_double(dtype_, data_, offset(i), v); }
 
  private:
+  // Memory offset in elements of row-major element i.
+  int64_t offset(int64_t i) const { return strides_.empty() ? i : strided_offset(i); }
+  int64_t strided_offset(int64_t i) const;
+
   DType dtype_ = DType::kUndefined;
   Shape shape_;
+  Shape strides_;  // empty: contiguous
   std::shared_ptr<void> owner_;
   void* data_ = nullptr;
 };

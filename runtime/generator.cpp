@@ -68,8 +68,7 @@ Generator::Generator(const Model& model, GeneratorOptions options)
       if (p->type.dtype != kv_dtype_)
         throw Error(cat("generation: ", past_name(l, kv), " is ", p->type.str(), ", layer 0's ",
                         past.str()));
-      for (auto& pair : cache_)
-        pair.emplace_back(kv_dtype_, Shape{1, kv_heads_, options_.max_len, head_dim_});
+      cache_.emplace_back(kv_dtype_, Shape{1, kv_heads_, options_.max_len, head_dim_});
     }
 }
 
@@ -89,18 +88,18 @@ int64_t Generator::run(std::span<const int64_t> ids) {
   in.push_back({"input_ids", input_ids});
   if (has_mask_) in.push_back({"attention_mask", mask});
   if (has_positions_) in.push_back({"position_ids", positions});
-  std::vector<Tensor>& from = cache_[current_];
-  std::vector<Tensor>& to = cache_[1 - current_];
+  // Past and present: rows [0, past) and [0, total) of each cache buffer.
+  const Shape strides = {kv_heads_ * options_.max_len * head_dim_, options_.max_len * head_dim_,
+                         head_dim_, 1};
   for (int64_t l = 0; l < layers_; ++l)
     for (int kv = 0; kv < 2; ++kv) {
-      const size_t k = static_cast<size_t>(2 * l + kv);
+      void* cache = cache_[static_cast<size_t>(2 * l + kv)].data();
       in.push_back({past_name(l, kv),
-                    Tensor::wrap(kv_dtype_, {1, kv_heads_, past, head_dim_}, from[k].data())});
+                    Tensor::strided(kv_dtype_, {1, kv_heads_, past, head_dim_}, strides, cache)});
       out.push_back({present_name(l, kv),
-                     Tensor::wrap(kv_dtype_, {1, kv_heads_, total, head_dim_}, to[k].data())});
+                     Tensor::strided(kv_dtype_, {1, kv_heads_, total, head_dim_}, strides, cache)});
     }
   const std::vector<NamedTensor> result = model_.run(in, out);
-  current_ = 1 - current_;
   length_ = total;
   const Tensor* logits = nullptr;
   for (const auto& r : result)
@@ -125,7 +124,6 @@ int64_t Generator::choose() {
 
 int64_t Generator::prefill(std::span<const int64_t> prompt) {
   length_ = 0;
-  current_ = 0;
   stats_ = {};
   stats_.prompt_tokens = static_cast<int64_t>(prompt.size());
   const auto t0 = std::chrono::steady_clock::now();

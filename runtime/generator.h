@@ -2,10 +2,14 @@
 // and onnxruntime-genai export: input_ids, attention_mask, optional position_ids,
 // past_key_values.N.key/.value in; logits, present.N.key/.value out), batch 1.
 //
-// The KV cache lives in buffers preallocated for `max_len` positions per layer; each step binds
-// the past as views of them and has the model write the presents into the other buffer of the
-// pair (caller-provided outputs), so a step allocates nothing and the generator copies nothing.
-// (The unfused graph's Concat still copies the past into the present once per step.)
+// The KV cache is one buffer per layer and key/value, [1, kv_heads, max_len, head_dim],
+// preallocated. A step of s tokens after P cached ones binds past = rows [0, P) and present =
+// rows [0, P + s) of the same buffer as strided views (head stride max_len * head_dim). With
+// attention fusion (ModelOptions::optimize) the FusedAttention node reads the past and writes the
+// present through those views: the past rows are already in place, so a step writes only its s
+// new rows and never copies the past. Without fusion, Model::run makes a dense copy of each past
+// view before the step and copies each present into its view after it (correct, O(P) per step).
+// docs/RUNTIME.md, "Attention fusion and the KV cache".
 #pragma once
 
 #include <chrono>
@@ -67,10 +71,8 @@ class Generator {
   int64_t layers_ = 0, kv_heads_ = 0, head_dim_ = 0, vocab_ = 0;
   DType kv_dtype_ = DType::kF32;
   bool has_mask_ = false, has_positions_ = false;
-  // Per layer and key/value: two cache buffers of [1, kv_heads, max_len, head_dim]; `current_`
-  // says which of the pair holds the past.
-  std::vector<Tensor> cache_[2];
-  int current_ = 0;
+  // Per layer and key/value (index 2 * layer + kv): [1, kv_heads, max_len, head_dim].
+  std::vector<Tensor> cache_;
   int64_t length_ = 0, last_token_ = -1;
   std::vector<float> logits_;
   std::mt19937_64 rng_;

@@ -8,6 +8,7 @@
 
 #include "registry/error.h"
 #include "registry/strings.h"
+#include "runtime/fuse_attention.h"
 #include "runtime/graph_passes.h"
 #include "runtime/op_runner.h"
 #include "runtime/precision.h"
@@ -32,6 +33,7 @@ Model::Model(Graph graph, ModelOptions options)
   eliminate_dead_nodes(graph_, expose);
   fold_constants(graph_, *device_);
   if (options_.last_logits_only) keep_last_position(graph_, "logits");
+  if (options_.optimize) fuse_attention(graph_, expose);
   device_->run([&] { convert_precision(graph_, options_.precision); });  // on the model's threads
   // Exposed values still produced (or folded into constants) become outputs after the model's.
   for (int v : expose) {
@@ -63,6 +65,35 @@ Model::Model(Graph graph, ModelOptions options)
   }
   value_inputs_.assign(graph_.inputs.size(), false);
   for (size_t i = 0; i < graph_.inputs.size(); ++i) value_inputs_[i] = needed[graph_.inputs[i]];
+
+  // Values every consumer reads through strides (ParamDef::strided); graph outputs are read by
+  // the caller, who gets the view back.
+  auto param = [](const std::vector<ParamDef>& ps, size_t k) -> const ParamDef* {
+    return ps.empty() ? nullptr : &ps[std::min(k, ps.size() - 1)];
+  };
+  std::vector<bool> read_strided(graph_.values.size(), true);
+  for (const Node& n : graph_.nodes)
+    for (size_t k = 0; k < n.inputs.size(); ++k)
+      if (n.inputs[k] >= 0) {
+        const ParamDef* p = n.def ? param(n.def->inputs, k) : nullptr;
+        read_strided[n.inputs[k]] = read_strided[n.inputs[k]] && p && p->strided;
+      }
+  strided_inputs_.assign(graph_.inputs.size(), false);
+  for (size_t i = 0; i < graph_.inputs.size(); ++i)
+    strided_inputs_[i] =
+        read_strided[graph_.inputs[i]] && std::find(graph_.outputs.begin(), graph_.outputs.end(),
+                                                    graph_.inputs[i]) == graph_.outputs.end();
+  strided_outputs_.assign(graph_.outputs.size(), false);
+  for (size_t o = 0; o < graph_.outputs.size(); ++o) {
+    const int v = graph_.outputs[o], prod = graph_.values[v].producer;
+    if (prod < 0 || !read_strided[v] || !graph_.nodes[prod].def) continue;
+    const Node& n = graph_.nodes[prod];
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      if (n.outputs[k] == v) {
+        const ParamDef* p = param(n.def->outputs, k);
+        strided_outputs_[o] = p && p->strided;
+      }
+  }
 }
 
 Model::~Model() = default;
@@ -100,8 +131,9 @@ void ArenaPool::give_back(Buffer b) {
 }
 
 std::shared_ptr<const Plan> Model::plan_for(const std::vector<TensorDesc>& inputs,
-                                            const std::vector<const Tensor*>& values) const {
-  const std::string key = shape_signature(inputs, values);
+                                            const std::vector<const Tensor*>& values,
+                                            const std::vector<Shape>& output_strides) const {
+  const std::string key = shape_signature(inputs, values, output_strides);
   if (auto plan = plans_.find(key)) return plan;
   // Planning runs outside the lock; two threads may plan the same signature, the first wins.
   const NodeEval eval = [this](const Node& n, const Attrs& resolved, std::span<const Tensor> ins) {
@@ -111,9 +143,9 @@ std::shared_ptr<const Plan> Model::plan_for(const std::vector<TensorDesc>& input
   };
   // The last plan used is the base: a decoding step differs from it in a few nodes only.
   const std::shared_ptr<const Plan> base = plans_.most_recent();
-  return plans_.insert(key, std::make_shared<const Plan>(make_plan(graph_, inputs, device_->spec(),
-                                                                   options_.optimize, values, &eval,
-                                                                   &programs_, base.get())));
+  return plans_.insert(key, std::make_shared<const Plan>(
+                                make_plan(graph_, inputs, device_->spec(), options_.optimize,
+                                          values, &eval, &programs_, output_strides, base.get())));
 }
 
 void Model::run_step(const PlanStep& s, const std::vector<Tensor>& bound) const {
@@ -192,10 +224,7 @@ std::vector<NamedTensor> Model::run_dynamic(const std::vector<const Tensor*>& fe
           throw ShapeError(cat("output buffer '", o.name, "' is ", o.tensor.desc().str(),
                                ", the model produces ", t.desc().str()));
         Tensor dst = o.tensor;
-        if (t.dtype() == DType::kString)
-          std::copy(t.strings(), t.strings() + t.numel(), dst.strings());
-        else if (t.nbytes())
-          std::memcpy(dst.data(), t.data(), t.nbytes());
+        dst.assign(t);  // strings and strided views included
         result.push_back({name, dst});
         copied = true;
       }
@@ -220,18 +249,32 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
       }
     if (!found) throw ShapeError(cat("the model has no input named '", nt.name, "'"));
   }
+  // Strided views: kept when every consumer reads them through strides, else made dense.
+  std::vector<Tensor> dense;
+  dense.reserve(fed.size());
   std::vector<TensorDesc> descs;
   for (size_t i = 0; i < fed.size(); ++i) {
     if (!fed[i])
       throw ShapeError(cat("input '", graph_.values[graph_.inputs[i]].name, "' is not given"));
+    if (!fed[i]->is_contiguous() && !strided_inputs_[i]) {
+      dense.push_back(fed[i]->clone());
+      fed[i] = &dense.back();
+    }
     descs.push_back(fed[i]->desc());
   }
+  // Strided output buffers their producer writes through (else copied into after the run).
+  std::vector<Shape> out_strides(graph_.outputs.size());
+  for (const auto& o : outputs)
+    for (size_t k = 0; k < graph_.outputs.size(); ++k)
+      if (!o.tensor.is_contiguous() && strided_outputs_[k] &&
+          graph_.values[graph_.outputs[k]].name == o.name)
+        out_strides[k] = o.tensor.strides();
   // Small inputs that shape the plan key it by value; a large one leaves its consumers to be
   // planned while running.
   std::vector<const Tensor*> values(fed.size(), nullptr);
   for (size_t i = 0; i < fed.size(); ++i)
     if (value_inputs_[i] && fed[i]->numel() <= kFoldMaxElements) values[i] = fed[i];
-  const std::shared_ptr<const Plan> plan = plan_for(descs, values);
+  const std::shared_ptr<const Plan> plan = plan_for(descs, values, out_strides);
   if (!plan->dynamic.empty()) return run_dynamic(fed, outputs, stats);
 
   // Bind every value to memory.
@@ -241,6 +284,7 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
   // arena comes from the model's pool (no allocation or page faults per run once warm).
   ArenaLease arena(arenas_, static_cast<size_t>(plan->arena_bytes));
   std::vector<NamedTensor> result;
+  std::vector<Tensor> given(graph_.values.size());  // caller buffers of outputs
   for (size_t v = 0; v < graph_.values.size(); ++v) {
     const TensorDesc& d = plan->desc[v];
     switch (plan->storage[v]) {
@@ -256,7 +300,9 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
             if (o.tensor.dtype() != d.dtype || o.tensor.shape() != d.shape)
               throw ShapeError(cat("output buffer '", o.name, "' is ", o.tensor.desc().str(),
                                    ", the model produces ", d.str()));
-            bound[v] = o.tensor;
+            given[v] = o.tensor;
+            // A strided buffer the plan does not write through: dense memory, copied after.
+            if (o.tensor.is_contiguous() || o.tensor.strides() == d.strides) bound[v] = o.tensor;
           }
         if (!bound[v].defined()) bound[v] = Tensor(d.dtype, d.shape);
         break;
@@ -289,7 +335,12 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
   }
   for (int v : graph_.outputs) {
     Tensor t = bound[v];
-    if (plan->storage[v] != Storage::kOutput) t = t.clone();  // an input or constant: copy
+    if (plan->storage[v] != Storage::kOutput) {
+      t = t.clone();  // an input or constant: copy
+    } else if (given[v].defined() && given[v].data() != t.data()) {
+      given[v].assign(t);  // into the caller's strided view
+      t = given[v];
+    }
     result.push_back({graph_.values[v].name, t});
   }
   return result;

@@ -101,14 +101,21 @@ class Model {
   // some outputs by name (written in place). `stats`, when given, gets one StepTiming per plan
   // step appended (plan order; steps of one level may overlap in time on different threads). Throws
   // Error naming node, op and shapes.
+  // Inputs and output buffers may be strided views (Tensor::strided). A strided input whose
+  // consumers all declare the parameter strided (ParamDef::strided), or a strided output whose
+  // producer declares it so (and whose consumers, if any, accept it), is bound as is; otherwise
+  // the input is copied to dense memory before the run and the output copied into the caller's
+  // view after it (correct, not zero-copy).
   std::vector<NamedTensor> run(const std::vector<NamedTensor>& inputs,
                                const std::vector<NamedTensor>& outputs = {},
                                RunStats* stats = nullptr) const;
 
   // The plan for these input types (planned once, then cached).
   // `values` as in make_plan: the values of inputs that feed value-needed parameters.
+  // `output_strides` as in make_plan (per graph output; empty: dense).
   std::shared_ptr<const Plan> plan_for(const std::vector<TensorDesc>& inputs,
-                                       const std::vector<const Tensor*>& values = {}) const;
+                                       const std::vector<const Tensor*>& values = {},
+                                       const std::vector<Shape>& output_strides = {}) const;
 
  private:
   // Runs node by node, inferring each from the values computed before it (plans whose shapes
@@ -123,6 +130,8 @@ class Model {
   ModelOptions options_;
   std::vector<std::string> exposed_;
   std::vector<bool> value_inputs_;  // per graph input: feeds a value-needed parameter
+  // Per graph input / output: a strided caller view may be bound as is (ParamDef::strided).
+  std::vector<bool> strided_inputs_, strided_outputs_;
   std::unique_ptr<cpu::CpuDevice> device_;
   LruCache<Plan> plans_;
   LruCache<TileProgram> programs_;

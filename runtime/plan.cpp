@@ -55,7 +55,7 @@ std::string program_key(const Graph& g, const Node& n, const PlanStep& s,
 // Same value for planning: same bytes (or the same memory). Strings are host objects: only the
 // same memory counts.
 bool same_desc(const TensorDesc& a, const TensorDesc& b) {
-  return a.dtype == b.dtype && a.shape == b.shape;
+  return a.dtype == b.dtype && a.shape == b.shape && a.strides == b.strides;
 }
 
 bool same_known(const Tensor& a, const Tensor& b) {
@@ -90,7 +90,8 @@ int64_t arena_size(const TensorDesc& d) {
 }  // namespace
 
 std::string shape_signature(const std::vector<TensorDesc>& inputs,
-                            const std::vector<const Tensor*>& values) {
+                            const std::vector<const Tensor*>& values,
+                            const std::vector<Shape>& output_strides) {
   std::string s;
   for (size_t i = 0; i < inputs.size(); ++i) {
     s += cat(i ? ";" : "", inputs[i].str());
@@ -99,17 +100,23 @@ std::string shape_signature(const std::vector<TensorDesc>& inputs,
       for (int64_t k = 0; k < values[i]->numel(); ++k) s += cat(k ? "," : "", values[i]->at(k));
     }
   }
+  for (size_t k = 0; k < output_strides.size(); ++k)
+    if (!output_strides[k].empty()) s += cat("|out ", k, ":s", to_string(output_strides[k]));
   return s;
 }
 
 Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const DeviceSpec& spec,
                bool optimize, const std::vector<const Tensor*>& values, const NodeEval* eval,
-               const LruCache<TileProgram>* programs, const Plan* base) {
+               const LruCache<TileProgram>* programs, const std::vector<Shape>& output_strides,
+               const Plan* base) {
   if (inputs.size() != g.inputs.size())
     throw ShapeError(cat("model takes ", g.inputs.size(), " inputs, got ", inputs.size()));
   Plan p;
   const size_t nv = g.values.size();
-  if (base && (base->desc.size() != nv || base->step_of.size() != g.nodes.size())) base = nullptr;
+  p.output_strides = output_strides;
+  if (base && (base->desc.size() != nv || base->step_of.size() != g.nodes.size() ||
+               base->output_strides != output_strides))
+    base = nullptr;
   p.step_of.assign(g.nodes.size(), -1);
   p.desc.resize(nv);
   p.storage.assign(nv, Storage::kUnused);
@@ -212,6 +219,11 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
         throw ShapeError(
             cat("inference gave ", s.out.size(), " outputs, the node has ", n.outputs.size()));
       s.out.resize(n.outputs.size());
+      for (size_t k = 0; k < n.outputs.size(); ++k)  // a caller's strided output buffer
+        for (size_t o = 0; o < g.outputs.size() && o < output_strides.size(); ++o)
+          if (n.outputs[k] >= 0 && g.outputs[o] == n.outputs[k] && !output_strides[o].empty() &&
+              output_strides[o].size() == s.out[k].shape.size())
+            s.out[k].strides = output_strides[o];
       // String tensors are host objects: nodes touching them run node by node (owned outputs).
       for (const auto* list : {&s.in, &s.out})
         for (const TensorDesc& d : *list)

@@ -68,7 +68,11 @@ void list(const asc::Registry& reg, bool json) {
 int dump(const asc::Registry& reg, const std::string& name, const std::vector<std::string>& shapes,
          const std::vector<std::string>& attr_strs, const std::string& device, int opset,
          bool no_opt) {
-  const asc::OpDef& op = reg.lookup("", name, opset);
+  // "Add" (ai.onnx) or "domain.Op", e.g. ai.asc.FusedAttention.
+  const size_t dot = name.rfind('.');
+  const asc::OpDef& op = dot == std::string::npos
+                             ? reg.lookup("", name, opset)
+                             : reg.lookup(name.substr(0, dot), name.substr(dot + 1), opset);
   asc::Attrs attrs;
   for (const auto& a : attr_strs) asc::cli::parse_attr(a, attrs);
   const asc::Attrs resolved = op.resolve(attrs);

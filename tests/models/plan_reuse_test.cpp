@@ -42,7 +42,7 @@ TEST(PlanReuse, BasePlanGivesThePlanFromScratch) {
   const Plan base = make_plan(g, decode_inputs(g, 5, kv, d), spec, true, {}, &eval);
   const Plan scratch = make_plan(g, decode_inputs(g, 6, kv, d), spec, true, {}, &eval);
   const Plan reused =
-      make_plan(g, decode_inputs(g, 6, kv, d), spec, true, {}, &eval, nullptr, &base);
+      make_plan(g, decode_inputs(g, 6, kv, d), spec, true, {}, &eval, nullptr, {}, &base);
   ASSERT_EQ(reused.steps.size(), scratch.steps.size());
   int taken = 0;
   for (size_t i = 0; i < scratch.steps.size(); ++i) {

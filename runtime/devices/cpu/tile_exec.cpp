@@ -299,6 +299,9 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
     s.ptr = slot_ptr(b);
     s.cs = 1;
     s.rs = d.dims.empty() ? 1 : d.dims.back();
+    // A local result viewed as a matrix of its last two dims (load_l0 of a vector result).
+    s.cols = s.rs;
+    s.rows = d.dims.size() >= 2 ? d.dims[d.dims.size() - 2] : 1;
   };
 
   for (int64_t tile = begin; tile < end; ++tile) {
