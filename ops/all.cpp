@@ -19,6 +19,7 @@ void register_all_ops(Registry& r) {
   register_reduce_more(r);
   register_misc(r);
   register_contrib(r);
+  register_fused(r);
 }
 
 const Registry& global_registry() {

@@ -21,6 +21,7 @@ void register_logical(Registry& r);
 void register_reduce_more(Registry& r);
 void register_misc(Registry& r);
 void register_contrib(Registry& r);
+void register_fused(Registry& r);  // ai.asc: what the graph fusion passes create
 
 void register_all_ops(Registry& r);
 

@@ -39,6 +39,9 @@ struct ParamDef {
   // Inference or tiling reads this input's value (axes, shapes): a graph input feeding it makes
   // its value part of the plan's signature.
   bool value_needed = false;
+  // A variadic input whose elements may each bind their own dtype from the constraint (ONNX's
+  // is_homogeneous = false); otherwise every element binds the same one.
+  bool homogeneous = true;
 };
 
 struct AttrDef {
@@ -92,6 +95,7 @@ struct OpDef {
   OpDef& input(std::string name, std::string type, Arity a = Arity::kSingle,
                bool value_needed = false);
   OpDef& output(std::string name, std::string type, Arity a = Arity::kSingle);
+  OpDef& heterogeneous();  // the last input's elements may differ in dtype (ParamDef::homogeneous)
   OpDef& attr(std::string name, AttrKind kind, std::optional<AttrValue> dflt = std::nullopt);
   OpDef& type_constraint(std::string name, std::vector<DType> types);
   OpDef& trait(uint32_t t);

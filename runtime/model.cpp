@@ -8,6 +8,7 @@
 
 #include "registry/error.h"
 #include "registry/strings.h"
+#include "runtime/fusion.h"
 #include "runtime/graph_passes.h"
 #include "runtime/op_runner.h"
 #include "runtime/precision.h"
@@ -31,6 +32,11 @@ Model::Model(Graph graph, ModelOptions options)
   }
   eliminate_dead_nodes(graph_, expose);
   fold_constants(graph_, *device_);
+  if (options_.optimize) {  // exposed values survive: they are the fusion's keep-set
+    FuseOptions fo;
+    fo.keep = expose;
+    fusion_ = fuse(graph_, fo);
+  }
   convert_precision(graph_, options_.precision);
   // Exposed values still produced (or folded into constants) become outputs after the model's.
   for (int v : expose) {

@@ -290,6 +290,12 @@ int run(const Options& o) {
     j["device"] = o.device;
     j["precision"] = o.precision;
     j["threads"] = model->device().threads();
+    j["nodes"] = g.nodes.size();
+    if (o.optimize != 0) {
+      j["fusion"] = {{"nodes_before", model->fusion().nodes_before},
+                     {"nodes_after", model->fusion().nodes_after}};
+      for (const auto& [op, count] : model->fusion().counts) j["fusion"][op] = count;
+    }
     j["load_ms"] = load_ms;
     j["first_run_ms"] = first_ms;
     j["median_ms"] = median_ms;
@@ -325,6 +331,7 @@ int run(const Options& o) {
 
   std::printf("model   %s (%zu nodes), device %s, precision %s, %d threads\n", o.model.c_str(),
               g.nodes.size(), o.device.c_str(), o.precision.c_str(), model->device().threads());
+  if (o.optimize != 0) std::printf("fusion  %s\n", model->fusion().str().c_str());
   for (const auto& in : inputs)
     std::printf("input   %-20s %s%s\n", in.name.c_str(), in.tensor.desc().str().c_str(),
                 files.count(in.name) ? asc::cat("  from ", files.at(in.name)).c_str()
