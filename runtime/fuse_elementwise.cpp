@@ -3,14 +3,13 @@
 //
 // SwiGLU -> FusedSwiGLU:   s = Sigmoid(g); m = Mul(g, s); y = Mul(m, up)   (operands either order)
 //
-// Elementwise runs -> FusedElementwise. A node qualifies by its traits, not its name: trait
-// kElementwise with a tile kernel, one output of known type, attributes the chain encoding holds
-// (ints, floats, strings) and none naming a dtype (`to`, `dtype`: precision conversion rewrites
-// those after fusion, which it cannot do inside a chain). Groups grow from a sink (the last node,
-// in reverse topological order) towards its producers: a producer joins when every consumer of
-// its output is already in the group (can_fuse's rule, checked again on the whole group). A
-// group of two or more nodes is fused; its operands may broadcast, since elementwise ops commute
-// with broadcasting (the fused tile expands every operand to the output's tile).
+// Elementwise runs -> FusedElementwise. A node qualifies by its traits, not its name (spliceable():
+// trait kElementwise, a tile kernel, inputs that broadcast numpy-style into its output, ...).
+// Groups grow from a sink (the last node, in reverse topological order) towards its producers: a
+// producer joins when every consumer of its output is already in the group (can_fuse's rule,
+// checked again on the whole group). A group of two or more nodes is fused; its operands may
+// broadcast, since elementwise ops commute with broadcasting (the fused tile expands every
+// operand to the output's tile).
 #include <algorithm>
 
 #include "ops/fused.h"
@@ -26,20 +25,44 @@ constexpr size_t kMaxInputs = 12;  // per fused chain (each a double-buffered ti
 bool chain_candidate(const FuseGraph& fg, int n) {
   if (n < 0 || fg.removed(n)) return false;
   const Node& node = fg.graph().nodes[n];
-  if (!node.def || !node.def->has(kElementwise) || node.def->kernel_kind() != KernelKind::kTile)
-    return false;
+  if (node.outputs.size() != 1 || node.outputs[0] < 0) return false;
   if (!node.domain.empty() && (node.domain != fused::kDomain || node.op_type == "FusedElementwise"))
     return false;
-  if (node.outputs.size() != 1 || node.outputs[0] < 0) return false;
-  const TensorType& out = fg.type(node.outputs[0]);
-  if (out.dtype == DType::kUndefined || out.dtype == DType::kString || !out.shape) return false;
-  if (!fused::chain_encodable(node.attrs) || node.attrs.has("to") || node.attrs.has("dtype"))
+  std::vector<TensorType> in;
+  for (int v : node.inputs) in.push_back(v >= 0 ? fg.type(v) : TensorType{});
+  return spliceable(node, in, fg.type(node.outputs[0]));
+}
+
+// Dims equal for sure: the same known value or the same symbol.
+bool same_dim(const Dim& a, const Dim& b) {
+  return (a.known() && b.known() && a.value() == b.value()) || (a.symbolic() && a == b);
+}
+
+}  // namespace
+
+bool spliceable(const Node& n, const std::vector<TensorType>& inputs, const TensorType& output) {
+  const OpDef* d = n.def;
+  if (!d || !d->has(kElementwise) || d->kernel_kind() != KernelKind::kTile) return false;
+  if (n.outputs.size() != 1 || output.dtype == DType::kUndefined ||
+      output.dtype == DType::kString || !output.shape)
     return false;
-  for (int v : node.inputs)
-    if (v >= 0 && (fg.type(v).dtype == DType::kUndefined || fg.type(v).dtype == DType::kString))
-      return false;
+  if (!fused::chain_encodable(n.attrs) || n.attrs.has("to") || n.attrs.has("dtype")) return false;
+  for (const TensorType& t : inputs) {
+    if (t.dtype == DType::kUndefined) continue;  // an absent optional input
+    if (t.dtype == DType::kString || !t.shape) return false;
+    if (d->has(kBroadcast)) continue;
+    const SymShape &s = *t.shape, &o = *output.shape;
+    bool same = s.size() == o.size(), one = s.size() <= o.size();
+    for (size_t i = 0; i < s.size(); ++i) {
+      same = same && same_dim(s[i], o[i]);
+      one = one && s[i].known() && s[i].value() == 1;
+    }
+    if (!same && !one) return false;
+  }
   return true;
 }
+
+namespace {
 
 // Live nodes in an order where producers come first (levels from the graph inputs).
 std::vector<int> live_order(const FuseGraph& fg) {

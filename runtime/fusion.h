@@ -90,6 +90,13 @@ bool is_op(const FuseGraph& fg, int n, std::string_view type);
 // removing the interior values is safe.
 bool can_fuse(const FuseGraph& fg, std::span<const int> nodes, std::span<const int> outputs);
 
+// Whether node n, with these input types and output type, may be a step of a FusedElementwise:
+// trait kElementwise, a tile kernel, one output of known dtype and rank, attributes the chain
+// encoding holds and none naming a dtype (`to`, `dtype`: precision conversion rewrites those after
+// fusion, which it cannot do inside a chain), and inputs that broadcast numpy-style into the
+// output — by the op's trait kBroadcast, or else by having the output's shape or one element.
+bool spliceable(const Node& n, const std::vector<TensorType>& inputs, const TensorType& output);
+
 // The patterns (runtime/fuse_*.cpp); each returns the fused nodes it made.
 int fuse_rms_norm(FuseGraph& fg);
 int fuse_swiglu(FuseGraph& fg);

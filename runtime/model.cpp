@@ -32,7 +32,7 @@ Model::Model(Graph graph, ModelOptions options)
   }
   eliminate_dead_nodes(graph_, expose);
   fold_constants(graph_, *device_);
-  if (options_.optimize) {  // exposed values survive: they are the fusion's keep-set
+  if (options_.optimize && options_.fusion) {  // exposed values are the fusion's keep-set
     FuseOptions fo;
     fo.keep = expose;
     fusion_ = fuse(graph_, fo);

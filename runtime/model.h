@@ -34,6 +34,9 @@ struct ModelOptions {
   // recently used evicted): a decoding loop meets a new signature at every step.
   size_t plan_cache = 64;
   size_t program_cache = 16384;
+  // Graph fusion when `optimize` is on; off keeps the other optimisations, to compare fused
+  // kernels with the chains they replace (asc-run --no-fusion).
+  bool fusion = true;
 };
 
 struct NamedTensor {
