@@ -1,5 +1,5 @@
-// Graph-level passes run at load: constant folding on the cpu device and dead-node elimination
-// (fusion: runtime/fusion.h).
+// Graph-level passes run at load: constant folding on the cpu device, dead-node elimination, and
+// trimming the logits to the last position for generation (fusion: runtime/fusion.h).
 #pragma once
 
 #include "runtime/devices/cpu/cpu_device.h"
@@ -19,5 +19,12 @@ void compact(Graph& g, const std::vector<bool>& keep);
 // Removes nodes none of whose outputs reach a graph output or a value of `keep`. Returns the
 // number removed.
 int eliminate_dead_nodes(Graph& g, const std::vector<int>& keep = {});
+
+// Generation reads only the last position's logits: when graph output `output` (declared rank
+// >= 2) is a MatMul of an activation [..., s, h] by a constant [h, vocab], a Slice keeps the
+// activation's last row first (the output becomes [..., 1, vocab]), so a prefill of s tokens
+// computes one logits row, not s.
+// Returns true when the graph was changed; false (unchanged) when the output has another form.
+bool keep_last_position(Graph& g, const std::string& output);
 
 }  // namespace asc

@@ -30,6 +30,10 @@ struct ModelOptions {
   // (exposed()). It is returned in its stored dtype (f16/bf16 under a low precision). Unknown
   // names: ModelError.
   std::vector<std::string> expose = {};
+  // Generation: compute the "logits" output for the last position only (graph_passes.h
+  // keep_last_position): a prefill of s tokens then costs one lm_head row, not s. The output's
+  // sequence dim becomes 1. Off by default: run() returns what the model says.
+  bool last_logits_only = false;
   // Plans kept per input-shape signature, and tile programs per node shape shared by them (least
   // recently used evicted): a decoding loop meets a new signature at every step.
   size_t plan_cache = 64;
@@ -52,6 +56,36 @@ struct StepTiming {
 };
 struct RunStats {
   std::vector<StepTiming> steps;
+};
+
+// Activation arenas reused across runs: a run leases one at least as large as its plan needs and
+// returns it after; at most kKeep stay pooled (concurrent runs lease several).
+class ArenaPool {
+ public:
+  struct Buffer {
+    std::unique_ptr<std::byte, void (*)(void*)> data{nullptr, nullptr};
+    size_t bytes = 0;
+  };
+  static constexpr size_t kKeep = 4;
+  Buffer take(size_t bytes);
+  void give_back(Buffer b);
+
+ private:
+  std::mutex mutex_;
+  std::vector<Buffer> free_;
+};
+
+class ArenaLease {
+ public:
+  ArenaLease(ArenaPool& pool, size_t bytes) : pool_(pool), buf_(pool.take(bytes)) {}
+  ~ArenaLease() { pool_.give_back(std::move(buf_)); }
+  ArenaLease(const ArenaLease&) = delete;
+  ArenaLease& operator=(const ArenaLease&) = delete;
+  std::byte* data() const { return buf_.data.get(); }
+
+ private:
+  ArenaPool& pool_;
+  ArenaPool::Buffer buf_;
 };
 
 class Model {
@@ -100,6 +134,7 @@ class Model {
   std::unique_ptr<cpu::CpuDevice> device_;
   LruCache<Plan> plans_;
   LruCache<TileProgram> programs_;
+  mutable ArenaPool arenas_;
 };
 
 }  // namespace asc

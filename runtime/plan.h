@@ -32,6 +32,7 @@ struct Plan {
   // a shape computed from activations): the runtime then plans each node as it executes.
   std::string dynamic;
   std::vector<PlanStep> steps;   // topological order
+  std::vector<int> step_of;      // per node: its index in steps, -1 when it has none
   std::vector<TensorDesc> desc;  // per value: concrete dtype and shape
   std::vector<Storage> storage;  // per value
   // Per value: its value when fixed for this signature (constants, inputs keyed by value, and the
@@ -60,9 +61,14 @@ constexpr int64_t kFoldMaxElements = 4096;
 // `dynamic` set and no steps from that node on.
 // `programs`, when given, caches tile programs per node and shape across plans: signatures that
 // differ in a few nodes (a decoding step's attention) reuse the programs of all the others.
+// `base`, when given, is an earlier plan of the same graph, spec and optimisation: a node whose
+// inputs have the same types and known values as there takes its step (or folded outputs) from
+// it without inference, tiling or a cache lookup — a decoding step re-plans only the nodes whose
+// shapes moved.
 Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const DeviceSpec& spec,
                bool optimize, const std::vector<const Tensor*>& values = {},
-               const NodeEval* eval = nullptr, const LruCache<TileProgram>* programs = nullptr);
+               const NodeEval* eval = nullptr, const LruCache<TileProgram>* programs = nullptr,
+               const Plan* base = nullptr);
 
 // "f32[1,128];i64[1,128]" (+ "=[v0,v1]" for inputs with values): the cache key of a plan.
 std::string shape_signature(const std::vector<TensorDesc>& inputs,
