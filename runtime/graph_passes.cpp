@@ -8,9 +8,7 @@
 #include "runtime/op_runner.h"
 
 namespace asc {
-namespace {
 
-// Keeps the nodes with keep[i] and renumbers producers.
 void compact(Graph& g, const std::vector<bool>& keep) {
   std::vector<Node> kept;
   for (auto& v : g.values) v.producer = -1;
@@ -22,8 +20,6 @@ void compact(Graph& g, const std::vector<bool>& keep) {
   }
   g.nodes = std::move(kept);
 }
-
-}  // namespace
 
 int fold_constants(Graph& g, const cpu::CpuDevice& device, int64_t max_bytes) {
   std::vector<bool> keep(g.nodes.size(), true);

@@ -9,6 +9,7 @@
 #include "registry/error.h"
 #include "registry/strings.h"
 #include "runtime/fuse_attention.h"
+#include "runtime/fusion.h"
 #include "runtime/graph_passes.h"
 #include "runtime/op_runner.h"
 #include "runtime/precision.h"
@@ -32,8 +33,13 @@ Model::Model(Graph graph, ModelOptions options)
   }
   eliminate_dead_nodes(graph_, expose);
   fold_constants(graph_, *device_);
-  if (options_.last_logits_only) keep_last_position(graph_, "logits");
-  if (options_.optimize) fuse_attention(graph_, expose);
+  if (options_.last_logits_only) keep_last_position(graph_, "logits");  // before fusion: a MatMul
+  if (options_.optimize && options_.fusion) {  // exposed values are the fusion's keep-set
+    fuse_attention(graph_, expose);  // first: the chain pass would take its scale and mask Add
+    FuseOptions fo;
+    fo.keep = expose;
+    fusion_ = fuse(graph_, fo);
+  }
   device_->run([&] { convert_precision(graph_, options_.precision); });  // on the model's threads
   // Exposed values still produced (or folded into constants) become outputs after the model's.
   for (int v : expose) {

@@ -51,6 +51,7 @@ struct Options {
   std::string device = "cpu";
   std::string precision = "fp32";
   int optimize = 1;
+  bool no_fusion = false;
   bool profile = false;
   std::string trace;
   bool json = false;
@@ -221,6 +222,7 @@ int run(const Options& o) {
     mo.device = o.device;
     mo.precision = asc::parse_precision(o.precision);
     mo.optimize = o.optimize != 0;
+    mo.fusion = !o.no_fusion;
     mo.last_logits_only = o.gen.new_tokens > 0 && !o.all_logits;
     model = std::make_unique<asc::Model>(asc::import_onnx_file(o.model), mo);
   }
@@ -300,6 +302,12 @@ int run(const Options& o) {
     j["device"] = o.device;
     j["precision"] = o.precision;
     j["threads"] = model->device().threads();
+    j["nodes"] = g.nodes.size();
+    if (o.optimize != 0 && !o.no_fusion) {
+      j["fusion"] = {{"nodes_before", model->fusion().nodes_before},
+                     {"nodes_after", model->fusion().nodes_after}};
+      for (const auto& [op, count] : model->fusion().counts) j["fusion"][op] = count;
+    }
     j["load_ms"] = load_ms;
     j["first_run_ms"] = first_ms;
     j["median_ms"] = median_ms;
@@ -335,6 +343,7 @@ int run(const Options& o) {
 
   std::printf("model   %s (%zu nodes), device %s, precision %s, %d threads\n", o.model.c_str(),
               g.nodes.size(), o.device.c_str(), o.precision.c_str(), model->device().threads());
+  if (o.optimize != 0 && !o.no_fusion) std::printf("fusion  %s\n", model->fusion().str().c_str());
   for (const auto& in : inputs)
     std::printf("input   %-20s %s%s\n", in.name.c_str(), in.tensor.desc().str().c_str(),
                 files.count(in.name) ? asc::cat("  from ", files.at(in.name)).c_str()
@@ -387,6 +396,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
   app.add_option("--optimize", o.optimize, "1: double buffering and fusion (default); 0: off")
       ->check(CLI::Range(0, 1));
+  app.add_flag("--no-fusion", o.no_fusion, "no graph fusion (double buffering stays)");
   app.add_flag("--profile", o.profile, "print a per-op table over the timed runs");
   app.add_option("--trace", o.trace, "write a Chrome trace (Perfetto) of every run to FILE.json");
   app.add_flag("--json", o.json, "print one JSON object on stdout instead of the text report");
