@@ -115,7 +115,8 @@ void register_activations_prelu(Registry& r) {
             .input("slope", "T")
             .output("Y", "T")
             .type_constraint("T", types)
-            .trait(kElementwise | kBroadcast)
+            // Opsets 1-6 broadcast the slope per channel, not numpy-style: no kBroadcast.
+            .trait(kElementwise | (per_channel ? 0u : uint32_t{kBroadcast}))
             .describe(per_channel
                           ? "Y = X < 0 ? slope * X : X, a 1-D slope of X.dims[1] elements per "
                             "channel, else broadcast unidirectionally"

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "registry/dsl.h"
 #include "registry/error.h"
 #include "registry/launch.h"
 #include "registry/registry.h"
@@ -29,6 +30,13 @@ inline constexpr const char* kDomain = "com.microsoft";
 void add_norm(Registry& r);    // SimplifiedLayerNormalization, SkipSimplifiedLayerNormalization
 void add_rotary(Registry& r);  // RotaryEmbedding
 void add_gqa(Registry& r);     // GroupQueryAttention
+
+// SimplifiedLayerNormalization's tile kernel, tiling and reference: input 0 X, input 1 scale (may
+// be absent: no scale), attributes axis and epsilon, optional output 1 inv_std_var. Shared with
+// the fused RMSNorm (ops/fused_norm.cpp).
+TilingData rms_norm_tiling(const LaunchContext& ctx);
+void rms_norm_kernel(TileBuilder& t);
+void rms_norm_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out);
 
 // Element i.. i+n of a float buffer (f32, f16, bf16) as f32, and back.
 void load_f32(DType dt, const void* base, int64_t i, int64_t n, float* out);

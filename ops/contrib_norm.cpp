@@ -154,7 +154,9 @@ void rms_kernel(TileBuilder& t, bool skip) {
     return op == ReduceOp::kSumSquares ? x * x : x;
   };
   auto finish = [&](const RowCursor& c, Buf x, Buf rstd) {
-    Buf y = bcast_to(t, BinaryOp::kMul, bcast_to(t, BinaryOp::kMul, x, rstd), param(gamma, c));
+    Buf y = bcast_to(t, BinaryOp::kMul, x, rstd);
+    if (present(ctx, static_cast<size_t>(gamma)))
+      y = bcast_to(t, BinaryOp::kMul, y, param(gamma, c));
     t.copy_out(0, t.cast(y, outs[0].dtype), row_in_box(v, c));
   };
   auto stats = [&](Buf sum, Buf ss) {
@@ -193,7 +195,8 @@ void rms_reference(bool skip, const Attrs& a, std::span<const Tensor> in, std::s
   const int64_t axis = norm_axis(skip, a, rank);
   int64_t n = 1;
   for (int64_t d = axis; d < rank; ++d) n *= x.shape()[static_cast<size_t>(d)];
-  const Tensor& gamma = in[skip ? 2 : 1];
+  const size_t gi = skip ? 2 : 1;  // absent: no scale (the fused RMSNorm)
+  const Tensor* gamma = in.size() > gi && in[gi].defined() ? &in[gi] : nullptr;
   const bool bias = skip && in.size() > 3 && in[3].defined();
   const double eps = a.f("epsilon");
   std::vector<double> s(static_cast<size_t>(n));
@@ -209,7 +212,7 @@ void rms_reference(bool skip, const Attrs& a, std::span<const Tensor> in, std::s
     }
     const double rstd = 1.0 / std::sqrt(ss / static_cast<double>(n) + eps);
     for (int64_t k = 0; k < n; ++k) {
-      out[0].set(row * n + k, s[static_cast<size_t>(k)] * rstd * gamma.at(k));
+      out[0].set(row * n + k, s[static_cast<size_t>(k)] * rstd * (gamma ? gamma->at(k) : 1.0));
       if (skip && out.size() > 3) out[3].set(row * n + k, s[static_cast<size_t>(k)]);
     }
     if (skip && out.size() > 1) out[1].set(row, sum / static_cast<double>(n));
@@ -232,14 +235,24 @@ OpDef simplified_def(const std::string& domain) {
       .trait(kNormalization)
       .describe("Y = X / sqrt(mean(X^2 over axis..) + epsilon) * scale (RMSNorm)")
       .infer(infer_simplified)
-      .tiling([](const LaunchContext& ctx) { return row_tiling(ctx, rms_view(ctx, false)); })
-      .kernel([](TileBuilder& t) { rms_kernel(t, false); })
-      .reference([](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
-        rms_reference(false, a, in, out);
-      });
+      .tiling(rms_norm_tiling)
+      .kernel(rms_norm_kernel)
+      .reference(rms_norm_reference);
 }
 
 }  // namespace
+
+TilingData rms_norm_tiling(const LaunchContext& ctx) {
+  return row_tiling(ctx, rms_view(ctx, false));
+}
+
+void rms_norm_kernel(TileBuilder& t) {
+  rms_kernel(t, false);
+}
+
+void rms_norm_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
+  rms_reference(false, a, in, out);
+}
 
 void add_norm(Registry& r) {
   r.add(simplified_def(""));  // ONNX Runtime registers it in the ONNX domain

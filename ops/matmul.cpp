@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ops/matmul.h"
 #include "ops/ops.h"
 #include "registry/error.h"
 #include "registry/infer.h"
@@ -30,22 +31,11 @@ int64_t round_up(int64_t a, int64_t b) {
   return ceil_div(a, b) * b;
 }
 
-// The product as strided matrices. Element strides: A'[b, i, kk] at sum_d bd*a_bs[d] + i*a_rs +
-// kk*a_cs; B'[b, kk, j] likewise with b_*; Y[b, i, j] at sum_d bd*y_bs[d] + i*y_rs + j; Gemm's C
-// broadcast to [M, N]: C[i, j] at i*c_rs + j*c_cs.
-struct MmView {
-  Shape batch;  // output batch dims, size-1 dims dropped, dims that broadcast alike merged
-  Shape a_bs, b_bs, y_bs;
-  int64_t m = 1, n = 1, k = 0;
-  int64_t a_rs = 0, a_cs = 1, b_rs = 0, b_cs = 1, y_rs = 0;
-  bool has_c = false;
-  int64_t c_rs = 0, c_cs = 0;
-  double alpha = 1.0, beta = 1.0;
-};
-
 std::string shapes_str(const Shape& a, const Shape& b) {
   return cat(to_string(a), " x ", to_string(b));
 }
+
+}  // namespace
 
 MmView matmul_view(const Shape& sa, const Shape& sb) {
   const size_t ra = sa.size(), rb = sb.size();
@@ -89,6 +79,8 @@ MmView matmul_view(const Shape& sa, const Shape& sb) {
   }
   return v;
 }
+
+namespace {
 
 bool gemm_has_c(const std::vector<TensorDesc>& in) {
   return in.size() > 2 && in[2].dtype != DType::kUndefined;
@@ -138,11 +130,11 @@ MmView view_of(const LaunchContext& ctx) {
 // Rows up to which the cpu device streams B unpacked (gemm_direct; tile_exec's kDirectMaxM).
 constexpr int64_t kHostDirectMaxM = 16;
 
-struct MmTile {
+struct TileSizes {
   int64_t tm, tn, tk;
 };
 
-TilingData make_tiling(const MmView& v, const MmTile& s, int order, int64_t cores) {
+TilingData make_tiling(const MmView& v, const TileSizes& s, int order, int64_t cores) {
   TilingData t;
   t.grid = v.batch;
   const int64_t gm = ceil_div(v.m, s.tm), gn = ceil_div(v.n, s.tn);
@@ -165,12 +157,13 @@ std::vector<int64_t> tile_sizes(int64_t extent, int64_t align, int64_t dense = 3
   return s;
 }
 
+}  // namespace
+
 // Candidates in order of an estimated time per core (MAC units): padded MACs per wave, plus
 // packing A and B per k step (A re-packed for every N tile, B for every M tile), plus C re-read
 // per k step. Small M on the host streams B unpacked: B's bytes dominate, fewer k steps win.
 // Tile sizes are multiples of the spec's mmad granules (TM = M exactly on the direct path).
-TilingData matmul_tiling(const LaunchContext& ctx) {
-  const MmView v = view_of(ctx);
+TilingData matmul_tiling(const LaunchContext& ctx, const MmView& v) {
   const DeviceSpec& spec = *ctx.spec;
   const int64_t cores = cores_for(ctx);
   const int64_t am = spec.mmad_m_align, an = spec.mmad_n_align, ak = spec.mmad_k_align;
@@ -191,13 +184,14 @@ TilingData matmul_tiling(const LaunchContext& ctx) {
     if (std::find(tks.begin(), tks.end(), tk) == tks.end()) tks.push_back(tk);
   const int64_t k_chunk = !spec.host ? kp : ctx.inputs[0].dtype == DType::kBF16 ? 512 : 256;
   const int64_t slots = ctx.optimize ? 2 : 1;
+  const int64_t ub_per_elem = (v.has_c ? 4 + slots * es : 0) + v.epilogue_ub;
   const double pack_a = spec.host ? 24 : 32, pack_b = spec.host ? 4 : 32, c_step = 8;
   // Fixed cost of one k step (instruction issue, DMA and pipe-sync latency; on the host: calls
   // and packing set-up), in MACs: ~600 cycles at 16 MACs/cycle, ~64 cycles of a 4096-MAC cube.
   const double step_fixed = spec.host ? 1e4 : 2.6e5;
   struct Scored {
     double cost;
-    MmTile t;
+    TileSizes t;
   };
   std::vector<Scored> cands;
   for (int64_t tm : tms)
@@ -206,7 +200,7 @@ TilingData matmul_tiling(const LaunchContext& ctx) {
         // Necessary capacity conditions; auto_tiling checks the traced program exactly.
         if (tm * tk * es > spec.l0a_bytes || tk * tn * es > spec.l0b_bytes ||
             tm * tn * 4 > spec.l0c_bytes || slots * (tm + tn) * tk * es > spec.l1_bytes ||
-            (v.has_c && tm * tn * (4 + slots * es) > spec.ub_bytes))
+            tm * tn * ub_per_elem > spec.ub_bytes)
           continue;
         const int64_t tiles = numel(v.batch) * ceil_div(v.m, tm) * ceil_div(v.n, tn);
         const double waves = static_cast<double>(ceil_div(tiles, cores));
@@ -244,7 +238,7 @@ TilingData matmul_tiling(const LaunchContext& ctx) {
 
 // ---- kernel ------------------------------------------------------------------------------------
 
-GmBox matrix_box(const MmView& v, const Shape& batch_strides, BoxDim rows, BoxDim cols) {
+GmBox matmul_box(const MmView& v, const Shape& batch_strides, BoxDim rows, BoxDim cols) {
   GmBox box;
   for (size_t d = 0; d < v.batch.size() && !batch_strides.empty(); ++d)
     box.dims.push_back(BoxDim{v.batch[d], batch_strides[d], Coord{static_cast<int>(d), 1, 0}, 1});
@@ -253,33 +247,48 @@ GmBox matrix_box(const MmView& v, const Shape& batch_strides, BoxDim rows, BoxDi
   return box;
 }
 
-void matmul_kernel(TileBuilder& t) {
-  const MmView v = view_of(t.ctx());
+MmTile matmul_accumulate(TileBuilder& t, const MmView& v) {
   const int64_t tm = t.param("TM"), tn = t.param("TN"), tk = t.param("TK");
   const int nb = static_cast<int>(v.batch.size());
   const int m_axis = nb + (t.param("ORDER") == 0 ? 0 : 1), n_axis = 2 * nb + 1 - m_axis;
-  const Coord m0 = t.grid(m_axis, tm), n0 = t.grid(n_axis, tn);
-  Buf c = t.alloc(Pos::kL0C, DType::kF32, {tm, tn}, "c");
+  MmTile r{Buf{}, t.grid(m_axis, tm), t.grid(n_axis, tn), tm, tn};
+  r.c = t.alloc(Pos::kL0C, DType::kF32, {tm, tn}, "c");
   t.loop(std::max<int64_t>(1, ceil_div(v.k, tk)), [&](Coord kv) {
     const Coord k0{kv.var, tk, 0};
-    Buf a1 = t.copy_in(0, matrix_box(v, v.a_bs, {v.m, v.a_rs, m0, tm}, {v.k, v.a_cs, k0, tk}),
+    Buf a1 = t.copy_in(0, matmul_box(v, v.a_bs, {v.m, v.a_rs, r.m0, tm}, {v.k, v.a_cs, k0, tk}),
                        Pos::kL1, "a1");
-    Buf b1 = t.copy_in(1, matrix_box(v, v.b_bs, {v.k, v.b_rs, k0, tk}, {v.n, v.b_cs, n0, tn}),
+    Buf b1 = t.copy_in(1, matmul_box(v, v.b_bs, {v.k, v.b_rs, k0, tk}, {v.n, v.b_cs, r.n0, tn}),
                        Pos::kL1, "b1");
-    t.mmad(c, t.load_l0(a1, Pos::kL0A), t.load_l0(b1, Pos::kL0B), kv);
+    t.mmad(r.c, t.load_l0(a1, Pos::kL0A), t.load_l0(b1, Pos::kL0B), kv);
   });
-  Buf y = c;
+  return r;
+}
+
+GmBox matmul_out_box(const MmView& v, const MmTile& tile) {
+  return matmul_box(v, v.y_bs, {v.m, v.y_rs, tile.m0, tile.tm}, {v.n, 1, tile.n0, tile.tn});
+}
+
+namespace {
+
+void matmul_kernel(TileBuilder& t) {
+  const MmView v = view_of(t.ctx());
+  const MmTile tile = matmul_accumulate(t, v);
+  Buf y = tile.c;
   if (v.alpha != 1.0) y = y * v.alpha;
   if (v.has_c) {
-    Buf cf = t.cast(t.copy_in(2, matrix_box(v, {}, {v.m, v.c_rs, m0, tm}, {v.n, v.c_cs, n0, tn}),
-                              Pos::kUB, "c_in"),
-                    DType::kF32);
+    Buf cf = t.cast(
+        t.copy_in(
+            2, matmul_box(v, {}, {v.m, v.c_rs, tile.m0, tile.tm}, {v.n, v.c_cs, tile.n0, tile.tn}),
+            Pos::kUB, "c_in"),
+        DType::kF32);
     y = y + (v.beta != 1.0 ? cf * v.beta : cf);
   }
-  t.copy_out(0, y, matrix_box(v, v.y_bs, {v.m, v.y_rs, m0, tm}, {v.n, 1, n0, tn}));
+  t.copy_out(0, y, matmul_out_box(v, tile));
 }
 
 // ---- inference and references ------------------------------------------------------------------
+
+}  // namespace
 
 std::vector<TensorType> infer_matmul(const InferContext& c) {
   TensorType out{c.inputs.at(0).dtype, std::nullopt};
@@ -298,6 +307,8 @@ std::vector<TensorType> infer_matmul(const InferContext& c) {
   out.shape = s;
   return {out};
 }
+
+namespace {
 
 std::vector<TensorType> infer_gemm(const InferContext& c) {
   TensorType out{c.inputs.at(0).dtype, std::nullopt};
@@ -319,6 +330,8 @@ std::vector<TensorType> infer_gemm(const InferContext& c) {
   }
   return {out};
 }
+
+}  // namespace
 
 // Naive numpy matmul in double, written from the definition (not from MmView).
 void ref_matmul(std::span<const Tensor> in, std::span<Tensor> out) {
@@ -351,6 +364,8 @@ void ref_matmul(std::span<const Tensor> in, std::span<Tensor> out) {
   }
 }
 
+namespace {
+
 void ref_gemm(const Attrs& at, std::span<const Tensor> in, std::span<Tensor> out) {
   const bool ta = at.i("transA") != 0, tb = at.i("transB") != 0;
   const Shape &sa = in[0].shape(), &sb = in[1].shape();
@@ -371,12 +386,16 @@ void ref_gemm(const Attrs& at, std::span<const Tensor> in, std::span<Tensor> out
     }
 }
 
+TilingData matmul_gemm_tiling(const LaunchContext& ctx) {
+  return matmul_tiling(ctx, view_of(ctx));
+}
+
+}  // namespace
+
 const std::vector<DType>& cube_types() {
   static const std::vector<DType> t{DType::kF32, DType::kF16, DType::kBF16};
   return t;
 }
-
-}  // namespace
 
 void register_matmul(Registry& r) {
   // ONNX MatMul 1, 9 and 13 differ only in their type lists: one version covers them.
@@ -388,7 +407,7 @@ void register_matmul(Registry& r) {
             .trait(kContraction | kBroadcast)
             .describe("Y = A x B, numpy matmul: 1-D operands promoted, batch dims broadcast")
             .infer(infer_matmul)
-            .tiling(matmul_tiling)
+            .tiling(matmul_gemm_tiling)
             .kernel(matmul_kernel)
             .reference([](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
               ref_matmul(in, out);
@@ -415,7 +434,7 @@ void register_matmul(Registry& r) {
                                      to_string(*out[0].shape), " without broadcast=1"));
               return out;
             })
-            .tiling(matmul_tiling)
+            .tiling(matmul_gemm_tiling)
             .kernel(matmul_kernel)
             .reference(ref_gemm));
   // Gemm 7-10 (C required) and 11+ (C optional, 13 adds bf16) share one definition with C optional.
@@ -432,7 +451,7 @@ void register_matmul(Registry& r) {
             .trait(kContraction)
             .describe("Y = alpha * A' x B' + beta * C, A' = transA ? A^T : A, C broadcast to [M,N]")
             .infer(infer_gemm)
-            .tiling(matmul_tiling)
+            .tiling(matmul_gemm_tiling)
             .kernel(matmul_kernel)
             .reference(ref_gemm));
 }

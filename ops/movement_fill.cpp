@@ -171,6 +171,10 @@ void register_movement_fill(Registry& r) {
             .type_constraint("T", {DType::kF32, DType::kF64, DType::kI16, DType::kI32, DType::kI64})
             .describe("output = start, start + delta, ... while before limit (1-D)")
             .infer([](const InferContext& c) {
+              // Dtype and rank while a bound is not known yet (the plan then waits for values).
+              for (size_t k = 0; k < 3; ++k)
+                if (k >= c.values.size() || !c.values[k])
+                  return std::vector<TensorType>{{c.inputs.at(0).dtype, SymShape(1, Dim())}};
               const int64_t n = range_count(need_value(c, 0), need_value(c, 1), need_value(c, 2));
               return std::vector<TensorType>{{c.inputs[0].dtype, SymShape(1, Dim(n))}};
             })

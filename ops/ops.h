@@ -22,6 +22,7 @@ void register_reduce_more(Registry& r);
 void register_misc(Registry& r);
 void register_contrib(Registry& r);
 void register_fused_attention(Registry& r);
+void register_fused(Registry& r);  // ai.asc: what the graph fusion passes create
 
 void register_all_ops(Registry& r);
 

@@ -6,7 +6,7 @@
 namespace asc {
 
 TileBuilder::TileBuilder(const LaunchContext& ctx, const TilingData& tiling)
-    : ctx_(ctx), tiling_(tiling) {
+    : ctx_(&ctx), tiling_(tiling) {
   prog_.op = ctx.str();
   prog_.args = ctx.inputs;
   prog_.args.insert(prog_.args.end(), ctx.outputs.begin(), ctx.outputs.end());
@@ -57,13 +57,21 @@ void TileBuilder::loop_end() {
 }
 
 Buf TileBuilder::copy_in(int input, const GmBox& box, Pos pos, std::string name) {
+  if (!splices_.empty()) {
+    const SpliceFrame& f = splices_.back();
+    if (input < 0 || input >= static_cast<int>(f.inputs.size()) || !f.inputs[input].valid() ||
+        pos != Pos::kUB)
+      throw ShapeError(cat(prog_.op, ": spliced ", ctx_->str(), " reads input ", input,
+                           pos != Pos::kUB ? " outside UB" : ", which is not bound"));
+    return f.inputs[input];
+  }
   if (input < 0 || input >= prog_.num_inputs)
     throw ShapeError(prog_.op + ": copy_in of input " + std::to_string(input) + " out of range");
   Instr in;
   in.kind = InstrKind::kCopyIn;
   in.arg = input;
   in.box = box;
-  Buf out = new_buffer(pos, ctx_.inputs[input].dtype, box.sizes(),
+  Buf out = new_buffer(pos, ctx_->inputs[input].dtype, box.sizes(),
                        name.empty() ? "in" + std::to_string(input) : std::move(name), true);
   in.dst = out.id;
   prog_.instrs.push_back(in);
@@ -72,7 +80,14 @@ Buf TileBuilder::copy_in(int input, const GmBox& box, Pos pos, std::string name)
 
 void TileBuilder::copy_out(int output, Buf src, const GmBox& box) {
   check(src, "copy_out");
-  if (output < 0 || output >= static_cast<int>(ctx_.outputs.size()))
+  if (!splices_.empty()) {
+    SpliceFrame& f = splices_.back();
+    if (output < 0 || output >= static_cast<int>(f.outputs.size()))
+      throw ShapeError(cat(prog_.op, ": spliced ", ctx_->str(), " writes output ", output));
+    f.outputs[output] = src;
+    return;
+  }
+  if (output < 0 || output >= static_cast<int>(ctx_->outputs.size()))
     throw ShapeError(prog_.op + ": copy_out to output " + std::to_string(output) + " out of range");
   if (numel(box.sizes()) != numel(dims(src)))
     throw ShapeError(prog_.op + ": copy_out box " + to_string(box.sizes()) + " != buffer " +
@@ -254,6 +269,26 @@ void TileBuilder::mmad(Buf c, Buf a, Buf b, Coord k) {
   in.src[1] = b.id;
   in.var = k.var;
   prog_.instrs.push_back(in);
+}
+
+std::vector<Buf> TileBuilder::splice(const LaunchContext& ctx, std::span<const Buf> inputs,
+                                     const std::function<void(TileBuilder&)>& kernel) {
+  for (const Buf& b : inputs)
+    if (b.valid()) check(b, "splice");
+  splices_.push_back({{inputs.begin(), inputs.end()}, std::vector<Buf>(ctx.outputs.size())});
+  const LaunchContext* outer = ctx_;
+  ctx_ = &ctx;
+  try {
+    kernel(*this);
+  } catch (...) {
+    ctx_ = outer;
+    splices_.pop_back();
+    throw;
+  }
+  ctx_ = outer;
+  std::vector<Buf> out = std::move(splices_.back().outputs);
+  splices_.pop_back();
+  return out;
 }
 
 TileProgram TileBuilder::finish() && {

@@ -10,8 +10,11 @@
 // placement pass reuses memory once a buffer is dead.
 #pragma once
 
+#include <functional>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "registry/launch.h"
 #include "registry/tile_program.h"
@@ -31,7 +34,8 @@ class TileBuilder {
  public:
   TileBuilder(const LaunchContext& ctx, const TilingData& tiling);
 
-  const LaunchContext& ctx() const { return ctx_; }
+  // The launch context of the kernel being traced (inside splice(): the spliced op's).
+  const LaunchContext& ctx() const { return *ctx_; }
   const TilingData& tiling() const { return tiling_; }
   int64_t param(const std::string& key) const { return tiling_.get(key); }
   const BufferDecl& decl(Buf b) const { return prog_.buffers[b.id]; }
@@ -72,6 +76,16 @@ class TileBuilder {
   Buf load_l0(Buf l1, Pos pos);             // L1 -> L0A / L0B in fractal layout
   void mmad(Buf c, Buf a, Buf b, Coord k);  // c = (k == 0 ? 0 : c) + a x b
 
+  // Splicing (fusion: DESIGN.md "compatible tile programs are spliced"). Runs another op's tile
+  // kernel inside this program: while it runs, ctx() is `ctx` (that op's own inputs, outputs and
+  // attributes), its copy_in(i, ...) yields inputs[i] — a buffer of this program already holding
+  // the tile, no DMA — and its copy_out(o, v, ...) records v as result o instead of writing GM.
+  // Returns the results, one per output of `ctx` (invalid where the kernel wrote none). The
+  // kernel's boxes are ignored, so it must treat the tile elementwise (ops with trait
+  // kElementwise); every input buffer has this program's tile shape.
+  std::vector<Buf> splice(const LaunchContext& ctx, std::span<const Buf> inputs,
+                          const std::function<void(TileBuilder&)>& kernel);
+
   // The recorded program (grid, block_dim and args filled in from the tiling and context).
   TileProgram finish() &&;
 
@@ -82,10 +96,15 @@ class TileBuilder {
   Buf emit(Instr in, Pos pos, DType dtype, Shape dims, const char* name);
   void check(Buf b, const char* what) const;
 
-  const LaunchContext& ctx_;
+  struct SpliceFrame {
+    std::vector<Buf> inputs, outputs;
+  };
+
+  const LaunchContext* ctx_;
   const TilingData& tiling_;
   TileProgram prog_;
   int open_loops_ = 0;
+  std::vector<SpliceFrame> splices_;  // innermost last
 };
 
 Buf operator+(Buf a, Buf b);

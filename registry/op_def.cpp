@@ -42,6 +42,10 @@ OpDef& OpDef::input(std::string name, std::string t, Arity a, bool value_needed)
   inputs.push_back({std::move(name), std::move(t), a, value_needed});
   return *this;
 }
+OpDef& OpDef::heterogeneous() {
+  if (!inputs.empty()) inputs.back().homogeneous = false;
+  return *this;
+}
 OpDef& OpDef::output(std::string name, std::string t, Arity a) {
   outputs.push_back({std::move(name), std::move(t), a, false});
   return *this;
@@ -158,6 +162,7 @@ void OpDef::check_types(const std::vector<DType>& in) const {
     if (!found)
       throw ShapeError(type + ": input '" + p.name + "' has dtype " +
                        std::string(dtype_name(in[i])) + ", not allowed by " + p.type);
+    if (!p.homogeneous) continue;
     auto [it, fresh] = bound.emplace(p.type, in[i]);
     if (!fresh && it->second != in[i] && ok.size() > 1)
       throw ShapeError(type + ": input '" + p.name + "' is " + std::string(dtype_name(in[i])) +

@@ -43,6 +43,9 @@ struct ParamDef {
   // the runtime may bind a strided view to it as is (Model::run; otherwise it makes a contiguous
   // copy). Only caller tensors are ever strided: a KV-cache view, a caller's output buffer.
   bool strided = false;
+  // A variadic input whose elements may each bind their own dtype from the constraint (ONNX's
+  // is_homogeneous = false); otherwise every element binds the same one.
+  bool homogeneous = true;
 };
 
 struct AttrDef {
@@ -98,6 +101,7 @@ struct OpDef {
   OpDef& output(std::string name, std::string type, Arity a = Arity::kSingle);
   // Marks the input or output `name` ParamDef::strided; throws Error for an unknown name.
   OpDef& strided(const std::string& name);
+  OpDef& heterogeneous();  // the last input's elements may differ in dtype (ParamDef::homogeneous)
   OpDef& attr(std::string name, AttrKind kind, std::optional<AttrValue> dflt = std::nullopt);
   OpDef& type_constraint(std::string name, std::vector<DType> types);
   OpDef& trait(uint32_t t);

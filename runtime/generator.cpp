@@ -104,12 +104,14 @@ int64_t Generator::run(std::span<const int64_t> ids) {
   const Tensor* logits = nullptr;
   for (const auto& r : result)
     if (r.name == "logits") logits = &r.tensor;
-  if (!logits || logits->shape().size() != 3 || logits->shape()[1] != s)
-    throw Error(cat("generation: logits must be [1, ", s, ", vocab], got ",
+  // [1, s, vocab], or [1, 1, vocab] under ModelOptions::last_logits_only.
+  if (!logits || logits->shape().size() != 3 || logits->shape()[0] != 1 ||
+      (logits->shape()[1] != s && logits->shape()[1] != 1))
+    throw Error(cat("generation: logits must be [1, ", s, ", vocab] or [1, 1, vocab], got ",
                     logits ? logits->desc().str() : std::string("nothing")));
   vocab_ = logits->shape()[2];
   logits_.resize(static_cast<size_t>(vocab_));
-  const int64_t row = (s - 1) * vocab_;
+  const int64_t row = (logits->shape()[1] - 1) * vocab_;
   for (int64_t i = 0; i < vocab_; ++i)
     logits_[static_cast<size_t>(i)] = static_cast<float>(logits->at(row + i));
   return choose();

@@ -1,12 +1,14 @@
 #include "runtime/graph_passes.h"
 
+#include <limits>
+
+#include "ops/ops.h"
 #include "registry/error.h"
+#include "registry/strings.h"
 #include "runtime/op_runner.h"
 
 namespace asc {
-namespace {
 
-// Keeps the nodes with keep[i] and renumbers producers.
 void compact(Graph& g, const std::vector<bool>& keep) {
   std::vector<Node> kept;
   for (auto& v : g.values) v.producer = -1;
@@ -18,8 +20,6 @@ void compact(Graph& g, const std::vector<bool>& keep) {
   }
   g.nodes = std::move(kept);
 }
-
-}  // namespace
 
 int fold_constants(Graph& g, const cpu::CpuDevice& device, int64_t max_bytes) {
   std::vector<bool> keep(g.nodes.size(), true);
@@ -76,6 +76,49 @@ int eliminate_dead_nodes(Graph& g, const std::vector<int>& keep_values) {
   for (bool k : keep) removed += !k;
   compact(g, keep);
   return removed;
+}
+
+bool keep_last_position(Graph& g, const std::string& output) {
+  const int out = g.find(output);
+  if (out < 0 || std::find(g.outputs.begin(), g.outputs.end(), out) == g.outputs.end())
+    return false;
+  const int p = g.values[out].producer;
+  if (p < 0) return false;
+  Node& mm = g.nodes[p];
+  if (mm.op_type != "MatMul" || !mm.domain.empty() || mm.inputs.size() != 2 || mm.inputs[0] < 0 ||
+      mm.inputs[1] < 0 || !g.values[mm.inputs[1]].constant ||
+      g.values[mm.inputs[1]].constant->shape().size() != 2)
+    return false;
+  // With a 2-D B, the output's rank is A's: A's rows (axis -2) are the positions.
+  const Value& y = g.values[out];
+  if (!y.type.shape || y.type.shape->size() < 2) return false;
+  const Value& a = g.values[mm.inputs[0]];
+  const OpDef* slice = global_registry().find("", "Slice", 13);
+  if (!slice) return false;
+  auto i64 = [&g](const std::string& name, int64_t v) {
+    Tensor t(DType::kI64, {1});
+    t.data_as<int64_t>()[0] = v;
+    return g.add_constant(name, std::move(t));
+  };
+  const std::string base = cat(a.name, "/last_position");
+  const int starts = i64(cat(base, "/starts"), -1);
+  const int ends = i64(cat(base, "/ends"), std::numeric_limits<int64_t>::max());
+  const int axes = i64(cat(base, "/axes"), -2);
+  std::optional<SymShape> rows = a.type.shape;
+  if (rows && rows->size() >= 2) (*rows)[rows->size() - 2] = Dim(int64_t{1});
+  const int last = g.add_value(base, TensorType{a.type.dtype, rows});
+  Node s;
+  s.name = base;
+  s.op_type = "Slice";
+  s.opset = 13;
+  s.def = slice;
+  s.inputs = {mm.inputs[0], starts, ends, axes};
+  s.outputs = {last};
+  g.nodes[p].inputs[0] = last;  // `mm` may dangle after add_node grows the node list
+  g.add_node(std::move(s));
+  SymShape& ys = *g.values[out].type.shape;
+  ys[ys.size() - 2] = Dim(int64_t{1});
+  return true;
 }
 
 }  // namespace asc

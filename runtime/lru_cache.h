@@ -41,6 +41,12 @@ class LruCache {
     return order_.front().second;
   }
 
+  // The most recently used entry, or null when empty (it stays where it is in the order).
+  std::shared_ptr<const T> most_recent() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return order_.empty() ? nullptr : order_.front().second;
+  }
+
   size_t size() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return map_.size();

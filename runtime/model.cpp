@@ -9,6 +9,7 @@
 #include "registry/error.h"
 #include "registry/strings.h"
 #include "runtime/fuse_attention.h"
+#include "runtime/fusion.h"
 #include "runtime/graph_passes.h"
 #include "runtime/op_runner.h"
 #include "runtime/precision.h"
@@ -32,8 +33,14 @@ Model::Model(Graph graph, ModelOptions options)
   }
   eliminate_dead_nodes(graph_, expose);
   fold_constants(graph_, *device_);
-  if (options_.optimize) fuse_attention(graph_, expose);
-  convert_precision(graph_, options_.precision);
+  if (options_.last_logits_only) keep_last_position(graph_, "logits");  // before fusion: a MatMul
+  if (options_.optimize && options_.fusion) {  // exposed values are the fusion's keep-set
+    fuse_attention(graph_, expose);  // first: the chain pass would take its scale and mask Add
+    FuseOptions fo;
+    fo.keep = expose;
+    fusion_ = fuse(graph_, fo);
+  }
+  device_->run([&] { convert_precision(graph_, options_.precision); });  // on the model's threads
   // Exposed values still produced (or folded into constants) become outputs after the model's.
   for (int v : expose) {
     const bool survives = graph_.values[v].producer >= 0 || graph_.values[v].constant;
@@ -97,6 +104,38 @@ Model::Model(Graph graph, ModelOptions options)
 
 Model::~Model() = default;
 
+ArenaPool::Buffer ArenaPool::take(size_t bytes) {
+  bytes = std::max<size_t>((bytes + 63) / 64 * 64, 64);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // The smallest free buffer that fits.
+    auto best = free_.end();
+    for (auto it = free_.begin(); it != free_.end(); ++it)
+      if (it->bytes >= bytes && (best == free_.end() || it->bytes < best->bytes)) best = it;
+    if (best != free_.end()) {
+      Buffer b = std::move(*best);
+      free_.erase(best);
+      return b;
+    }
+  }
+  Buffer b{std::unique_ptr<std::byte, void (*)(void*)>(
+               static_cast<std::byte*>(std::aligned_alloc(64, bytes)), &std::free),
+           bytes};
+  if (!b.data) throw std::bad_alloc();
+  return b;
+}
+
+void ArenaPool::give_back(Buffer b) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  free_.push_back(std::move(b));
+  if (free_.size() > kKeep) {  // drop the smallest: the large ones are the costly to fault in
+    auto smallest =
+        std::min_element(free_.begin(), free_.end(),
+                         [](const Buffer& x, const Buffer& y) { return x.bytes < y.bytes; });
+    free_.erase(smallest);
+  }
+}
+
 std::shared_ptr<const Plan> Model::plan_for(const std::vector<TensorDesc>& inputs,
                                             const std::vector<const Tensor*>& values,
                                             const std::vector<Shape>& output_strides) const {
@@ -108,9 +147,11 @@ std::shared_ptr<const Plan> Model::plan_for(const std::vector<TensorDesc>& input
     o.num_outputs = n.outputs.size();
     return run_op(*n.def, resolved, ins, *device_, o);
   };
-  return plans_.insert(key, std::make_shared<const Plan>(make_plan(graph_, inputs, device_->spec(),
-                                                                   options_.optimize, values, &eval,
-                                                                   &programs_, output_strides)));
+  // The last plan used is the base: a decoding step differs from it in a few nodes only.
+  const std::shared_ptr<const Plan> base = plans_.most_recent();
+  return plans_.insert(key, std::make_shared<const Plan>(
+                                make_plan(graph_, inputs, device_->spec(), options_.optimize,
+                                          values, &eval, &programs_, output_strides, base.get())));
 }
 
 void Model::run_step(const PlanStep& s, const std::vector<Tensor>& bound) const {
@@ -245,12 +286,9 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
   // Bind every value to memory.
   std::vector<Tensor> bound(graph_.values.size());
   for (size_t i = 0; i < fed.size(); ++i) bound[graph_.inputs[i]] = *fed[i];
-  // Activations need no zeroing: every arena value is written by its producer before use.
-  const size_t arena_bytes = static_cast<size_t>((plan->arena_bytes + 63) / 64 * 64);
-  std::unique_ptr<std::byte, decltype(&std::free)> arena(
-      static_cast<std::byte*>(std::aligned_alloc(64, std::max<size_t>(arena_bytes, 64))),
-      &std::free);
-  if (!arena) throw std::bad_alloc();
+  // Activations need no zeroing: every arena value is written by its producer before use. The
+  // arena comes from the model's pool (no allocation or page faults per run once warm).
+  ArenaLease arena(arenas_, static_cast<size_t>(plan->arena_bytes));
   std::vector<NamedTensor> result;
   std::vector<Tensor> given(graph_.values.size());  // caller buffers of outputs
   for (size_t v = 0; v < graph_.values.size(); ++v) {
@@ -260,7 +298,7 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
         bound[v] = plan->known[v];
         break;
       case Storage::kArena:
-        bound[v] = Tensor::wrap(d.dtype, d.shape, arena.get() + plan->offset[v]);
+        bound[v] = Tensor::wrap(d.dtype, d.shape, arena.data() + plan->offset[v]);
         break;
       case Storage::kOutput: {
         for (const auto& o : outputs)

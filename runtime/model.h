@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/devices/cpu/cpu_device.h"
+#include "runtime/fusion.h"
 #include "runtime/graph.h"
 #include "runtime/plan.h"
 
@@ -19,19 +20,27 @@ namespace asc {
 struct ModelOptions {
   int threads = 0;             // 0: all hardware threads
   std::string device = "cpu";  // "cpu" (sim:910b and ascend come later)
-  bool optimize = true;        // double buffering and the other DSL optimisations
+  bool optimize = true;        // graph fusion (runtime/fusion.h), double buffering, prefetch
   // kF16 / kBF16: f32 weights and activations are stored in that dtype, computed in f32
   // (runtime/precision.h); kF32 keeps the model's own dtypes.
   DType precision = DType::kF32;
   // Values (by name) to return after the graph outputs, as asc-check reads intermediates. Nodes
-  // that reach one are kept by dead-node elimination; an exposed value that the load passes
-  // remove (fused away) is dropped, one that survives becomes a graph output (exposed()). It is
-  // returned in its stored dtype (f16/bf16 under a low precision). Unknown names: ModelError.
+  // that reach one are kept by dead-node elimination and fusion never removes one (they are its
+  // keep-set: an exposed interior value blocks that fusion); each becomes a graph output
+  // (exposed()). It is returned in its stored dtype (f16/bf16 under a low precision). Unknown
+  // names: ModelError.
   std::vector<std::string> expose = {};
+  // Generation: compute the "logits" output for the last position only (graph_passes.h
+  // keep_last_position): a prefill of s tokens then costs one lm_head row, not s. The output's
+  // sequence dim becomes 1. Off by default: run() returns what the model says.
+  bool last_logits_only = false;
   // Plans kept per input-shape signature, and tile programs per node shape shared by them (least
   // recently used evicted): a decoding loop meets a new signature at every step.
   size_t plan_cache = 64;
   size_t program_cache = 16384;
+  // Graph fusion when `optimize` is on; off keeps the other optimisations, to compare fused
+  // kernels with the chains they replace (asc-run --no-fusion).
+  bool fusion = true;
 };
 
 struct NamedTensor {
@@ -49,6 +58,36 @@ struct RunStats {
   std::vector<StepTiming> steps;
 };
 
+// Activation arenas reused across runs: a run leases one at least as large as its plan needs and
+// returns it after; at most kKeep stay pooled (concurrent runs lease several).
+class ArenaPool {
+ public:
+  struct Buffer {
+    std::unique_ptr<std::byte, void (*)(void*)> data{nullptr, nullptr};
+    size_t bytes = 0;
+  };
+  static constexpr size_t kKeep = 4;
+  Buffer take(size_t bytes);
+  void give_back(Buffer b);
+
+ private:
+  std::mutex mutex_;
+  std::vector<Buffer> free_;
+};
+
+class ArenaLease {
+ public:
+  ArenaLease(ArenaPool& pool, size_t bytes) : pool_(pool), buf_(pool.take(bytes)) {}
+  ~ArenaLease() { pool_.give_back(std::move(buf_)); }
+  ArenaLease(const ArenaLease&) = delete;
+  ArenaLease& operator=(const ArenaLease&) = delete;
+  std::byte* data() const { return buf_.data.get(); }
+
+ private:
+  ArenaPool& pool_;
+  ArenaPool::Buffer buf_;
+};
+
 class Model {
  public:
   // Takes the graph (from an importer); throws Error for an unknown device.
@@ -61,6 +100,8 @@ class Model {
   // The ModelOptions::expose names that survived the load passes and were not graph outputs
   // already, in the order given; run() returns them after the model's own outputs.
   const std::vector<std::string>& exposed() const { return exposed_; }
+  // What graph fusion did at load (nothing when ModelOptions::optimize is off).
+  const FuseReport& fusion() const { return fusion_; }
 
   // Runs with inputs by name (every graph input must be given; tensors may wrap caller memory).
   // Returns the graph outputs in order. `outputs`, when given, are caller-provided buffers for
@@ -95,12 +136,14 @@ class Model {
   Graph graph_;
   ModelOptions options_;
   std::vector<std::string> exposed_;
+  FuseReport fusion_;
   std::vector<bool> value_inputs_;  // per graph input: feeds a value-needed parameter
   // Per graph input / output: a strided caller view may be bound as is (ParamDef::strided).
   std::vector<bool> strided_inputs_, strided_outputs_;
   std::unique_ptr<cpu::CpuDevice> device_;
   LruCache<Plan> plans_;
   LruCache<TileProgram> programs_;
+  mutable ArenaPool arenas_;
 };
 
 }  // namespace asc

@@ -1,6 +1,7 @@
 #include "runtime/plan.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "registry/error.h"
 #include "registry/strings.h"
@@ -51,6 +52,41 @@ std::string program_key(const Graph& g, const Node& n, const PlanStep& s,
   return k;
 }
 
+// Same value for planning: same bytes (or the same memory). Strings are host objects: only the
+// same memory counts.
+bool same_desc(const TensorDesc& a, const TensorDesc& b) {
+  return a.dtype == b.dtype && a.shape == b.shape && a.strides == b.strides;
+}
+
+bool same_known(const Tensor& a, const Tensor& b) {
+  if (a.defined() != b.defined()) return false;
+  if (!a.defined() || a.data() == b.data()) return same_desc(a.desc(), b.desc());
+  if (!same_desc(a.desc(), b.desc()) || a.dtype() == DType::kString) return false;
+  return a.nbytes() == 0 || std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
+}
+
+// Whether node n sees exactly what it saw in `base` (types and known values of its inputs).
+bool same_inputs(const Node& n, const Plan& p, const Plan& base) {
+  for (int v : n.inputs)
+    if (v >= 0 && (!same_desc(p.desc[v], base.desc[v]) || !same_known(p.known[v], base.known[v])))
+      return false;
+  return true;
+}
+
+// Whether `base` folded node i: it has no step there and every output is a known constant.
+bool folded_in(const Graph& g, int i, const Plan& base) {
+  if (base.step_of[i] >= 0) return false;
+  for (int o : g.nodes[i].outputs)
+    if (o >= 0 && (base.storage[o] != Storage::kConstant || !base.known[o].defined())) return false;
+  return true;
+}
+
+// Bytes a value takes in the arena (at least one aligned unit).
+int64_t arena_size(const TensorDesc& d) {
+  return align_up(std::max<int64_t>(1, numel(d.shape) * static_cast<int64_t>(dtype_size(d.dtype))),
+                  kArenaAlign);
+}
+
 }  // namespace
 
 std::string shape_signature(const std::vector<TensorDesc>& inputs,
@@ -71,11 +107,17 @@ std::string shape_signature(const std::vector<TensorDesc>& inputs,
 
 Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const DeviceSpec& spec,
                bool optimize, const std::vector<const Tensor*>& values, const NodeEval* eval,
-               const LruCache<TileProgram>* programs, const std::vector<Shape>& output_strides) {
+               const LruCache<TileProgram>* programs, const std::vector<Shape>& output_strides,
+               const Plan* base) {
   if (inputs.size() != g.inputs.size())
     throw ShapeError(cat("model takes ", g.inputs.size(), " inputs, got ", inputs.size()));
   Plan p;
   const size_t nv = g.values.size();
+  p.output_strides = output_strides;
+  if (base && (base->desc.size() != nv || base->step_of.size() != g.nodes.size() ||
+               base->output_strides != output_strides))
+    base = nullptr;
+  p.step_of.assign(g.nodes.size(), -1);
   p.desc.resize(nv);
   p.storage.assign(nv, Storage::kUnused);
   p.offset.assign(nv, -1);
@@ -115,6 +157,22 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
   std::stable_sort(order.begin(), order.end(),
                    [&level](int a, int b) { return level[a] < level[b]; });
   std::vector<int> first(nv, -1), last(nv, -1);
+  // A planned step: its outputs live in the arena from its level on.
+  auto add_step = [&](PlanStep&& s) {
+    const Node& n = g.nodes[s.node];
+    for (int v : n.inputs)
+      if (v >= 0) last[v] = std::max(last[v], s.level);
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      const int v = n.outputs[k];
+      if (v < 0) continue;
+      p.desc[v] = s.out[k];
+      p.storage[v] = Storage::kArena;
+      first[v] = s.level;
+      last[v] = std::max(last[v], s.level);
+    }
+    p.step_of[s.node] = static_cast<int>(p.steps.size());
+    p.steps.push_back(std::move(s));
+  };
   for (int step = 0; step < static_cast<int>(order.size()); ++step) {
     const Node& n = g.nodes[order[step]];
     if (!n.def)
@@ -122,6 +180,25 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
     PlanStep s;
     s.node = order[step];
     s.level = level[s.node];
+    if (base && same_inputs(n, p, *base)) {  // as in the base plan: take its result
+      if (const int b = base->step_of[s.node]; b >= 0) {
+        s = base->steps[b];
+        s.level = level[s.node];
+        for (size_t k = 0; k < n.outputs.size(); ++k)
+          if (n.outputs[k] >= 0) p.desc[n.outputs[k]] = s.out[k];
+        add_step(std::move(s));
+        continue;
+      }
+      if (folded_in(g, s.node, *base)) {
+        for (int o : n.outputs)
+          if (o >= 0) {
+            p.desc[o] = base->desc[o];
+            p.storage[o] = Storage::kConstant;
+            p.known[o] = base->known[o];
+          }
+        continue;
+      }
+    }
     std::vector<Tensor> probes;  // descs, plus values where known
     bool all_known = true;
     for (int v : n.inputs) {
@@ -190,17 +267,7 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
     } catch (const Error& e) {
       throw ShapeError(cat(describe(n, s.in), ": ", e.what()));
     }
-    for (int v : n.inputs)
-      if (v >= 0) last[v] = std::max(last[v], s.level);
-    for (size_t k = 0; k < n.outputs.size(); ++k) {
-      const int v = n.outputs[k];
-      if (v < 0) continue;
-      p.desc[v] = s.out[k];
-      p.storage[v] = Storage::kArena;
-      first[v] = s.level;
-      last[v] = std::max(last[v], s.level);
-    }
-    p.steps.push_back(std::move(s));
+    add_step(std::move(s));
   }
   for (int v : g.outputs)
     if (p.storage[v] == Storage::kArena) p.storage[v] = Storage::kOutput;
@@ -237,30 +304,35 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
       last[root(static_cast<int>(v))] = std::max(last[root(static_cast<int>(v))], last[v]);
 
   // Activation arena: first fit by address over live ranges [first, last] in levels (two values
-  // touched in one level never share memory, except an in-place output and its input).
+  // touched in one level never share memory, except an in-place output and its input). Values
+  // are placed in order of their first level; a placed value that died before that level can
+  // never conflict again and leaves the active list, so each placement scans only the values
+  // live around it (sorted by address, gaps taken lowest first).
   struct Placed {
     int64_t off, end;
-    int first, last;
+    int last;
   };
-  std::vector<Placed> placed;
+  std::vector<int> by_first;
   for (size_t v = 0; v < nv; ++v) {
     if (p.storage[v] != Storage::kArena) continue;
-    const int64_t bytes =
-        align_up(std::max<int64_t>(
-                     1, numel(p.desc[v].shape) * static_cast<int64_t>(dtype_size(p.desc[v].dtype))),
-                 kArenaAlign);
-    p.arena_bytes_no_reuse += bytes;
-    if (share[v] >= 0) continue;  // placed with its root below
+    p.arena_bytes_no_reuse += arena_size(p.desc[v]);
+    if (share[v] < 0) by_first.push_back(static_cast<int>(v));  // shared: placed with its root
+  }
+  std::stable_sort(by_first.begin(), by_first.end(),
+                   [&first](int a, int b) { return first[a] < first[b]; });
+  std::vector<Placed> active, busy;
+  for (int v : by_first) {
+    const int64_t bytes = arena_size(p.desc[v]);
+    std::erase_if(active, [&](const Placed& q) { return q.last < first[v]; });
+    busy = active;
+    std::sort(busy.begin(), busy.end(),
+              [](const Placed& a, const Placed& b) { return a.off < b.off; });
     int64_t off = 0;
-    for (bool moved = true; moved;) {
-      moved = false;
-      for (const Placed& q : placed)
-        if (q.first <= last[v] && first[v] <= q.last && off < q.end && q.off < off + bytes) {
-          off = q.end;
-          moved = true;
-        }
+    for (const Placed& q : busy) {
+      if (off + bytes <= q.off) break;
+      off = std::max(off, q.end);
     }
-    placed.push_back({off, off + bytes, first[v], last[v]});
+    active.push_back({off, off + bytes, last[v]});
     p.offset[v] = off;
     p.arena_bytes = std::max(p.arena_bytes, off + bytes);
   }

@@ -31,9 +31,11 @@ struct Plan {
   // Non-empty when some node's output shapes depend on data only known while running (NonZero,
   // a shape computed from activations): the runtime then plans each node as it executes.
   std::string dynamic;
-  std::vector<PlanStep> steps;   // topological order
-  std::vector<TensorDesc> desc;  // per value: concrete dtype and shape
-  std::vector<Storage> storage;  // per value
+  std::vector<PlanStep> steps;        // topological order
+  std::vector<int> step_of;           // per node: its index in steps, -1 when it has none
+  std::vector<Shape> output_strides;  // as given to make_plan
+  std::vector<TensorDesc> desc;       // per value: concrete dtype and shape
+  std::vector<Storage> storage;       // per value
   // Per value: its value when fixed for this signature (constants, inputs keyed by value, and the
   // shape arithmetic folded at planning); undefined otherwise. Folded nodes have no step.
   std::vector<Tensor> known;
@@ -64,10 +66,14 @@ constexpr int64_t kFoldMaxElements = 4096;
 // must declare ParamDef::strided). `output_strides[k]`, when not empty, are the strides of the
 // caller's buffer for graph output k: its producer writes through them (the caller checks that
 // the producer declares the output strided).
+// `base`, when given, is an earlier plan of the same graph, spec and optimisation: a node whose
+// inputs have the same types (strides included) and known values as there takes its step (or
+// folded outputs) from it without inference, tiling or a cache lookup — a decoding step re-plans
+// only the nodes whose shapes moved. A base planned for other output strides is not used.
 Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const DeviceSpec& spec,
                bool optimize, const std::vector<const Tensor*>& values = {},
                const NodeEval* eval = nullptr, const LruCache<TileProgram>* programs = nullptr,
-               const std::vector<Shape>& output_strides = {});
+               const std::vector<Shape>& output_strides = {}, const Plan* base = nullptr);
 
 // "f32[1,128];i64[1,128]" (+ "=[v0,v1]" for inputs with values, "|out k:s[..]" for strided
 // outputs): the cache key of a plan.

@@ -1,11 +1,20 @@
 #include "runtime/precision.h"
 
+#include <sys/mman.h>
+#include <tbb/parallel_for.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "ops/ops.h"
 #include "registry/error.h"
 #include "registry/strings.h"
+#include "runtime/devices/cpu/vec.h"
 
 namespace asc {
 namespace {
@@ -17,21 +26,62 @@ bool fixed_dtype_param(const Node& n, size_t k) {
   return dtype_from_name(p.type) != DType::kUndefined;
 }
 
-// Largest finite value of a low-precision float dtype.
-double max_finite(DType to) {
-  return to == DType::kF16 ? 65504.0 : 3.3895313892515355e38;  // bf16: (2 - 2^-7) * 2^127
+// Read-only file mappings of this process ([begin, end) addresses), from /proc/self/maps.
+std::vector<std::pair<uintptr_t, uintptr_t>> read_only_file_maps() {
+  std::vector<std::pair<uintptr_t, uintptr_t>> r;
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    std::istringstream ls(line);
+    std::string range, perms, offset, dev;
+    uint64_t inode = 0;
+    if (!(ls >> range >> perms >> offset >> dev >> inode) || inode == 0 || perms.size() < 2 ||
+        perms[1] != '-')
+      continue;
+    const size_t dash = range.find('-');
+    if (dash == std::string::npos) continue;
+    r.emplace_back(std::stoull(range.substr(0, dash), nullptr, 16),
+                   std::stoull(range.substr(dash + 1), nullptr, 16));
+  }
+  return r;
 }
 
-// A constant in the low dtype; finite values beyond its range clamp to its largest finite value
-// (as model converters do) instead of becoming infinities: a mask of -FLT_MAX stays a huge
-// negative number, so masked rows do not turn into NaN.
+// Drops this process's page-table entries for the whole pages of [p, p + n) when they lie in a
+// read-only file mapping (a memory-mapped weight file): the f32 original of a converted weight
+// then stops counting toward the resident set (the page cache keeps the file). Heap memory and
+// writable mappings are never touched.
+void release_pages(const void* p, size_t n,
+                   const std::vector<std::pair<uintptr_t, uintptr_t>>& ro_maps) {
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t b = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
+  const uintptr_t e = (reinterpret_cast<uintptr_t>(p) + n) / page * page;
+  if (e <= b) return;
+  for (const auto& [mb, me] : ro_maps)
+    if (mb <= b && e <= me) {
+      madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
+      return;
+    }
+}
+
+// A constant in the low dtype (round to nearest even, in parallel chunks); finite values beyond
+// its range clamp to its largest finite value (as model converters do) instead of becoming
+// infinities: a mask of -FLT_MAX stays a huge negative number, so masked rows do not turn into
+// NaN.
 Tensor converted(const Tensor& t, DType to) {
   Tensor c(to, t.shape());
-  const double m = max_finite(to);
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    const double v = t.at(i);
-    c.set(i, std::isfinite(v) ? std::clamp(v, -m, m) : v);
-  }
+  const int64_t n = t.numel();
+  const float* x = t.data_as<float>();
+  uint16_t* y = c.data_as<uint16_t>();
+  const uint16_t max_bits = to == DType::kF16 ? 0x7BFF : 0x7F7F;  // largest finite, no sign
+  const uint16_t inf_bits = to == DType::kF16 ? 0x7C00 : 0x7F80;
+  constexpr int64_t kChunk = 1 << 18;
+  tbb::parallel_for(int64_t{0}, (n + kChunk - 1) / kChunk, [&](int64_t ci) {
+    const int64_t b = ci * kChunk, e = std::min(n, b + kChunk);
+    cpu::vec_cast(DType::kF32, to, x + b, y + b, e - b);
+    for (int64_t i = b; i < e; ++i)
+      if ((y[i] & 0x7FFF) == inf_bits && std::isfinite(x[i]))
+        y[i] = static_cast<uint16_t>((y[i] & 0x8000) | max_bits);
+  });
   return c;
 }
 
@@ -69,10 +119,13 @@ int convert_precision(Graph& g, DType to) {
   for (int v : g.outputs) is_output[v] = true;
 
   int converted_count = 0;
+  const auto ro_maps = read_only_file_maps();
   for (size_t v = 0; v < nv; ++v) {
     Value& val = g.values[v];
     if (!val.constant || val.constant->dtype() != DType::kF32 || fixed[v]) continue;
-    val.constant = converted(*val.constant, to);
+    Tensor low = converted(*val.constant, to);
+    if (val.constant->data()) release_pages(val.constant->data(), val.constant->nbytes(), ro_maps);
+    val.constant = std::move(low);
     val.type.dtype = to;
     ++converted_count;
   }

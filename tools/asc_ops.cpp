@@ -68,11 +68,11 @@ void list(const asc::Registry& reg, bool json) {
 int dump(const asc::Registry& reg, const std::string& name, const std::vector<std::string>& shapes,
          const std::vector<std::string>& attr_strs, const std::string& device, int opset,
          bool no_opt) {
-  // "Add" (ai.onnx) or "domain.Op", e.g. ai.asc.FusedAttention.
+  // "Type" (ai.onnx) or "domain.Type" (com.microsoft.RotaryEmbedding, ai.asc.FusedRotary).
   const size_t dot = name.rfind('.');
-  const asc::OpDef& op = dot == std::string::npos
-                             ? reg.lookup("", name, opset)
-                             : reg.lookup(name.substr(0, dot), name.substr(dot + 1), opset);
+  const std::string domain = dot == std::string::npos ? "" : name.substr(0, dot);
+  const asc::OpDef& op =
+      reg.lookup(domain, dot == std::string::npos ? name : name.substr(dot + 1), opset);
   asc::Attrs attrs;
   for (const auto& a : attr_strs) asc::cli::parse_attr(a, attrs);
   const asc::Attrs resolved = op.resolve(attrs);
@@ -110,7 +110,8 @@ int main(int argc, char** argv) {
   app.add_flag("--coverage", coverage,
                "every operator of ONNX's schema registry (opsets up to 17) and the versions asc "
                "implements");
-  app.add_option("--dump", dump_op, "print the traced program of OP for --shapes");
+  app.add_option("--dump", dump_op,
+                 "print the traced program of OP (Type, or domain.Type) for --shapes");
   app.add_option("shapes", shapes, "input tensors for --dump, e.g. f32[128,896] bf16[896,4864]");
   app.add_option("--attr", attrs, "attribute k=v for --dump (repeatable)");
   app.add_option("--device", device, "spec to tile for: ascend910b (default) or cpu");

@@ -51,6 +51,7 @@ struct Options {
   std::string device = "cpu";
   std::string precision = "fp32";
   int optimize = 1;
+  bool no_fusion = false;
   bool profile = false;
   std::string trace;
   bool json = false;
@@ -58,6 +59,7 @@ struct Options {
   // --generate N (decoder-with-past models)
   asc::GenerateArgs gen;
   std::string prompt_ids;
+  bool all_logits = false;
   bool warmup_given = false;
 };
 
@@ -220,6 +222,8 @@ int run(const Options& o) {
     mo.device = o.device;
     mo.precision = asc::parse_precision(o.precision);
     mo.optimize = o.optimize != 0;
+    mo.fusion = !o.no_fusion;
+    mo.last_logits_only = o.gen.new_tokens > 0 && !o.all_logits;
     model = std::make_unique<asc::Model>(asc::import_onnx_file(o.model), mo);
   }
   const double load_ms = ms_between(t0, Clock::now());
@@ -234,11 +238,19 @@ int run(const Options& o) {
     a.warmup = o.warmup_given ? o.warmup : 1;
     const asc::GenerateReport r = asc::run_generation(*model, a);
     const int threads = model->device().threads();
+    // --precision fp32 keeps the model's own dtypes: report those (a bf16 model runs in bf16).
+    std::string precision = o.precision;
+    const asc::Graph& g = model->graph();
+    for (int v : g.outputs)
+      if (precision == "fp32" && g.values[v].name == "logits") {
+        const asc::DType dt = g.values[v].type.dtype;
+        precision = dt == asc::DType::kBF16 ? "bf16" : dt == asc::DType::kF16 ? "fp16" : precision;
+      }
     std::cout << (o.json
-                      ? asc::generation_json(r, o.model, load_ms, o.precision, threads)
+                      ? asc::generation_json(r, o.model, load_ms, precision, threads)
                       : asc::generation_table(r, std::filesystem::path(o.model).filename().string(),
-                                              o.precision, threads));
-    if (!o.json) std::printf("load %.2f ms\n", load_ms);
+                                              precision, threads));
+    if (!o.json) std::printf("load %.2f ms, peak RSS %.0f MiB\n", load_ms, asc::peak_rss_mb());
     return 0;
   }
   const asc::Graph& g = model->graph();
@@ -290,6 +302,12 @@ int run(const Options& o) {
     j["device"] = o.device;
     j["precision"] = o.precision;
     j["threads"] = model->device().threads();
+    j["nodes"] = g.nodes.size();
+    if (o.optimize != 0 && !o.no_fusion) {
+      j["fusion"] = {{"nodes_before", model->fusion().nodes_before},
+                     {"nodes_after", model->fusion().nodes_after}};
+      for (const auto& [op, count] : model->fusion().counts) j["fusion"][op] = count;
+    }
     j["load_ms"] = load_ms;
     j["first_run_ms"] = first_ms;
     j["median_ms"] = median_ms;
@@ -325,6 +343,7 @@ int run(const Options& o) {
 
   std::printf("model   %s (%zu nodes), device %s, precision %s, %d threads\n", o.model.c_str(),
               g.nodes.size(), o.device.c_str(), o.precision.c_str(), model->device().threads());
+  if (o.optimize != 0 && !o.no_fusion) std::printf("fusion  %s\n", model->fusion().str().c_str());
   for (const auto& in : inputs)
     std::printf("input   %-20s %s%s\n", in.name.c_str(), in.tensor.desc().str().c_str(),
                 files.count(in.name) ? asc::cat("  from ", files.at(in.name)).c_str()
@@ -377,6 +396,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
   app.add_option("--optimize", o.optimize, "1: double buffering and fusion (default); 0: off")
       ->check(CLI::Range(0, 1));
+  app.add_flag("--no-fusion", o.no_fusion, "no graph fusion (double buffering stays)");
   app.add_flag("--profile", o.profile, "print a per-op table over the timed runs");
   app.add_option("--trace", o.trace, "write a Chrome trace (Perfetto) of every run to FILE.json");
   app.add_flag("--json", o.json, "print one JSON object on stdout instead of the text report");
@@ -390,6 +410,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   app.add_option("--max-len", o.gen.max_len, "KV cache length (default: prompt + N)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
+  app.add_flag("--all-logits", o.all_logits,
+               "with --generate: compute the logits of every prompt position, as the model "
+               "says (default: only the last position's, which is all generation reads)");
   app.add_option("--repetitions", o.gen.repetitions, "generation runs to average (default 1)")
       ->check(CLI::Range(1, 1000));
   app.add_option("--temperature", o.gen.sampling.temperature,

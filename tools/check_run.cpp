@@ -16,6 +16,8 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+const char* const kFusedAway = "fused away in asc";
+
 std::string status_name(Status s) {
   switch (s) {
     case Status::kPass:
@@ -99,12 +101,27 @@ Report run_check(const CheckOptions& o) {
   }
   for (const auto& [value, why] : mm.skipped) ort.skipped[value] = why;
 
-  // asc, the same node outputs exposed.
+  // asc, the same node outputs exposed. An exposed value is never fused away (it blocks the fusion
+  // it is interior to), so with --fused only the values that survive fusion are exposed: those
+  // the model loaded without exposing anything still computes or holds.
   ModelOptions mo;
   mo.threads = o.threads;
   mo.optimize = o.fused;
   mo.precision = parse_precision(o.precision);
   mo.expose = names;
+  if (o.fused) {
+    ModelOptions plain = mo;
+    plain.expose.clear();
+    const Model fused(g, plain);
+    const Graph& fg = fused.graph();
+    r.fusion = fused.fusion().str();
+    mo.expose.clear();
+    for (const std::string& name : names) {
+      const int v = fg.find(name);
+      if (v >= 0 && (fg.values[v].producer >= 0 || fg.values[v].constant))
+        mo.expose.push_back(name);
+    }
+  }
   const Model model(std::move(g), mo);
   r.threads = model.device().threads();
   std::map<std::string, Tensor> got;
@@ -123,7 +140,7 @@ Report run_check(const CheckOptions& o) {
       row.note = s != ort.skipped.end() ? cat("ONNX Runtime: ", s->second)
                                         : "not returned by ONNX Runtime";
     } else if (a == got.end()) {
-      row.note = o.fused ? "fused away in asc" : "not kept by asc";
+      row.note = o.fused ? kFusedAway : "not kept by asc";
     } else {
       row.metrics = compare(a->second, b->second, mo.precision, o.tol);
       row.status = row.metrics.passed ? Status::kPass : Status::kFail;
@@ -147,6 +164,7 @@ void print_report(const Report& r, const CheckOptions& o, std::FILE* out) {
   std::fprintf(out, "asc-check %s: precision %s, fusion %s, %d threads; ONNX Runtime %s (cpu)\n",
                r.model.c_str(), o.precision.c_str(), o.fused ? "on" : "off", r.threads,
                r.ort_version.c_str());
+  if (o.fused) std::fprintf(out, "fusion: %s\n", r.fusion.c_str());
   for (const auto& in : r.inputs)
     std::fprintf(out, "input %s %s (declared %s) %s\n", in.name.c_str(), in.desc.str().c_str(),
                  in.declared.c_str(),
@@ -192,6 +210,9 @@ void print_report(const Report& r, const CheckOptions& o, std::FILE* out) {
       std::fprintf(out, "FAIL %s (%s) %s: %s\n", row.node_name.c_str(), row.op.c_str(),
                    row.output.c_str(), row.metrics.reason.c_str());
   if (r.failed > 10) std::fprintf(out, "... and %d more failures\n", r.failed - 10);
+  int fused_away = 0;
+  for (const Row& row : r.rows) fused_away += row.note == kFusedAway;
+  if (fused_away > 0) std::fprintf(out, "%d node outputs fused away in asc\n", fused_away);
   std::fprintf(out,
                "%zu node outputs: %d compared, %d passed, %d failed, %zu not compared "
                "(f32: atol %g rtol %g; f16/bf16: cosine >= %g; integers exact)\n",
@@ -214,6 +235,7 @@ json report_json(const Report& r, const CheckOptions& o) {
   j["ort_version"] = r.ort_version;
   j["precision"] = o.precision;
   j["fused"] = o.fused;
+  if (o.fused) j["fusion"] = r.fusion;
   j["threads"] = r.threads;
   j["seed"] = o.seed;
   j["atol"] = o.tol.atol;

@@ -32,7 +32,7 @@ struct Row {
   int node = -1;  // position in topological order
   std::string node_name, op, output;
   Status status = Status::kNotCompared;
-  std::string note;  // why not compared
+  std::string note;  // why not compared ("fused away in asc" with --fused)
   DType dtype = DType::kUndefined, ort_dtype = DType::kUndefined;
   Shape shape;  // ONNX Runtime's
   Metrics metrics;
@@ -49,6 +49,7 @@ struct Report {
   std::vector<InputInfo> inputs;
   std::vector<Row> rows;   // topological order of nodes, each node's outputs in order
   int threads = 0;         // asc's worker threads
+  std::string fusion;      // with --fused: what fusion did (FuseReport::str)
   int first_failure = -1;  // index into rows
   int compared = 0, failed = 0;
   // Every compared output passed, and something was compared (unless the model has no nodes).

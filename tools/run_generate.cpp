@@ -7,6 +7,8 @@
 #include <random>
 #include <stdexcept>
 
+#include <sys/resource.h>
+
 #include "registry/error.h"
 #include "registry/strings.h"
 
@@ -56,6 +58,12 @@ std::vector<int64_t> parse_ids(const std::string& s) {
     pos = comma + 1;
   }
   return ids;
+}
+
+double peak_rss_mb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
 GenerateReport run_generation(const Model& model, const GenerateArgs& a) {
@@ -117,6 +125,7 @@ std::string generation_json(const GenerateReport& r, const std::string& model, d
   j["decode_tok_s"] = r.decode_tok_s.empty() ? nlohmann::json(nullptr)
                                              : nlohmann::json(spread(r.decode_tok_s).mean);
   j["repetitions"] = r.prefill_tok_s.size();
+  j["peak_rss_mb"] = peak_rss_mb();
   return j.dump(2) + "\n";
 }
 

@@ -21,6 +21,9 @@ struct GenerateArgs {
   uint64_t seed = 0;  // of the prompt ids
 };
 
+// The process's peak resident set so far, in MiB.
+double peak_rss_mb();
+
 struct GenerateReport {
   std::vector<int64_t> prompt, tokens;              // tokens of the last repetition
   std::vector<double> prefill_tok_s, decode_tok_s;  // per repetition

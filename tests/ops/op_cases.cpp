@@ -69,10 +69,10 @@ InputSpec absent() {
 const std::vector<OpCase>& all_op_cases() {
   static const std::vector<OpCase> all = [] {
     std::vector<OpCase> v;
-    for (auto* family :
-         {cases_elementwise, cases_transpose, cases_softmax, cases_reduce, cases_matmul,
-          cases_movement, cases_indexing, cases_normalization, cases_nn, cases_activations,
-          cases_logical, cases_reduce_more, cases_misc, cases_contrib, cases_attention}) {
+    for (auto* family : {cases_elementwise, cases_transpose, cases_softmax, cases_reduce,
+                         cases_matmul, cases_movement, cases_indexing, cases_normalization,
+                         cases_nn, cases_activations, cases_logical, cases_reduce_more, cases_misc,
+                         cases_contrib, cases_attention, cases_fused}) {
       auto c = family();
       v.insert(v.end(), c.begin(), c.end());
     }

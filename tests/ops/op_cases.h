@@ -71,6 +71,7 @@ std::vector<OpCase> cases_reduce_more();
 std::vector<OpCase> cases_misc();
 std::vector<OpCase> cases_contrib();
 std::vector<OpCase> cases_attention();
+std::vector<OpCase> cases_fused();
 
 const std::vector<OpCase>& all_op_cases();
 

@@ -88,7 +88,7 @@ TEST(Plan, IndependentNodesShareALevelAndNeverShareMemory) {
   g.add_node(node("Sigmoid", {x}, {s}));
   g.add_node(node("Mul", {e, s}, {m}));
   g.add_node(node("Add", {r, m}, {y}));
-  Model model(std::move(g), {2, "cpu", true});
+  Model model(std::move(g), {2, "cpu", false});  // unoptimised: these nodes, not one fused chain
   const auto plan = model.plan_for({{DType::kF32, {1000}}});
   ASSERT_EQ(plan->steps.size(), 5u);
   EXPECT_EQ(plan->steps[0].level, 0);

@@ -112,7 +112,7 @@ Graph two_branches(const Tensor& b) {
 }
 
 TEST(Model, PlansShareTileProgramsOfUnchangedNodesAndEvictOldSignatures) {
-  ModelOptions o{2, "cpu", true};
+  ModelOptions o{2, "cpu", false};  // unoptimised: Add and Relu stay apart (no fusion)
   o.plan_cache = 2;
   Model model(two_branches(random({8}, 3)), o);
   auto plan = [&](int64_t n) {
@@ -143,7 +143,7 @@ TEST(Model, PlansShareTileProgramsOfUnchangedNodesAndEvictOldSignatures) {
 
 TEST(Model, ArenaReusesDeadActivations) {
   const Tensor b = random({8}, 1), w = random({8, 5}, 2);
-  Model model(mlp_graph(b, w), {1, "cpu", true});
+  Model model(mlp_graph(b, w), {1, "cpu", false});  // unoptimised: every node has a step
   const auto plan = model.plan_for({{DType::kF32, {64, 8}}});
   EXPECT_LT(plan->arena_bytes, plan->arena_bytes_no_reuse);
   EXPECT_EQ(plan->steps.size(), 4u);

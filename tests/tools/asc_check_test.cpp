@@ -112,17 +112,28 @@ TEST_F(AscCheck, FusedRunComparesWhatSurvives) {
   ASSERT_EQ(j["nodes"].size(), outputs.size());
   EXPECT_EQ(j["fused"], true);
   EXPECT_EQ(j["passed"], true);
-  int compared = 0;
+  int compared = 0, fused_away = 0;
   for (const json& n : j["nodes"]) {
     if (n["status"] == "pass") {
       ++compared;
     } else {
       EXPECT_EQ(n["reason"], "fused away in asc") << n.dump();
+      ++fused_away;
     }
   }
   EXPECT_EQ(j["compared"], compared);
   EXPECT_GT(compared, 0);
+  EXPECT_GT(fused_away, 0);  // the MLP's MatMul + Add (+ activation) are one node
+  EXPECT_NE(j["fusion"].get<std::string>().find("FusedMatMulBias"), std::string::npos) << j;
   EXPECT_EQ(j["nodes"].back()["status"], "pass");  // graph outputs always survive
+  // Without --fused nothing is fused away.
+  const json plain = check_json(cat(ASC_TINY_MLP_ONNX, " --seed 7"), 0);
+  EXPECT_EQ(plain["compared"], outputs.size());
+  EXPECT_FALSE(plain.contains("fusion"));
+  const test::Result text = check(cat(ASC_TINY_MLP_ONNX, " --fused --seed 7"));
+  EXPECT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find(cat(fused_away, " node outputs fused away in asc")), std::string::npos)
+      << text.out;
 }
 
 TEST_F(AscCheck, LowPrecisionIsJudgedByCosineAndTheFirstFailureIsMarked) {

@@ -1,0 +1,103 @@
+// The machine's ceilings that docs/PERFORMANCE.md measures asc against, on T threads:
+//  - read bandwidth: T threads each summing its share of a 1 GiB f32 array, with 1 and with 4
+//    interleaved streams per thread and software prefetch (what a GEMV over row-major weights
+//    can hope for);
+//  - FMA peak: 12 independent AVX-512 (or AVX2) FMA chains per thread, 2 flops per lane.
+// Run by hand:  asc-bounds-bench [threads (default 2)]
+// Reports the median of 7 runs of each.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Sum of the 16 lanes (g++ 12 warns on _mm512_reduce_add_ps's undefined register).
+__attribute__((target("avx512f"))) float lanes_sum(__m512 v) {
+  alignas(64) float f[16];
+  _mm512_store_ps(f, v);
+  float s = 0;
+  for (float x : f) s += x;
+  return s;
+}
+
+template <typename F>
+double run_threads(int threads, F&& body) {
+  const auto t0 = Clock::now();
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) pool.emplace_back(body, t);
+  for (auto& th : pool) th.join();
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+__attribute__((target("avx512f"))) float sum_streams(const float* a, size_t n, int streams) {
+  const size_t len = n / static_cast<size_t>(streams) / 16 * 16;
+  __m512 s = _mm512_setzero_ps();
+  for (size_t i = 0; i < len; i += 16)
+    for (int k = 0; k < streams; ++k) {
+      const float* p = a + static_cast<size_t>(k) * len + i;
+      _mm_prefetch(reinterpret_cast<const char*>(p + 512), _MM_HINT_T0);
+      s = _mm512_add_ps(s, _mm512_loadu_ps(p));
+    }
+  return lanes_sum(s);
+}
+
+__attribute__((target("avx512f,fma"))) float fma_chains(long iters) {
+  __m512 acc[12];
+  for (int i = 0; i < 12; ++i) acc[i] = _mm512_set1_ps(0.001f * static_cast<float>(i));
+  const __m512 x = _mm512_set1_ps(0.999f), y = _mm512_set1_ps(1e-4f);
+  for (long it = 0; it < iters; ++it)
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; ++i) acc[i] = _mm512_fmadd_ps(acc[i], x, y);
+  __m512 s = acc[0];
+  for (int i = 1; i < 12; ++i) s = _mm512_add_ps(s, acc[i]);
+  return lanes_sum(s);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int threads = argc > 1 ? std::max(1, std::atoi(argv[1])) : 2;
+  if (!__builtin_cpu_supports("avx512f")) {
+    std::fprintf(stderr, "asc-bounds-bench: needs AVX-512F\n");
+    return 1;
+  }
+  const size_t n = size_t{1} << 28;  // 1 GiB of f32
+  auto* a = static_cast<float*>(std::aligned_alloc(64, n * sizeof(float)));
+  if (!a) return 1;
+  std::memset(a, 0, n * sizeof(float));
+  volatile float sink = 0;
+  for (int streams : {1, 4}) {
+    std::vector<double> gbs;
+    for (int r = 0; r < 7; ++r) {
+      const double s = run_threads(threads, [&](int t) {
+        const size_t share = n / static_cast<size_t>(threads);
+        sink = sink + sum_streams(a + share * static_cast<size_t>(t), share, streams);
+      });
+      gbs.push_back(static_cast<double>(n * sizeof(float)) / s / 1e9);
+    }
+    std::printf("read bandwidth, %d thread(s), %d stream(s) each: %.1f GB/s\n", threads, streams,
+                median(gbs));
+  }
+  std::free(a);
+  const long iters = 100000000;
+  std::vector<double> gf;
+  for (int r = 0; r < 7; ++r) {
+    const double s = run_threads(threads, [&](int) { sink = sink + fma_chains(iters); });
+    gf.push_back(static_cast<double>(threads) * iters * 12 * 32 / s / 1e9);
+  }
+  std::printf("f32 FMA peak, %d thread(s): %.1f GFLOP/s\n", threads, median(gf));
+  return 0;
+}

@@ -1,0 +1,109 @@
+// MatMul epilogues -> FusedMatMulBias:
+//
+//   y = MatMul(a, b)                   (b of rank >= 2 when a bias follows)
+//   z = Add(y, bias) | Add(bias, y)    (bias [.., N] with leading 1s, or one element: z has y's
+//   shape) act(z): Relu | Sigmoid | Tanh | Gelu (opset 20) | SiLU spelled Mul(z, Sigmoid(z))
+//
+// At least one of bias and activation; the longest legal form wins (an exposed z keeps the
+// activation out). The q/k/v projections of Qwen2 are MatMul + bias.
+#include <cctype>
+
+#include "registry/error.h"
+#include "runtime/fusion.h"
+
+namespace asc {
+namespace {
+
+// bias adds along y's last dim only: rank <= y's, leading dims 1, last dim N or 1 — so the sum
+// has y's shape.
+bool last_dim_bias(const TensorType& bias, const TensorType& y) {
+  if (!bias.shape || !y.shape || y.shape->empty() || bias.shape->size() > y.shape->size())
+    return false;
+  for (size_t i = 0; i + 1 < bias.shape->size(); ++i)
+    if (!((*bias.shape)[i].known() && (*bias.shape)[i].value() == 1)) return false;
+  if (bias.shape->empty()) return true;
+  const Dim &n = bias.shape->back(), &yn = y.shape->back();
+  return (n.known() && n.value() == 1) || (n.known() && yn.known() && n.value() == yn.value()) ||
+         (n.symbolic() && n == yn);
+}
+
+struct Activation {
+  std::vector<int> nodes;
+  int out = -1;
+  std::string name;
+};
+
+// The activation reading z, if any.
+Activation activation_of(const FuseGraph& fg, int z) {
+  const Graph& g = fg.graph();
+  const auto& users = fg.consumers(z);
+  Activation a;
+  if (users.size() == 2) {  // SiLU: Sigmoid(z) and Mul(z, sigmoid)
+    for (int k = 0; k < 2; ++k) {
+      const int sig = users[k], mul = users[1 - k];
+      if (!is_op(fg, sig, "Sigmoid") || !is_op(fg, mul, "Mul") ||
+          other_operand(g, mul, z) != g.nodes[sig].outputs[0])
+        continue;
+      return {{sig, mul}, g.nodes[mul].outputs[0], "silu"};
+    }
+    return a;
+  }
+  for (const char* op : {"Relu", "Sigmoid", "Tanh", "Gelu"}) {
+    const int n = fg.sole_consumer(z, op);
+    if (n < 0) continue;
+    std::string name = op;
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (name == "gelu" && g.nodes[n].attrs.has("approximate") &&
+        g.nodes[n].attrs.s("approximate") == "tanh")
+      name = "gelu_tanh";
+    return {{n}, g.nodes[n].outputs[0], name};
+  }
+  return a;
+}
+
+}  // namespace
+
+int fuse_matmul_bias(FuseGraph& fg) {
+  Graph& g = fg.graph();
+  int made = 0;
+  for (int mm = 0; mm < fg.num_nodes(); ++mm) {
+    if (!is_op(fg, mm, "MatMul")) continue;
+    const int a = g.nodes[mm].inputs[0], b = g.nodes[mm].inputs[1], y = g.nodes[mm].outputs[0];
+    const TensorType& yt = fg.type(y);
+    int bias = -1, z = y;
+    std::vector<int> nodes = {mm};
+    const int add = fg.sole_consumer(y, "Add");
+    if (add >= 0 && fg.type(b).shape && fg.type(b).shape->size() >= 2) {
+      const int c = other_operand(g, add, y);
+      if (c != y && fg.type(c).dtype == yt.dtype && last_dim_bias(fg.type(c), yt)) {
+        bias = c;
+        z = g.nodes[add].outputs[0];
+        nodes.push_back(add);
+      }
+    }
+    const Activation act = activation_of(fg, z);
+    // Candidates, longest first: bias + activation, bias alone, activation alone.
+    std::vector<std::pair<std::vector<int>, Activation>> forms;
+    if (!act.nodes.empty()) {
+      std::vector<int> with = nodes;
+      with.insert(with.end(), act.nodes.begin(), act.nodes.end());
+      forms.push_back({with, act});
+    }
+    if (bias >= 0) forms.push_back({nodes, Activation{{}, z, "none"}});
+    for (const auto& [pattern, form] : forms) {
+      const int out = form.out;
+      if (!can_fuse(fg, pattern, std::span<const int>(&out, 1))) continue;
+      Attrs attrs;
+      attrs.set("activation", form.name);
+      std::vector<int> inputs = {a, b};
+      if (bias >= 0) inputs.push_back(bias);
+      fg.replace(pattern, fused_node("FusedMatMulBias", g.nodes[g.values[out].producer].name,
+                                     inputs, {out}, attrs));
+      ++made;
+      break;
+    }
+  }
+  return made;
+}
+
+}  // namespace asc

@@ -1,0 +1,132 @@
+// Cases of the fused family (ai.asc): FusedRMSNorm with and without scale, scale with leading 1s,
+// long rows; FusedMatMulBias with every activation, bias [N], [1, N] and one element, batch
+// broadcast, 1-D A, empty M and K = 0, decode-shaped M = 1; FusedSwiGLU and FusedRotary with
+// broadcast operands; FusedElementwise chains over broadcast, bool, integer and attribute steps.
+// f32, f16 and bf16; odd sizes throughout.
+#include "ops/fused.h"
+#include "ops/op_cases.h"
+
+namespace asc::test {
+namespace {
+
+const DType kF32 = DType::kF32, kF16 = DType::kF16, kBF16 = DType::kBF16, kI32 = DType::kI32;
+const char* kAsc = "ai.asc";
+
+OpCase asc_case(std::string op, std::vector<InputSpec> ins, Attrs a = {}, std::string label = "") {
+  OpCase c{std::move(op), 1, std::move(ins), std::move(a), std::move(label)};
+  c.domain = kAsc;
+  return c;
+}
+
+void add_rms(std::vector<OpCase>& v) {
+  auto rms = [&](DType dt, Shape x, std::optional<Shape> scale, std::string label) {
+    std::vector<InputSpec> ins = {in(dt, x)};
+    if (scale) ins.push_back(in(dt, *scale, 0.5, 1.5));
+    v.push_back(asc_case("FusedRMSNorm", ins, {{"epsilon", 1e-6f}}, label));
+  };
+  rms(kF32, {2, 5, 7}, Shape{7}, "");
+  rms(kF32, {3, 896}, Shape{1, 896}, "scale_1xH");
+  rms(kF32, {4, 33}, std::nullopt, "no_scale");
+  rms(kF32, {3, 9001}, Shape{9001}, "long_row");
+  rms(kF32, {0, 8}, Shape{8}, "empty");
+  rms(kF16, {3, 33}, Shape{33}, "");
+  rms(kBF16, {2, 2, 65}, Shape{65}, "");
+}
+
+void add_matmul(std::vector<OpCase>& v) {
+  auto mm = [&](DType dt, Shape a, Shape b, std::optional<Shape> bias, const char* act,
+                std::string label) {
+    std::vector<InputSpec> ins = {in(dt, a), in(dt, b)};
+    if (bias) ins.push_back(in(dt, *bias));
+    v.push_back(asc_case("FusedMatMulBias", ins, {{"activation", std::string(act)}}, label));
+  };
+  mm(kF32, {3, 5, 7}, {7, 9}, Shape{9}, "none", "bias");
+  mm(kF32, {4, 6}, {6, 10}, Shape{1, 10}, "relu", "relu");
+  mm(kF32, {2, 1, 3, 5}, {4, 5, 6}, Shape{6}, "sigmoid", "batch_bcast");
+  mm(kF32, {5, 8}, {8, 3}, Shape{1}, "tanh", "bias1");
+  mm(kF32, {7, 16}, {16, 33}, Shape{33}, "silu", "silu");
+  mm(kF32, {3, 12}, {12, 5}, Shape{5}, "gelu", "gelu");
+  mm(kF32, {3, 12}, {12, 5}, Shape{5}, "gelu_tanh", "gelu_tanh");
+  mm(kF32, {6, 9}, {9, 4}, std::nullopt, "relu", "no_bias");
+  mm(kF32, {7}, {7, 9}, Shape{9}, "none", "vector_a");
+  mm(kF32, {0, 5}, {5, 3}, Shape{3}, "relu", "empty_m");
+  mm(kF32, {3, 0}, {0, 4}, Shape{4}, "none", "k0");
+  mm(kF32, {1, 1, 64}, {64, 97}, Shape{97}, "none", "decode");
+  mm(kF32, {130, 70}, {70, 150}, Shape{150}, "silu", "multi_tile");
+  mm(kF16, {5, 24}, {24, 17}, Shape{17}, "relu", "");
+  mm(kBF16, {3, 40}, {40, 21}, Shape{21}, "silu", "");
+}
+
+void add_swiglu_rotary(std::vector<OpCase>& v) {
+  v.push_back(asc_case("FusedSwiGLU", {in(kF32, {3, 17}), in(kF32, {3, 17})}));
+  v.push_back(asc_case("FusedSwiGLU", {in(kF32, {4, 1, 5}), in(kF32, {3, 5})}, {}, "bcast"));
+  v.push_back(asc_case("FusedSwiGLU", {in(kF32, {0, 3}), in(kF32, {0, 3})}, {}, "empty"));
+  v.push_back(asc_case("FusedSwiGLU", {in(kF16, {2, 37}), in(kF16, {2, 37})}));
+  v.push_back(asc_case("FusedSwiGLU", {in(kBF16, {5, 19}), in(kBF16, {5, 19})}));
+  auto rot = [&](DType dt, Shape x, Shape cs, std::string label) {
+    v.push_back(
+        asc_case("FusedRotary", {in(dt, x), in(dt, cs, -1, 1), in(dt, cs, -1, 1)}, {}, label));
+  };
+  rot(kF32, {2, 3, 5, 16}, {2, 1, 5, 16}, "bnsd");  // cos/sin shared by the heads
+  rot(kF32, {3, 8}, {3, 8}, "");
+  rot(kF32, {2, 4, 6}, {2, 4, 1}, "cos_per_row");
+  rot(kF32, {7, 2}, {2}, "d2");
+  v.push_back(asc_case("FusedRotary",
+                       {in(kF32, {1, 3, 16}), in(kF32, {2, 3, 16}, -1, 1), in(kF32, {3, 1}, -1, 1)},
+                       {}, "x_bcast"));
+  rot(kF32, {0, 4}, {0, 4}, "empty");
+  rot(kF32, {1, 14, 3, 64}, {1, 1, 3, 64}, "qwen");
+  rot(kF16, {2, 3, 5, 16}, {2, 1, 5, 16}, "");
+  rot(kBF16, {1, 2, 7, 32}, {1, 1, 7, 32}, "");
+}
+
+// A FusedElementwise case: steps (type, operand codes, attributes) over the given inputs.
+void add_chains(std::vector<OpCase>& v) {
+  using fused::ChainStep;
+  auto chain = [&](std::vector<ChainStep> steps, std::vector<InputSpec> ins, std::string label) {
+    for (auto& s : steps) s.opset = s.opset ? s.opset : 17;
+    v.push_back(asc_case("FusedElementwise", std::move(ins), fused::encode_chain(steps), label));
+  };
+  const int64_t s0 = fused::chain_step_code(0), s1 = fused::chain_step_code(1);
+  // silu(x) * up: Sigmoid, Mul(x, s0), Mul(s1, up)
+  chain({{"", "Sigmoid", 0, {0}, {}}, {"", "Mul", 0, {0, s0}, {}}, {"", "Mul", 0, {s1, 1}, {}}},
+        {in(kF32, {3, 17}), in(kF32, {3, 17})}, "swiglu");
+  // relu(x + b) * c with b [5] and c [4, 1, 5] broadcasting
+  chain({{"", "Add", 0, {0, 1}, {}}, {"", "Relu", 0, {s0}, {}}, {"", "Mul", 0, {s1, 2}, {}}},
+        {in(kF32, {3, 5}), in(kF32, {5}), in(kF32, {4, 1, 5})}, "bcast");
+  // leaky_relu(x * 2.5 scalar input, alpha 0.2) - x: a float attribute and a reused input
+  Attrs alpha{{"alpha", 0.2f}};
+  chain(
+      {{"", "Mul", 0, {0, 1}, {}}, {"", "LeakyRelu", 0, {s0}, alpha}, {"", "Sub", 0, {s1, 0}, {}}},
+      {in(kF32, {6, 11}), in(kF32, {})}, "attr");
+  // where(a > b, a, b): a bool intermediate
+  chain({{"", "Greater", 0, {0, 1}, {}}, {"", "Where", 0, {s0, 0, 1}, {}}},
+        {in(kF32, {4, 9}), in(kF32, {4, 9})}, "where");
+  // integers: (a + b) * a
+  chain({{"", "Add", 0, {0, 1}, {}}, {"", "Mul", 0, {s0, 0}, {}}},
+        {in_int(kI32, {3, 7}, -20, 20), in_int(kI32, {3, 7}, -20, 20)}, "int");
+  // Clip with an absent min: an absent operand
+  chain({{"", "Exp", 0, {0}, {}}, {"", "Clip", 0, {s0, -1, 1}, {}}},
+        {in(kF32, {5, 3}), in(kF32, {}, 1.0, 2.0)}, "absent");
+  chain({{"", "Sigmoid", 0, {0}, {}}, {"", "Mul", 0, {0, s0}, {}}}, {in(kF32, {0, 4})}, "empty");
+  chain({{"", "Sigmoid", 0, {0}, {}}, {"", "Mul", 0, {0, s0}, {}}, {"", "Add", 0, {s1, 1}, {}}},
+        {in(kF16, {3, 33}), in(kF16, {33})}, "");
+  chain({{"", "Tanh", 0, {0}, {}}, {"", "Mul", 0, {s0, 1}, {}}},
+        {in(kBF16, {2, 3, 40}), in(kBF16, {2, 1, 40})}, "");
+  // a fused op as a step: FusedSwiGLU then Add
+  chain({{"ai.asc", "FusedSwiGLU", 1, {0, 1}, {}}, {"", "Add", 0, {s0, 0}, {}}},
+        {in(kF32, {4, 10}), in(kF32, {4, 10})}, "fused_step");
+}
+
+}  // namespace
+
+std::vector<OpCase> cases_fused() {
+  std::vector<OpCase> v;
+  add_rms(v);
+  add_matmul(v);
+  add_swiglu_rotary(v);
+  add_chains(v);
+  return v;
+}
+
+}  // namespace asc::test
