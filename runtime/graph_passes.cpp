@@ -84,15 +84,16 @@ bool keep_last_position(Graph& g, const std::string& output) {
     return false;
   const int p = g.values[out].producer;
   if (p < 0) return false;
-  Node& mm = g.nodes[p];
+  const Node& mm = g.nodes[p];
   if (mm.op_type != "MatMul" || !mm.domain.empty() || mm.inputs.size() != 2 || mm.inputs[0] < 0 ||
       mm.inputs[1] < 0 || !g.values[mm.inputs[1]].constant ||
       g.values[mm.inputs[1]].constant->shape().size() != 2)
     return false;
   // With a 2-D B, the output's rank is A's: A's rows (axis -2) are the positions.
-  const Value& y = g.values[out];
-  if (!y.type.shape || y.type.shape->size() < 2) return false;
-  const Value& a = g.values[mm.inputs[0]];
+  if (!g.values[out].type.shape || g.values[out].type.shape->size() < 2) return false;
+  // Copies: adding values below may move g.values.
+  const std::string a_name = g.values[mm.inputs[0]].name;
+  const TensorType a_type = g.values[mm.inputs[0]].type;
   const OpDef* slice = global_registry().find("", "Slice", 13);
   if (!slice) return false;
   auto i64 = [&g](const std::string& name, int64_t v) {
@@ -100,21 +101,21 @@ bool keep_last_position(Graph& g, const std::string& output) {
     t.data_as<int64_t>()[0] = v;
     return g.add_constant(name, std::move(t));
   };
-  const std::string base = cat(a.name, "/last_position");
+  const std::string base = cat(a_name, "/last_position");
   const int starts = i64(cat(base, "/starts"), -1);
   const int ends = i64(cat(base, "/ends"), std::numeric_limits<int64_t>::max());
   const int axes = i64(cat(base, "/axes"), -2);
-  std::optional<SymShape> rows = a.type.shape;
+  std::optional<SymShape> rows = a_type.shape;
   if (rows && rows->size() >= 2) (*rows)[rows->size() - 2] = Dim(int64_t{1});
-  const int last = g.add_value(base, TensorType{a.type.dtype, rows});
+  const int last = g.add_value(base, TensorType{a_type.dtype, rows});
   Node s;
   s.name = base;
   s.op_type = "Slice";
   s.opset = 13;
   s.def = slice;
-  s.inputs = {mm.inputs[0], starts, ends, axes};
+  s.inputs = {g.nodes[p].inputs[0], starts, ends, axes};
   s.outputs = {last};
-  g.nodes[p].inputs[0] = last;  // `mm` may dangle after add_node grows the node list
+  g.nodes[p].inputs[0] = last;
   g.add_node(std::move(s));
   SymShape& ys = *g.values[out].type.shape;
   ys[ys.size() - 2] = Dim(int64_t{1});
