@@ -28,13 +28,14 @@
 #include <span>
 #include <vector>
 
+#include "ops/fused.h"
 #include "registry/attr.h"
 #include "registry/registry.h"
 #include "registry/shape.h"
 
 namespace asc::attention {
 
-inline constexpr const char* kDomain = "ai.asc";
+using fused::kDomain;  // ai.asc, with the other fused ops
 
 struct Geom {
   int64_t batch = 0, heads = 0, kv_heads = 0, seq = 0, head = 0, past = 0;
