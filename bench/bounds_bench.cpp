@@ -2,7 +2,9 @@
 //  - read bandwidth: T threads each summing its share of a 1 GiB f32 array, with 1 and with 4
 //    interleaved streams per thread and software prefetch (what a GEMV over row-major weights
 //    can hope for);
-//  - FMA peak: 12 independent AVX-512 (or AVX2) FMA chains per thread, 2 flops per lane.
+//  - FMA peak: 12 independent AVX-512 (or AVX2) FMA chains per thread, 2 flops per lane;
+//  - bf16 dot-product peak (where avx512_bf16 exists): 12 vdpbf16ps chains, 4 flops per lane
+//    (two products and two adds), the bf16 GEMM kernels' instruction.
 // Run by hand:  asc-bounds-bench [threads (default 2)]
 // Reports the median of 7 runs of each.
 #include <immintrin.h>
@@ -66,6 +68,18 @@ __attribute__((target("avx512f,fma"))) float fma_chains(long iters) {
   return lanes_sum(s);
 }
 
+__attribute__((target("avx512f,avx512bf16"))) float dpbf16_chains(long iters) {
+  __m512 acc[12];
+  for (int i = 0; i < 12; ++i) acc[i] = _mm512_set1_ps(0.001f * static_cast<float>(i));
+  const __m512bh x = (__m512bh)_mm512_set1_epi32(0x3f7f3f7f), y = (__m512bh)_mm512_set1_epi32(0);
+  for (long it = 0; it < iters; ++it)
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; ++i) acc[i] = _mm512_dpbf16_ps(acc[i], x, y);
+  __m512 s = acc[0];
+  for (int i = 1; i < 12; ++i) s = _mm512_add_ps(s, acc[i]);
+  return lanes_sum(s);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -99,5 +113,14 @@ int main(int argc, char** argv) {
     gf.push_back(static_cast<double>(threads) * iters * 12 * 32 / s / 1e9);
   }
   std::printf("f32 FMA peak, %d thread(s): %.1f GFLOP/s\n", threads, median(gf));
+  if (__builtin_cpu_supports("avx512bf16")) {
+    gf.clear();
+    for (int r = 0; r < 7; ++r) {
+      const double s = run_threads(threads, [&](int) { sink = sink + dpbf16_chains(iters); });
+      gf.push_back(static_cast<double>(threads) * iters * 12 * 64 / s / 1e9);
+    }
+    std::printf("bf16 dot-product peak (vdpbf16ps), %d thread(s): %.1f GFLOP/s\n", threads,
+                median(gf));
+  }
   return 0;
 }

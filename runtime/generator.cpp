@@ -72,7 +72,7 @@ Generator::Generator(const Model& model, GeneratorOptions options)
     }
 }
 
-int64_t Generator::run(std::span<const int64_t> ids) {
+int64_t Generator::run(std::span<const int64_t> ids, RunStats* stats) {
   const int64_t s = static_cast<int64_t>(ids.size());
   const int64_t past = length_, total = length_ + s;
   if (s == 0) throw Error("generation: no tokens to run");
@@ -99,7 +99,7 @@ int64_t Generator::run(std::span<const int64_t> ids) {
       out.push_back({present_name(l, kv),
                      Tensor::strided(kv_dtype_, {1, kv_heads_, total, head_dim_}, strides, cache)});
     }
-  const std::vector<NamedTensor> result = model_.run(in, out);
+  const std::vector<NamedTensor> result = model_.run(in, out, stats);
   length_ = total;
   const Tensor* logits = nullptr;
   for (const auto& r : result)
@@ -127,7 +127,7 @@ int64_t Generator::prefill(std::span<const int64_t> prompt) {
   stats_ = {};
   stats_.prompt_tokens = static_cast<int64_t>(prompt.size());
   const auto t0 = std::chrono::steady_clock::now();
-  const int64_t token = run(prompt);
+  const int64_t token = run(prompt, options_.step_timings ? &stats_.prefill_steps : nullptr);
   stats_.prefill_ms = ms_since(t0);
   return token;
 }
@@ -136,7 +136,8 @@ int64_t Generator::step() {
   if (last_token_ < 0) throw Error("generation: step() before prefill()");
   const int64_t token = last_token_;
   const auto t0 = std::chrono::steady_clock::now();
-  const int64_t next = run(std::span<const int64_t>(&token, 1));
+  const int64_t next = run(std::span<const int64_t>(&token, 1),
+                           options_.step_timings ? &stats_.decode_steps : nullptr);
   stats_.step_ms.push_back(ms_since(t0));
   return next;
 }

@@ -33,12 +33,15 @@ struct SamplingOptions {
 struct GeneratorOptions {
   int64_t max_len = 2048;  // prompt + new tokens the cache holds
   SamplingOptions sampling;
+  bool step_timings = false;  // fill GenerationStats::prefill_steps / decode_steps
 };
 
 struct GenerationStats {
   int64_t prompt_tokens = 0;
   double prefill_ms = 0;
   std::vector<double> step_ms;  // one per decoding step
+  // With GeneratorOptions::step_timings: the plan steps of the prefill and of all decoding steps.
+  RunStats prefill_steps, decode_steps;
 };
 
 class Generator {
@@ -63,7 +66,7 @@ class Generator {
   const std::vector<float>& last_logits() const { return logits_; }
 
  private:
-  int64_t run(std::span<const int64_t> ids);
+  int64_t run(std::span<const int64_t> ids, RunStats* stats);
   int64_t choose();
 
   const Model& model_;

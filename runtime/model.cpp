@@ -40,7 +40,12 @@ Model::Model(Graph graph, ModelOptions options)
     fo.keep = expose;
     fusion_ = fuse(graph_, fo);
   }
-  device_->run([&] { convert_precision(graph_, options_.precision); });  // on the model's threads
+  std::function<bool(const std::string&)> low_io;
+  if (options_.kv_cache_precision)
+    low_io = [](const std::string& name) {
+      return name.rfind("past_key_values.", 0) == 0 || name.rfind("present.", 0) == 0;
+    };
+  device_->run([&] { convert_precision(graph_, options_.precision, low_io); });  // model threads
   // Exposed values still produced (or folded into constants) become outputs after the model's.
   for (int v : expose) {
     const bool survives = graph_.values[v].producer >= 0 || graph_.values[v].constant;

@@ -34,6 +34,10 @@ struct ModelOptions {
   // keep_last_position): a prefill of s tokens then costs one lm_head row, not s. The output's
   // sequence dim becomes 1. Off by default: run() returns what the model says.
   bool last_logits_only = false;
+  // Generation under a low `precision`: the KV-cache inputs and outputs (past_key_values.* and
+  // present.*) take that dtype too, so the cache is stored at the model's precision and a step
+  // neither casts nor copies it. Off by default: run() keeps the model's f32 interface.
+  bool kv_cache_precision = false;
   // Plans kept per input-shape signature, and tile programs per node shape shared by them (least
   // recently used evicted): a decoding loop meets a new signature at every step.
   size_t plan_cache = 64;

@@ -107,7 +107,8 @@ DType parse_precision(const std::string& name) {
   throw Error(cat("precision '", name, "' is not one of fp32, fp16, bf16"));
 }
 
-int convert_precision(Graph& g, DType to) {
+int convert_precision(Graph& g, DType to,
+                      const std::function<bool(const std::string& name)>& low_io) {
   if (to == DType::kF32 || to == DType::kUndefined) return 0;
   if (to != DType::kF16 && to != DType::kBF16)
     throw Error(cat("precision ", dtype_name(to), " is not one of f32, f16, bf16"));
@@ -141,6 +142,10 @@ int convert_precision(Graph& g, DType to) {
   // Inputs: one Cast each, read by every former consumer.
   for (int in : std::vector<int>(g.inputs)) {
     if (g.values[in].type.dtype != DType::kF32 || is_output[in]) continue;
+    if (low_io && low_io(g.values[in].name)) {
+      g.values[in].type.dtype = to;
+      continue;
+    }
     const int low =
         g.add_value(cat(g.values[in].name, "/precision"), {to, g.values[in].type.shape});
     for (Node& n : g.nodes)
@@ -153,6 +158,10 @@ int convert_precision(Graph& g, DType to) {
   for (int out : g.outputs) {
     Value& val = g.values[out];
     if (val.type.dtype != DType::kF32 || val.producer < 0 || fixed[out]) continue;
+    if (low_io && low_io(val.name)) {
+      val.type.dtype = to;
+      continue;
+    }
     const int prod = val.producer;
     const int low = g.add_value(cat(val.name, "/precision"), {to, g.values[out].type.shape});
     for (int& o : g.nodes[prod].outputs)

@@ -3,6 +3,9 @@
 // f32. Inputs and outputs keep their f32 interface through Cast nodes at the graph's edges.
 #pragma once
 
+#include <functional>
+#include <string>
+
 #include "runtime/graph.h"
 
 namespace asc {
@@ -14,8 +17,11 @@ DType parse_precision(const std::string& name);
 // - f32 constants become `to`, except those read as fixed-f32 parameters (Resize scales, ...);
 // - int attributes `to`/`dtype` naming FLOAT (Cast, EyeLike, ...) name `to` instead, unless that
 //   output feeds a fixed-f32 parameter;
-// - f32 graph inputs are cast to `to` once, and declared-f32 graph outputs cast back.
+// - f32 graph inputs are cast to `to` once, and declared-f32 graph outputs cast back; those for
+//   which `low_io` says true instead change their own dtype to `to` (no Cast: the caller feeds
+//   and reads `to`, as a generator's KV cache stored at the model's precision).
 // Returns the number of constants converted.
-int convert_precision(Graph& g, DType to);
+int convert_precision(Graph& g, DType to,
+                      const std::function<bool(const std::string& name)>& low_io = {});
 
 }  // namespace asc

@@ -31,6 +31,7 @@
 #include "runtime/precision.h"
 #include "tools/run_generate.h"
 #include "tools/run_inputs.h"
+#include "tools/run_profile.h"
 
 namespace {
 
@@ -139,26 +140,6 @@ std::string fmt_values(const std::vector<double>& v, int64_t numel) {
   return s + "]";
 }
 
-// Per-op totals over the timed iterations: op type -> {calls, ms}.
-struct OpTotal {
-  int64_t calls = 0;
-  double ms = 0;
-};
-
-std::vector<std::pair<std::string, OpTotal>> profile_ops(const asc::Graph& g,
-                                                         const asc::RunStats& stats) {
-  std::map<std::string, OpTotal> by_op;
-  for (const auto& s : stats.steps) {
-    OpTotal& t = by_op[g.nodes[s.node].op_type];
-    ++t.calls;
-    t.ms += ms_between(s.start, s.end);
-  }
-  std::vector<std::pair<std::string, OpTotal>> rows(by_op.begin(), by_op.end());
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const auto& a, const auto& b) { return a.second.ms > b.second.ms; });
-  return rows;
-}
-
 // Chrome trace event format: one "X" slice per kernel launch (cat "op") on the thread that
 // launched it, one per run (cat "run") on the main thread; times in microseconds from `t0`.
 void write_trace(const std::string& path, const asc::Graph& g, const asc::RunStats& stats,
@@ -224,6 +205,7 @@ int run(const Options& o) {
     mo.optimize = o.optimize != 0;
     mo.fusion = !o.no_fusion;
     mo.last_logits_only = o.gen.new_tokens > 0 && !o.all_logits;
+    mo.kv_cache_precision = o.gen.new_tokens > 0;
     model = std::make_unique<asc::Model>(asc::import_onnx_file(o.model), mo);
   }
   const double load_ms = ms_between(t0, Clock::now());
@@ -236,6 +218,7 @@ int run(const Options& o) {
     }
     a.seed = o.seed;
     a.warmup = o.warmup_given ? o.warmup : 1;
+    a.profile = o.profile;
     const asc::GenerateReport r = asc::run_generation(*model, a);
     const int threads = model->device().threads();
     // --precision fp32 keeps the model's own dtypes: report those (a bf16 model runs in bf16).
@@ -247,10 +230,14 @@ int run(const Options& o) {
         precision = dt == asc::DType::kBF16 ? "bf16" : dt == asc::DType::kF16 ? "fp16" : precision;
       }
     std::cout << (o.json
-                      ? asc::generation_json(r, o.model, load_ms, precision, threads)
+                      ? asc::generation_json(r, o.model, load_ms, precision, threads,
+                                             o.profile ? &g : nullptr)
                       : asc::generation_table(r, std::filesystem::path(o.model).filename().string(),
                                               precision, threads));
-    if (!o.json) std::printf("load %.2f ms, peak RSS %.0f MiB\n", load_ms, asc::peak_rss_mb());
+    if (!o.json) {
+      std::printf("load %.2f ms, peak RSS %.0f MiB\n", load_ms, asc::peak_rss_mb());
+      if (o.profile) std::cout << asc::generation_profile(r, g);
+    }
     return 0;
   }
   const asc::Graph& g = model->graph();
@@ -291,8 +278,8 @@ int run(const Options& o) {
           outputs[k].name, outputs[k].tensor);
   }
   if (!o.trace.empty()) write_trace(o.trace, g, all_stats, runs, t0);
-  const auto profile =
-      o.profile ? profile_ops(g, timed_stats) : std::vector<std::pair<std::string, OpTotal>>{};
+  const auto profile = o.profile ? asc::profile_ops(g, timed_stats)
+                                 : std::vector<std::pair<std::string, asc::OpTotal>>{};
   double profile_total = 0;
   for (const auto& [op, t] : profile) profile_total += t.ms;
 
@@ -356,13 +343,9 @@ int run(const Options& o) {
   }
   std::printf("load %.2f ms, first run %.3f ms, median %.3f ms of %d runs (after %d warm-up)\n",
               load_ms, first_ms, median_ms, o.iterations, o.warmup);
-  if (o.profile) {
-    std::printf("\n%-20s %8s %12s %8s   (%d timed runs)\n", "op", "calls", "total ms", "share",
-                o.iterations);
-    for (const auto& [op, t] : profile)
-      std::printf("%-20s %8lld %12.3f %7.1f%%\n", op.c_str(), static_cast<long long>(t.calls), t.ms,
-                  profile_total > 0 ? 100.0 * t.ms / profile_total : 0.0);
-  }
+  if (o.profile)
+    std::cout << asc::profile_table(
+        profile, asc::cat("ms per run over ", o.iterations, " timed runs"), o.iterations);
   if (!o.output_dir.empty())
     std::printf("wrote %zu outputs to %s\n", outputs.size(), o.output_dir.c_str());
   if (!o.trace.empty()) std::printf("wrote trace %s\n", o.trace.c_str());

@@ -11,6 +11,7 @@
 
 #include "registry/error.h"
 #include "registry/strings.h"
+#include "tools/run_profile.h"
 
 namespace asc {
 namespace {
@@ -81,11 +82,13 @@ GenerateReport run_generation(const Model& model, const GenerateArgs& a) {
   GeneratorOptions go;
   go.max_len = a.max_len > 0 ? a.max_len : static_cast<int64_t>(r.prompt.size()) + a.new_tokens;
   go.sampling = a.sampling;
+  go.step_timings = a.profile;
   for (int w = 0; w < a.warmup; ++w) Generator(model, go).generate(r.prompt, a.new_tokens);
   for (int rep = 0; rep < std::max(1, a.repetitions); ++rep) {
     Generator gen(model, go);
     r.tokens = gen.generate(r.prompt, a.new_tokens);
     const GenerationStats& st = gen.stats();
+    r.last = st;
     r.prefill_tok_s.push_back(1e3 * static_cast<double>(st.prompt_tokens) / st.prefill_ms);
     if (!st.step_ms.empty())
       r.decode_tok_s.push_back(1e3 * static_cast<double>(st.step_ms.size()) /
@@ -111,8 +114,18 @@ std::string generation_table(const GenerateReport& r, const std::string& model_n
   return s;
 }
 
+std::string generation_profile(const GenerateReport& r, const Graph& g) {
+  const auto steps = static_cast<double>(r.last.step_ms.size());
+  std::string s = profile_table(profile_ops(g, r.last.prefill_steps),
+                                cat("prefill of ", r.last.prompt_tokens, " tokens, ms"), 1);
+  if (steps > 0)
+    s += profile_table(profile_ops(g, r.last.decode_steps),
+                       cat("decode, ms per token over ", steps, " tokens"), steps);
+  return s;
+}
+
 std::string generation_json(const GenerateReport& r, const std::string& model, double load_ms,
-                            const std::string& precision, int threads) {
+                            const std::string& precision, int threads, const Graph* profile_graph) {
   nlohmann::json j;
   j["model"] = model;
   j["precision"] = precision;
@@ -126,6 +139,17 @@ std::string generation_json(const GenerateReport& r, const std::string& model, d
                                              : nlohmann::json(spread(r.decode_tok_s).mean);
   j["repetitions"] = r.prefill_tok_s.size();
   j["peak_rss_mb"] = peak_rss_mb();
+  if (profile_graph) {
+    auto rows = [&](const RunStats& st, double per) {
+      nlohmann::json a = nlohmann::json::array();
+      for (const auto& [op, t] : profile_ops(*profile_graph, st))
+        a.push_back({{"op", op}, {"calls", t.calls / per}, {"ms", t.ms / per}});
+      return a;
+    };
+    const auto steps = static_cast<double>(std::max<size_t>(1, r.last.step_ms.size()));
+    j["profile"] = {{"prefill", rows(r.last.prefill_steps, 1)},
+                    {"decode", rows(r.last.decode_steps, steps)}};
+  }
   return j.dump(2) + "\n";
 }
 

@@ -18,7 +18,8 @@ struct GenerateArgs {
   int repetitions = 1;  // prefill + decode runs; the report gives mean and spread
   int warmup = 1;       // untimed generations first (plans every signature once)
   SamplingOptions sampling;
-  uint64_t seed = 0;  // of the prompt ids
+  uint64_t seed = 0;     // of the prompt ids
+  bool profile = false;  // keep the step timings of the last repetition
 };
 
 // The process's peak resident set so far, in MiB.
@@ -27,6 +28,7 @@ double peak_rss_mb();
 struct GenerateReport {
   std::vector<int64_t> prompt, tokens;              // tokens of the last repetition
   std::vector<double> prefill_tok_s, decode_tok_s;  // per repetition
+  GenerationStats last;                             // of the last repetition
 };
 
 // Runs the repetitions; throws Error when the model is not a decoder with past or a run fails.
@@ -38,7 +40,12 @@ std::vector<int64_t> parse_ids(const std::string& s);
 // The text table (llama-bench style) and the JSON object of a report.
 std::string generation_table(const GenerateReport& r, const std::string& model_name,
                              const std::string& precision, int threads);
+// With GenerateArgs::profile: per-op tables of the prefill (ms) and decode (ms per token).
+std::string generation_profile(const GenerateReport& r, const Graph& g);
+
+// `profile_graph`, when given, adds "profile": {"prefill": [...], "decode": [...]} (ms per token).
 std::string generation_json(const GenerateReport& r, const std::string& model, double load_ms,
-                            const std::string& precision, int threads);
+                            const std::string& precision, int threads,
+                            const Graph* profile_graph = nullptr);
 
 }  // namespace asc

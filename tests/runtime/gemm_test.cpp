@@ -1,4 +1,4 @@
-// CPU device GEMM: every ISA path (avx512, avx2, generic), every input type, packed and direct,
+// CPU device GEMM: every ISA path (avx512_bf16, avx512, avx2, generic), every input type, packed
 // against a naive double-accumulating reference on seeded random data.
 #include "runtime/devices/cpu/gemm.h"
 
@@ -128,7 +128,7 @@ std::vector<GemmCase> all_cases() {
                                  {5, 96, 5},   {6, 17, 40},   {7, 300, 3},  {8, 130, 100},
                                  {17, 70, 20}, {13, 77, 301}, {24, 40, 514}};
   std::vector<GemmCase> cases;
-  for (const char* isa : {"avx512", "avx2", "generic"}) {
+  for (const char* isa : {"avx512_bf16", "avx512", "avx2", "generic"}) {
     for (DType in : {DType::kF32, DType::kF16, DType::kBF16}) {
       for (const Shape& s : packed_shapes) {
         cases.push_back({isa, in, s.m, s.n, s.k, false, false, false, false});

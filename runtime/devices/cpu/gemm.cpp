@@ -82,6 +82,7 @@ const GemmIsa& gemm_isa_generic() {
                            generic_mmad_f32,
                            nullptr,
                            generic_direct,
+                           nullptr,
                            nullptr};
   return isa;
 }
@@ -92,11 +93,13 @@ namespace {
 
 using gemm_detail::GemmIsa;
 
-enum class IsaLevel { kGeneric = 0, kAvx2 = 1, kAvx512 = 2 };
+enum class IsaLevel { kGeneric = 0, kAvx2 = 1, kAvx512 = 2, kAvx512Bf16 = 3 };
 
 std::atomic<int> g_forced{-1};  // -1: automatic
 
 const GemmIsa& isa_at(IsaLevel level) {
+  if (level >= IsaLevel::kAvx512Bf16)
+    if (const GemmIsa* isa = gemm_detail::gemm_isa_avx512_bf16()) return *isa;
   if (level >= IsaLevel::kAvx512)
     if (const GemmIsa* isa = gemm_detail::gemm_isa_avx512()) return *isa;
   if (level >= IsaLevel::kAvx2)
@@ -105,7 +108,8 @@ const GemmIsa& isa_at(IsaLevel level) {
 }
 
 const GemmIsa& active() {
-  static const GemmIsa& best = isa_at(IsaLevel::kAvx512);
+  static const GemmIsa& best =
+      isa_at(gemm_detail::gemm_bf16_dot_pays() ? IsaLevel::kAvx512Bf16 : IsaLevel::kAvx512);
   const int forced = g_forced.load(std::memory_order_relaxed);
   return forced < 0 ? best : isa_at(static_cast<IsaLevel>(forced));
 }
@@ -209,6 +213,8 @@ const char* gemm_force_isa(const char* isa) {
   const std::string_view s = isa ? isa : "";
   if (s.empty())
     g_forced = -1;
+  else if (s == "avx512_bf16")
+    g_forced = static_cast<int>(IsaLevel::kAvx512Bf16);
   else if (s == "avx512")
     g_forced = static_cast<int>(IsaLevel::kAvx512);
   else if (s == "avx2")
@@ -260,6 +266,9 @@ void gemm_pack_b(DType in, const void* src, int64_t rs, int64_t cs, int64_t k, i
     isa.pack_b_bf16_rows(static_cast<const uint16_t*>(src), rs, k, n, static_cast<uint16_t*>(dst));
   else if (g.k_pack == 2)
     pack_panels_bf16(src, cs, rs, n, k, g.nr, static_cast<uint16_t*>(dst));
+  else if (in != DType::kF32 && cs == 1 && isa.pack_b_widen_rows)
+    isa.pack_b_widen_rows(in, static_cast<const uint16_t*>(src), rs, k, n,
+                          static_cast<float*>(dst));
   else
     pack_panels_f32(in, src, cs, rs, n, k, g.nr, static_cast<float*>(dst));
 }

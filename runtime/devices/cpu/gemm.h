@@ -62,8 +62,13 @@ void gemm_mmad(DType in, const void* pa, const void* pb, float* c, int64_t ldc, 
 void gemm_direct(DType in, const void* a, int64_t lda, const void* b, int64_t ldb, float* c,
                  int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate);
 
-// Test/bench hook: restrict dispatch to "avx512", "avx2" or "generic" (a level the CPU lacks is
-// clamped to what it has); "" or nullptr restores automatic selection. Returns the active ISA.
+// ISA levels, best first: "avx512_bf16" (bf16 GEMMs on vdpbf16ps dot products), "avx512" (f32
+// FMA kernels; f16/bf16 operands widened to f32 while packing or loading), "avx2", "generic".
+// Automatic selection takes avx512_bf16 only where a dot product issues at more than ~0.6 of
+// the FMA rate (gemm_detail::gemm_bf16_dot_pays; ASC_GEMM_BF16_DOT=0/1 overrides): on cores
+// that issue it at half the FMA rate, widening to f32 is the faster bf16 GEMM.
+// Test/bench hook: restrict dispatch to one of these levels (a level the CPU lacks is clamped to
+// what it has); "" or nullptr restores automatic selection. Returns the active ISA.
 // Not thread-safe: call it while no GEMM runs.
 const char* gemm_force_isa(const char* isa);
 // Name of the ISA gemm_mmad/gemm_direct currently dispatch to.
@@ -85,10 +90,16 @@ struct GemmIsa {
                  int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate);
   // Optional fast gemm_pack_b for bf16 pairs from a row-major source (row stride ldb); may be null.
   void (*pack_b_bf16_rows)(const uint16_t* src, int64_t ldb, int64_t k, int64_t n, uint16_t* dst);
+  // Optional fast gemm_pack_b of a row-major f16/bf16 source into f32 panels; may be null.
+  void (*pack_b_widen_rows)(DType in, const uint16_t* src, int64_t ldb, int64_t k, int64_t n,
+                            float* dst);
 };
 
-const GemmIsa* gemm_isa_avx512();  // nullptr when the CPU lacks AVX-512F/BW/VL/DQ
-const GemmIsa* gemm_isa_avx2();    // nullptr when the CPU lacks AVX2/FMA/F16C
+const GemmIsa* gemm_isa_avx512();       // nullptr when the CPU lacks AVX-512F/BW/VL/DQ
+const GemmIsa* gemm_isa_avx512_bf16();  // nullptr when it also lacks AVX512_BF16
+// Whether bf16 dot products beat widening to f32 on this CPU (timed once; see above).
+bool gemm_bf16_dot_pays();
+const GemmIsa* gemm_isa_avx2();  // nullptr when the CPU lacks AVX2/FMA/F16C
 const GemmIsa& gemm_isa_generic();
 
 }  // namespace gemm_detail

@@ -213,6 +213,7 @@ const GemmIsa* gemm_isa_avx2() {
                               mmad_f32,
                               nullptr,
                               direct,
+                              nullptr,
                               nullptr};
     return &avx2;
   }();

@@ -1,10 +1,14 @@
-// AVX-512 GEMM micro-kernels (f32 FMA, bf16 dot products). Compiled without -march: every
-// function that uses the intrinsics carries ASC_AVX512 and runs only after the CPU check.
+// AVX-512 GEMM micro-kernels (f32 FMA; bf16 dot products, or bf16/f16 widened to f32). Compiled
+// without -march: every function that uses the intrinsics carries ASC_AVX512 and runs only after
+// the CPU check.
 #include <immintrin.h>
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -318,6 +322,29 @@ ASC_AVX512 void pack_b_bf16_rows(const uint16_t* src, int64_t ldb, int64_t k, in
   }
 }
 
+// B [k, n] f16/bf16 row-major (row stride ldb) -> f32 panels of 32 columns (the f32 layout):
+// the packing of bf16 and f16 weights for the FMA kernels.
+ASC_AVX512 void pack_b_widen_rows(DType in, const uint16_t* src, int64_t ldb, int64_t k, int64_t n,
+                                  float* dst) {
+  for (int64_t k0 = 0; k0 < k; k0 += 8) {
+    for (int64_t q = 0; q * kNr < n; ++q) {
+      const int64_t cols = n - q * kNr;
+      const __mmask16 m0 = tail_mask(cols), m1 = tail_mask(cols - 16);
+      for (int64_t kk = k0; kk < std::min<int64_t>(k, k0 + 8); ++kk) {
+        const uint16_t* s = src + kk * ldb + q * kNr;
+        float* d = dst + (q * k + kk) * kNr;
+        if (in == DType::kF16) {
+          _mm512_storeu_ps(d, load_b<DType::kF16>(s, 0, m0));
+          _mm512_storeu_ps(d + 16, load_b<DType::kF16>(s, 16, m1));
+        } else {
+          _mm512_storeu_ps(d, load_b<DType::kBF16>(s, 0, m0));
+          _mm512_storeu_ps(d + 16, load_b<DType::kBF16>(s, 16, m1));
+        }
+      }
+    }
+  }
+}
+
 // bf16 micro-kernel reading 32 columns of a row-major B (row stride ldb) for k rows; a holds kMr
 // bf16 pairs per k pair (the packed A layout).
 template <int MR>
@@ -384,11 +411,9 @@ ASC_AVX512 void direct_rows_bf16(const float* a, int64_t lda, const uint16_t* b,
   }
 }
 
+// Widening path: f16/bf16 B converted to f32 in registers, FMA (bf16 without dot products).
 void direct(DType in, const float* a, int64_t lda, const void* b, int64_t ldb, float* c,
             int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate) {
-  if (m > 8 && k > 0 && in == DType::kBF16 && __builtin_cpu_supports("avx512bf16"))
-    return direct_rows_bf16(a, lda, static_cast<const uint16_t*>(b), ldb, c, ldc, m, n, k,
-                            accumulate);
   switch (in) {
     case DType::kF16:
       direct_typed<DType::kF16>(a, lda, b, ldb, c, ldc, m, n, k, accumulate);
@@ -402,7 +427,56 @@ void direct(DType in, const float* a, int64_t lda, const void* b, int64_t ldb, f
   }
 }
 
+// Dot-product path: bf16 with more than 8 rows runs the 12 x 32 vdpbf16ps kernels.
+void direct_dot(DType in, const float* a, int64_t lda, const void* b, int64_t ldb, float* c,
+                int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate) {
+  if (m > 8 && k > 0 && in == DType::kBF16)
+    return direct_rows_bf16(a, lda, static_cast<const uint16_t*>(b), ldb, c, ldc, m, n, k,
+                            accumulate);
+  direct(in, a, lda, b, ldb, c, ldc, m, n, k, accumulate);
+}
+
+// Nanoseconds per instruction of 12 independent chains of vdpbf16ps (dot) or vfmadd (f32), the
+// best of 5 short runs (~30 us each).
+ASC_AVX512 double chain_ns(bool dot) {
+  constexpr int64_t kIters = 2048;
+  double best = 1e30;
+  for (int r = 0; r < 5; ++r) {
+    __m512 acc[12];
+    for (int i = 0; i < 12; ++i) acc[i] = _mm512_set1_ps(static_cast<float>(i));
+    const __m512 x = _mm512_set1_ps(0.999f), y = _mm512_set1_ps(1e-4f);
+    const __m512bh xb = (__m512bh)_mm512_set1_epi32(0x3f7f3f7f);
+    const __m512bh yb = (__m512bh)_mm512_setzero_si512();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int64_t it = 0; it < kIters; ++it)
+#pragma GCC unroll 12
+      for (int i = 0; i < 12; ++i)
+        acc[i] = dot ? _mm512_dpbf16_ps(acc[i], xb, yb) : _mm512_fmadd_ps(acc[i], x, y);
+    __m512 sum = acc[0];
+    for (int i = 1; i < 12; ++i) sum = _mm512_add_ps(sum, acc[i]);
+    alignas(64) float sink[16];
+    _mm512_store_ps(sink, sum);
+    asm volatile("" : : "r"(sink) : "memory");
+    const double ns =
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+    best = std::min(best, ns / (kIters * 12));
+  }
+  return best;
+}
+
 }  // namespace
+
+bool gemm_bf16_dot_pays() {
+  static const bool pays = [] {
+    if (const char* e = std::getenv("ASC_GEMM_BF16_DOT")) return std::string_view(e) == "1";
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bf16")) return false;
+    // A dot product does twice an FMA's flops: it pays when it issues at more than half the rate
+    // (with a margin). Some cores issue vdpbf16ps at half the FMA rate; there the widening path
+    // (bf16 -> f32 while packing, FMA kernels) is the faster one.
+    return chain_ns(true) < 1.6 * chain_ns(false);
+  }();
+  return pays;
+}
 
 const GemmIsa* gemm_isa_avx512() {
   static const GemmIsa* isa = []() -> const GemmIsa* {
@@ -411,22 +485,31 @@ const GemmIsa* gemm_isa_avx512() {
         !__builtin_cpu_supports("avx512vl") || !__builtin_cpu_supports("avx512dq") ||
         !__builtin_cpu_supports("fma"))
       return nullptr;
-    const bool has_bf16 = __builtin_cpu_supports("avx512bf16");
-    static const GemmIsa with_bf16{"avx512",
-                                   {kMr, kNr, 1, DType::kF32, "avx512"},
-                                   {kMr, kNr, 2, DType::kBF16, "avx512_bf16"},
-                                   mmad_f32,
-                                   mmad_bf16,
-                                   direct,
-                                   pack_b_bf16_rows};
-    static const GemmIsa without_bf16{"avx512",
-                                      {kMr, kNr, 1, DType::kF32, "avx512"},
-                                      {0, 0, 0, DType::kUndefined, "avx512"},
-                                      mmad_f32,
-                                      nullptr,
-                                      direct,
-                                      nullptr};
-    return has_bf16 ? &with_bf16 : &without_bf16;
+    static const GemmIsa widen{"avx512",
+                               {kMr, kNr, 1, DType::kF32, "avx512"},
+                               {0, 0, 0, DType::kUndefined, "avx512"},
+                               mmad_f32,
+                               nullptr,
+                               direct,
+                               nullptr,
+                               pack_b_widen_rows};
+    return &widen;
+  }();
+  return isa;
+}
+
+const GemmIsa* gemm_isa_avx512_bf16() {
+  static const GemmIsa* isa = []() -> const GemmIsa* {
+    if (!gemm_isa_avx512() || !__builtin_cpu_supports("avx512bf16")) return nullptr;
+    static const GemmIsa dot{"avx512_bf16",
+                             {kMr, kNr, 1, DType::kF32, "avx512"},
+                             {kMr, kNr, 2, DType::kBF16, "avx512_bf16"},
+                             mmad_f32,
+                             mmad_bf16,
+                             direct_dot,
+                             pack_b_bf16_rows,
+                             pack_b_widen_rows};
+    return &dot;
   }();
   return isa;
 }

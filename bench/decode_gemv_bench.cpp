@@ -1,0 +1,192 @@
+// One batch-1 decoding step's weight traffic: every MatMul of a Qwen2.5 decoder at M = 1, through
+// asc's MatMul op (planned once per shape, CpuDevice::launch timed) and oneDNN's matmul, in one
+// run on the same 2 threads, against the read bandwidth measured in the same run. The weights are
+// distinct tensors (about 1 GB in bf16 for 0.5B), so they stream from DRAM as in a real step,
+// not from the last-level cache as a single-matrix bench would.
+// Run by hand:  asc-decode-gemv-bench [f32|bf16 (default bf16)] [0.5b|1.5b (default 0.5b)]
+#include <immintrin.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ops/ops.h"
+#include "registry/tensor.h"
+#include "runtime/devices/cpu/cpu_device.h"
+#include "runtime/op_runner.h"
+
+extern "C" void omp_set_num_threads(int);  // oneDNN's OpenMP runtime
+
+namespace {
+
+using asc::DType;
+using Clock = std::chrono::steady_clock;
+constexpr int kThreads = 2;
+
+double seconds(const std::function<void()>& f) {
+  const auto t0 = Clock::now();
+  f();
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Config {
+  int64_t hidden, layers, heads, kv_heads, head_dim, inter, vocab;
+};
+
+// [K, N] of every MatMul of one step, in execution order.
+std::vector<std::pair<int64_t, int64_t>> step_shapes(const Config& c) {
+  std::vector<std::pair<int64_t, int64_t>> s;
+  const int64_t q = c.heads * c.head_dim, kv = c.kv_heads * c.head_dim;
+  for (int64_t l = 0; l < c.layers; ++l) {
+    s.insert(s.end(), {{c.hidden, q},
+                       {c.hidden, kv},
+                       {c.hidden, kv},
+                       {q, c.hidden},
+                       {c.hidden, c.inter},
+                       {c.hidden, c.inter},
+                       {c.inter, c.hidden}});
+  }
+  s.push_back({c.hidden, c.vocab});
+  return s;
+}
+
+// Sum of n floats read as 4 interleaved streams with software prefetch (AVX-512).
+__attribute__((target("avx512f"))) float sum4(const float* p, size_t n) {
+  const size_t len = n / 4 / 16 * 16;
+  __m512 s = _mm512_setzero_ps();
+  for (size_t i = 0; i < len; i += 16)
+    for (size_t k = 0; k < 4; ++k) {
+      const float* q = p + k * len + i;
+      _mm_prefetch(reinterpret_cast<const char*>(q + 512), _MM_HINT_T0);
+      s = _mm512_add_ps(s, _mm512_loadu_ps(q));
+    }
+  alignas(64) float f[16];
+  _mm512_store_ps(f, s);
+  return f[0];
+}
+
+// Read bandwidth of kThreads oneTBB workers summing their halves of `buf` (asc-bounds-bench's
+// 4-stream figure, on the bench's own threads).
+double read_gbs(tbb::task_arena& arena, const std::vector<float>& buf) {
+  std::vector<double> gbs;
+  for (int r = 0; r < 5; ++r) {
+    const double s = seconds([&] {
+      arena.execute([&] {
+        tbb::parallel_for(0, kThreads, [&](int t) {
+          const size_t share = buf.size() / kThreads;
+          volatile float sink = sum4(buf.data() + share * static_cast<size_t>(t), share);
+          (void)sink;
+        });
+      });
+    });
+    gbs.push_back(static_cast<double>(buf.size() * sizeof(float)) / s / 1e9);
+  }
+  return median(gbs);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string type = argc > 1 ? argv[1] : "bf16";
+  const std::string model = argc > 2 ? argv[2] : "0.5b";
+  const DType dt = type == "f32" ? DType::kF32 : DType::kBF16;
+  const Config cfg = model == "1.5b" ? Config{1536, 28, 12, 2, 128, 8960, 151936}
+                                     : Config{896, 24, 14, 2, 64, 4864, 151936};
+  const auto shapes = step_shapes(cfg);
+  const asc::cpu::CpuDevice dev(kThreads);
+  omp_set_num_threads(kThreads);
+
+  // Weights: distinct tensors with random bits (values do not change the traffic).
+  std::vector<asc::Tensor> w;
+  size_t bytes = 0;
+  std::mt19937 rng(1);
+  for (const auto& [k, n] : shapes) {
+    w.emplace_back(dt, asc::Shape{k, n});
+    auto* p = static_cast<uint16_t*>(w.back().data());
+    const size_t halves = w.back().nbytes() / 2;
+    for (size_t i = 0; i < halves; ++i) p[i] = static_cast<uint16_t>(0x3c00 | (rng() & 0x00ff));
+    bytes += w.back().nbytes();
+  }
+  // Activations and programs, one per distinct shape.
+  const asc::OpDef& op = asc::global_registry().lookup("", "MatMul", 13);
+  std::vector<asc::Tensor> xs, ys;
+  std::vector<asc::TileProgram> progs;
+  for (const auto& [k, n] : shapes) {
+    xs.emplace_back(dt, asc::Shape{1, k});
+    for (int64_t i = 0; i < k; ++i) xs.back().set(i, 0.01f * static_cast<float>(i % 7));
+    ys.emplace_back(dt, asc::Shape{1, n});
+    const std::vector<asc::TensorDesc> in{xs.back().desc(), w[xs.size() - 1].desc()},
+        out{ys.back().desc()};
+    progs.push_back(asc::plan_tile_program(op, op.resolve({}), in, out, dev.spec()));
+  }
+  auto asc_step = [&] {
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      void* args[] = {xs[i].data(), w[i].data(), ys[i].data()};
+      dev.launch(progs[i], args);
+    }
+  };
+  // oneDNN: one primitive per matrix.
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream strm(eng);
+  using ddt = dnnl::memory::data_type;
+  using tag = dnnl::memory::format_tag;
+  const ddt t = dt == DType::kBF16 ? ddt::bf16 : ddt::f32;
+  std::vector<dnnl::matmul> prims;
+  std::vector<std::array<dnnl::memory, 3>> mems;
+  std::vector<asc::Tensor> ys_dnnl;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const auto [k, n] = shapes[i];
+    dnnl::memory::desc ad({1, k}, t, tag::ab), bd({k, n}, t, tag::ab), yd({1, n}, t, tag::ab);
+    prims.emplace_back(dnnl::matmul::primitive_desc(dnnl::matmul::desc(ad, bd, yd), eng));
+    ys_dnnl.emplace_back(dt, asc::Shape{1, n});
+    mems.push_back({dnnl::memory(ad, eng, xs[i].data()), dnnl::memory(bd, eng, w[i].data()),
+                    dnnl::memory(yd, eng, ys_dnnl.back().data())});
+  }
+  auto dnnl_step = [&] {
+    for (size_t i = 0; i < prims.size(); ++i)
+      prims[i].execute(
+          strm,
+          {{DNNL_ARG_SRC, mems[i][0]}, {DNNL_ARG_WEIGHTS, mems[i][1]}, {DNNL_ARG_DST, mems[i][2]}});
+    strm.wait();
+  };
+
+  tbb::task_arena arena(kThreads);
+  const std::vector<float> buf(size_t{1} << 28, 1.0f);
+  std::vector<double> ta, td;
+  asc_step();
+  dnnl_step();
+  for (int r = 0; r < 7; ++r) {  // alternate, with a pause so idle spinning workers stop
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    ta.push_back(seconds(asc_step));
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    td.push_back(seconds(dnnl_step));
+  }
+  const double bw = read_gbs(arena, buf);
+  const double a = median(ta), d = median(td), gb = static_cast<double>(bytes) / 1e9;
+  std::printf(
+      "asc-decode-gemv-bench: Qwen2.5-%s %s, %zu MatMuls at M=1, %.3f GB of weights, %d "
+      "threads\n",
+      model.c_str(), type.c_str(), shapes.size(), gb, kThreads);
+  std::printf("read bandwidth (same run): %.1f GB/s -> bound %.2f ms per step\n", bw,
+              gb / bw * 1e3);
+  std::printf("asc    %.2f ms  %.1f GB/s  %.0f%% of read bandwidth\n", a * 1e3, gb / a,
+              100.0 * gb / a / bw);
+  std::printf("oneDNN %.2f ms  %.1f GB/s  %.0f%% of read bandwidth   asc/oneDNN speed %.2f\n",
+              d * 1e3, gb / d, 100.0 * gb / d / bw, d / a);
+  return 0;
+}
