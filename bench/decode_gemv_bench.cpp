@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <random>
 #include <string>
 #include <thread>
@@ -177,6 +178,16 @@ int main(int argc, char** argv) {
     td.push_back(seconds(dnnl_step));
   }
   const double bw = read_gbs(arena, buf);
+  // Per shape: each launch timed alone over 3 steps (median of the per-step sums).
+  std::map<std::pair<int64_t, int64_t>, std::vector<double>> per;
+  for (int r = 0; r < 3; ++r) {
+    std::map<std::pair<int64_t, int64_t>, double> sum;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      void* args[] = {xs[i].data(), w[i].data(), ys[i].data()};
+      sum[shapes[i]] += seconds([&] { dev.launch(progs[i], args); });
+    }
+    for (const auto& [s, t] : sum) per[s].push_back(t);
+  }
   const double a = median(ta), d = median(td), gb = static_cast<double>(bytes) / 1e9;
   std::printf(
       "asc-decode-gemv-bench: Qwen2.5-%s %s, %zu MatMuls at M=1, %.3f GB of weights, %d "
@@ -188,5 +199,24 @@ int main(int argc, char** argv) {
               100.0 * gb / a / bw);
   std::printf("oneDNN %.2f ms  %.1f GB/s  %.0f%% of read bandwidth   asc/oneDNN speed %.2f\n",
               d * 1e3, gb / d, 100.0 * gb / d / bw, d / a);
+  {  // fixed cost of a launch: the first k/v matrix (229 KB bf16) again and again, cache-warm
+    void* args[] = {xs[1].data(), w[1].data(), ys[1].data()};
+    std::vector<double> t;
+    for (int r = 0; r < 2000; ++r) t.push_back(seconds([&] { dev.launch(progs[1], args); }));
+    std::printf("warm launch of %lld x %lld: median %.1f us\n",
+                static_cast<long long>(shapes[1].first), static_cast<long long>(shapes[1].second),
+                median(t) * 1e6);
+  }
+  std::printf("\nasc per shape (K x N: launches, ms per step, GB/s, tiling)\n");
+  for (const auto& [s, v] : per) {
+    const auto n = std::count(shapes.begin(), shapes.end(), s);
+    const size_t i =
+        static_cast<size_t>(std::find(shapes.begin(), shapes.end(), s) - shapes.begin());
+    const double gbs =
+        static_cast<double>(n) * static_cast<double>(w[i].nbytes()) / median(v) / 1e9;
+    std::printf("%6lld x %-6lld %4lld %8.2f %6.1f  %s\n", static_cast<long long>(s.first),
+                static_cast<long long>(s.second), static_cast<long long>(n), median(v) * 1e3, gbs,
+                asc::to_string(progs[i].grid).c_str());
+  }
   return 0;
 }

@@ -120,7 +120,7 @@ std::string generation_profile(const GenerateReport& r, const Graph& g) {
                                 cat("prefill of ", r.last.prompt_tokens, " tokens, ms"), 1);
   if (steps > 0)
     s += profile_table(profile_ops(g, r.last.decode_steps),
-                       cat("decode, ms per token over ", steps, " tokens"), steps);
+                       cat("decode, ms per token over ", r.last.step_ms.size(), " tokens"), steps);
   return s;
 }
 
