@@ -15,6 +15,7 @@
 #include <limits>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "ops/ops.h"
 #include "registry/tensor.h"
 #include "runtime/devices/cpu/cpu_device.h"
@@ -28,17 +29,7 @@ using asc::Tensor;
 
 constexpr int64_t kHeads = 14, kKvHeads = 2, kHead = 64;
 
-double median_seconds(const std::function<void()>& fn, int runs) {
-  fn();
-  std::vector<double> t;
-  for (int r = 0; r < runs; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    fn();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using asc::bench::median_seconds;
 
 Tensor filled(Shape s, double base) {
   Tensor t(DType::kF32, std::move(s));

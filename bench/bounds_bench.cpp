@@ -17,14 +17,13 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_util.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using asc::bench::median;
 
 // Sum of the 16 lanes (g++ 12 warns on _mm512_reduce_add_ps's undefined register).
 __attribute__((target("avx512f"))) float lanes_sum(__m512 v) {

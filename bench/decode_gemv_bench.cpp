@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "ops/ops.h"
 #include "registry/tensor.h"
 #include "runtime/devices/cpu/cpu_device.h"
@@ -31,19 +32,10 @@ extern "C" void omp_set_num_threads(int);  // oneDNN's OpenMP runtime
 namespace {
 
 using asc::DType;
-using Clock = std::chrono::steady_clock;
 constexpr int kThreads = 2;
 
-double seconds(const std::function<void()>& f) {
-  const auto t0 = Clock::now();
-  f();
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using asc::bench::median;
+using asc::bench::seconds;
 
 struct Config {
   int64_t hidden, layers, heads, kv_heads, head_dim, inter, vocab;

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "ops/ops.h"
 #include "registry/tensor.h"
 #include "runtime/devices/cpu/cpu_device.h"
@@ -31,18 +32,7 @@ using asc::DType;
 using asc::Shape;
 using asc::Tensor;
 
-// Median seconds of fn over `runs` runs after one warm-up call (page faults, caches).
-double median_seconds(const std::function<void()>& fn, int runs) {
-  fn();
-  std::vector<double> t;
-  for (int r = 0; r < runs; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    fn();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using asc::bench::median_seconds;
 
 void fill(Tensor& t, double base) {
   for (int64_t i = 0; i < t.numel(); ++i) t.set(i, base + 0.001 * static_cast<double>(i % 977));

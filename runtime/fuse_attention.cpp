@@ -8,13 +8,13 @@
 #include "ops/ops.h"
 #include "registry/error.h"
 #include "registry/strings.h"
+#include "runtime/fusion.h"
 
 namespace asc {
 namespace {
 
 struct Match {
-  std::vector<int> nodes;     // removed
-  std::vector<int> interior;  // values that disappear with them
+  std::vector<int> nodes;  // replaced by the fused node
   int q = -1, k = -1, v = -1, past_k = -1, past_v = -1, mask = -1;
   int out = -1, present_k = -1, present_v = -1;
   double scale = 1.0;
@@ -30,35 +30,13 @@ struct KvChain {
 
 class Matcher {
  public:
-  Matcher(const Graph& g, const std::vector<int>& keep) : g_(g), uses_(g.values.size()) {
-    for (size_t i = 0; i < g.nodes.size(); ++i)
-      for (int v : g.nodes[i].inputs)
-        if (v >= 0) uses_[v].push_back(static_cast<int>(i));
-    kept_.assign(g.values.size(), false);
-    for (int v : keep) kept_[v] = true;
-    for (int v : g.outputs) kept_[v] = true;
-  }
+  explicit Matcher(const FuseGraph& fg) : fg_(fg), g_(fg.graph()) {}
 
-  std::optional<Match> match(int softmax) const;
-
-  // The legality predicate: an interior value may be removed only if every consumer is a node of
-  // the pattern, it is not a graph output and it is not kept observable (ModelOptions::expose).
-  bool removable(int v, const std::vector<int>& pattern) const {
-    if (v < 0 || kept_[v]) return false;
-    for (int n : uses_[v])
-      if (std::find(pattern.begin(), pattern.end(), n) == pattern.end()) return false;
-    return true;
-  }
+  // The block ending in this Softmax, with the trailing Transpose absorbed when `transpose`.
+  std::optional<Match> match(int softmax, bool transpose) const;
 
  private:
-  // The node producing v when it is an ai.onnx `type` node with a registered def, else -1.
-  int producer(int v, const char* type) const {
-    if (v < 0) return -1;
-    const int p = g_.values[v].producer;
-    if (p < 0) return -1;
-    const Node& n = g_.nodes[p];
-    return n.domain.empty() && n.op_type == type && n.def ? p : -1;
-  }
+  int producer(int v, const char* type) const { return fg_.producer(v, type); }
   const Tensor* constant(int v) const {
     return v >= 0 && g_.values[v].constant ? &*g_.values[v].constant : nullptr;
   }
@@ -84,9 +62,8 @@ class Matcher {
   std::optional<KvChain> kv_chain(int kr, Match& m) const;
   std::optional<double> scale_of(int scaled, int& scores, Match& m) const;
 
+  const FuseGraph& fg_;
   const Graph& g_;
-  std::vector<std::vector<int>> uses_;  // per value: consuming nodes
-  std::vector<bool> kept_;              // graph outputs and kept values
 };
 
 // kr = [Reshape(Expand(Unsqueeze(present, [2]), [1,1,r,1,1]), [0, N, -1, D])], present =
@@ -120,7 +97,6 @@ std::optional<KvChain> Matcher::kv_chain(int kr, Match& m) const {
     c.heads = (*shape)[1];
     c.head = (*shape)[3];
     m.nodes.insert(m.nodes.end(), {un, ex, rs});
-    m.interior.insert(m.interior.end(), {u.outputs[0], g_.nodes[ex].outputs[0], kr});
   }
   const int cc = producer(c.present, "Concat");
   const auto ca = cc < 0 ? std::nullopt : attrs(cc);
@@ -167,7 +143,7 @@ std::optional<double> Matcher::scale_of(int scaled, int& scores, Match& m) const
   return std::nullopt;
 }
 
-std::optional<Match> Matcher::match(int softmax) const {
+std::optional<Match> Matcher::match(int softmax, bool transpose) const {
   Match m;
   const Node& sm = g_.nodes[softmax];
   const auto sa = attrs(softmax);
@@ -185,13 +161,11 @@ std::optional<Match> Matcher::match(int softmax) const {
     if ((scale = scale_of(g_.nodes[add].inputs[side], scores, trial))) {
       m = trial;
       m.mask = g_.nodes[add].inputs[1 - side];
-      m.interior.push_back(g_.nodes[add].inputs[side]);
       break;
     }
   }
   if (!scale) return std::nullopt;
   m.scale = *scale;
-  m.interior.insert(m.interior.end(), {sm.inputs[0], probs, scores});
   const int qk = producer(scores, "MatMul");
   if (qk < 0) return std::nullopt;
   m.nodes.push_back(qk);
@@ -199,15 +173,12 @@ std::optional<Match> Matcher::match(int softmax) const {
   const int tk = producer(g_.nodes[qk].inputs[1], "Transpose");
   if (tk < 0 || !perm_is(tk, {0, 1, 3, 2})) return std::nullopt;
   m.nodes.push_back(tk);
-  m.interior.push_back(g_.nodes[tk].outputs[0]);
   const auto kc = kv_chain(g_.nodes[tk].inputs[0], m);
   // probs x vr, the only use of probs.
-  if (!kc || uses_[probs].size() != 1) return std::nullopt;
-  const int pv = uses_[probs][0];
-  const Node& pvn = g_.nodes[pv];
-  if (!(pvn.domain.empty() && pvn.op_type == "MatMul" && pvn.def) || pvn.inputs[0] != probs)
-    return std::nullopt;
+  const int pv = fg_.sole_consumer(probs, "MatMul");
+  if (!kc || pv < 0 || g_.nodes[pv].inputs[0] != probs) return std::nullopt;
   m.nodes.push_back(pv);
+  const Node& pvn = g_.nodes[pv];
   const auto vc = kv_chain(pvn.inputs[1], m);
   if (!vc || vc->heads != kc->heads || vc->kv_heads != kc->kv_heads || vc->head != kc->head)
     return std::nullopt;
@@ -216,69 +187,55 @@ std::optional<Match> Matcher::match(int softmax) const {
   m.heads = kc->heads;
   m.kv_heads = kc->kv_heads;
   m.out = pvn.outputs[0];
-  // Transpose(ctx, [0,2,1,3]) as ctx's only use: absorbed.
-  if (uses_[m.out].size() == 1) {
-    const int tr = uses_[m.out][0];
-    const Node& t = g_.nodes[tr];
-    if (t.domain.empty() && t.op_type == "Transpose" && t.def && perm_is(tr, {0, 2, 1, 3}) &&
-        removable(m.out, {tr})) {
-      m.nodes.push_back(tr);
-      m.interior.push_back(m.out);
-      m.out = t.outputs[0];
-      m.transpose = true;
-    }
+  if (transpose) {  // Transpose(ctx, [0,2,1,3]) as ctx's only use
+    const int tr = fg_.sole_consumer(m.out, "Transpose");
+    if (tr < 0 || !perm_is(tr, {0, 2, 1, 3})) return std::nullopt;
+    m.nodes.push_back(tr);
+    m.out = g_.nodes[tr].outputs[0];
+    m.transpose = true;
   }
-  for (int v : m.interior)
-    if (!removable(v, m.nodes)) return std::nullopt;
   return m;
 }
 
 }  // namespace
 
-int fuse_attention(Graph& g, const std::vector<int>& keep) {
-  const OpDef* def = global_registry().find(attention::kDomain, "FusedAttention", 1);
-  if (!def) return 0;
-  const Matcher matcher(g, keep);
-  std::vector<bool> claimed(g.nodes.size(), false);
-  std::vector<Node> fused;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    if (!(n.domain.empty() && n.op_type == "Softmax" && n.def)) continue;
-    const auto m = matcher.match(static_cast<int>(i));
+int fuse_attention(FuseGraph& fg) {
+  if (!global_registry().find(fused::kDomain, "FusedAttention", 1)) return 0;
+  const Matcher matcher(fg);
+  int count = 0;
+  for (int i = 0; i < fg.num_nodes(); ++i) {
+    if (!is_op(fg, i, "Softmax")) continue;
+    // With the trailing Transpose absorbed when that is legal, else without it.
+    std::optional<Match> m;
+    for (bool transpose : {true, false}) {
+      m = matcher.match(i, transpose);
+      if (m && can_fuse(fg, m->nodes, std::vector<int>{m->out, m->present_k, m->present_v})) break;
+      m.reset();
+    }
     if (!m) continue;
-    bool free = true;
-    for (int x : m->nodes) free = free && !claimed[x];
-    if (!free) continue;
-    for (int x : m->nodes) claimed[x] = true;
-    Node f;
-    const size_t slash = n.name.rfind('/');
-    f.name = cat(slash == std::string::npos ? n.name + "/" : n.name.substr(0, slash + 1),
-                 "FusedAttention");
-    f.op_type = "FusedAttention";
-    f.domain = attention::kDomain;
-    f.opset = 1;
-    f.def = def;
-    f.inputs = {m->q, m->k, m->v, m->past_k, m->past_v, m->mask};
-    f.outputs = {m->out, m->present_k, m->present_v};
-    f.attrs.set("scale", static_cast<float>(m->scale));
-    f.attrs.set("num_heads", m->heads);
-    f.attrs.set("kv_num_heads", m->kv_heads);
-    f.attrs.set("transpose_output", int64_t{m->transpose ? 1 : 0});
-    fused.push_back(std::move(f));
+    const std::string& name = fg.graph().nodes[i].name;
+    const size_t slash = name.rfind('/');
+    Attrs a;
+    a.set("scale", static_cast<float>(m->scale));
+    a.set("num_heads", m->heads);
+    a.set("kv_num_heads", m->kv_heads);
+    a.set("transpose_output", int64_t{m->transpose ? 1 : 0});
+    fg.replace(m->nodes,
+               fused_node("FusedAttention",
+                          cat(slash == std::string::npos ? name + "/" : name.substr(0, slash + 1),
+                              "FusedAttention"),
+                          {m->q, m->k, m->v, m->past_k, m->past_v, m->mask},
+                          {m->out, m->present_k, m->present_v}, std::move(a)));
+    ++count;
   }
-  if (fused.empty()) return 0;
-  std::vector<Node> nodes;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    if (!claimed[i]) nodes.push_back(std::move(g.nodes[i]));
-  const int count = static_cast<int>(fused.size());
-  for (Node& f : fused) nodes.push_back(std::move(f));
-  g.nodes = std::move(nodes);
-  for (auto& v : g.values) v.producer = -1;
-  for (size_t i = 0; i < g.nodes.size(); ++i)
-    for (int o : g.nodes[i].outputs)
-      if (o >= 0) g.values[o].producer = static_cast<int>(i);
-  g.opsets.emplace(attention::kDomain, 1);
   return count;
+}
+
+int fuse_attention(Graph& g, const std::vector<int>& keep) {
+  FuseOptions o;
+  o.keep = keep;
+  o.rms_norm = o.swiglu = o.matmul_bias = o.rotary = o.elementwise = false;
+  return fuse(g, o).counts["FusedAttention"];
 }
 
 }  // namespace asc

@@ -22,8 +22,13 @@
 
 namespace asc {
 
-// Fuses every matching attention block of g; returns the number fused. `keep` are values that
-// must stay observable (ModelOptions::expose): a block they are interior to is left alone.
+// The pattern runs first inside fuse() (runtime/fusion.h, FuseOptions::attention) and decides
+// with its legality predicate can_fuse(); when `keep` makes the trailing Transpose's input
+// observable, the block is fused without absorbing it.
+//
+// This entry point runs fuse() with the attention pattern alone: fuses every matching block of g
+// and returns the number fused. `keep` are values that must stay observable
+// (ModelOptions::expose): a block they are interior to is left alone.
 int fuse_attention(Graph& g, const std::vector<int>& keep = {});
 
 }  // namespace asc

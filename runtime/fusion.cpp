@@ -187,7 +187,8 @@ FuseReport fuse(Graph& g, const FuseOptions& o) {
     int (*run)(FuseGraph&);
   };
   // Specific patterns first; the generic elementwise pass takes what is left.
-  const Pass passes[] = {{o.rms_norm, "FusedRMSNorm", fuse_rms_norm},
+  const Pass passes[] = {{o.attention, "FusedAttention", fuse_attention},
+                         {o.rms_norm, "FusedRMSNorm", fuse_rms_norm},
                          {o.swiglu, "FusedSwiGLU", fuse_swiglu},
                          {o.matmul_bias, "FusedMatMulBias", fuse_matmul_bias},
                          {o.rotary, "FusedRotary", fuse_rotary},

@@ -18,6 +18,8 @@ struct FuseOptions {
   // Values that must survive (ModelOptions::expose, what asc-check reads): never fused away.
   std::vector<int> keep;
   // The patterns, in the order they run (each may be switched off, e.g. by tests).
+  bool attention =
+      true;  // the decoder attention block -> FusedAttention (runtime/fuse_attention.h)
   bool rms_norm =
       true;            // Pow, ReduceMean, Add, Sqrt, Div (or Reciprocal, Mul), Mul -> FusedRMSNorm
   bool swiglu = true;  // Sigmoid(g), Mul(g, .), Mul(., up) -> FusedSwiGLU
@@ -98,6 +100,7 @@ bool can_fuse(const FuseGraph& fg, std::span<const int> nodes, std::span<const i
 bool spliceable(const Node& n, const std::vector<TensorType>& inputs, const TensorType& output);
 
 // The patterns (runtime/fuse_*.cpp); each returns the fused nodes it made.
+int fuse_attention(FuseGraph& fg);  // first: the chain passes would take its scale and mask Add
 int fuse_rms_norm(FuseGraph& fg);
 int fuse_swiglu(FuseGraph& fg);
 int fuse_matmul_bias(FuseGraph& fg);

@@ -8,7 +8,6 @@
 
 #include "registry/error.h"
 #include "registry/strings.h"
-#include "runtime/fuse_attention.h"
 #include "runtime/fusion.h"
 #include "runtime/graph_passes.h"
 #include "runtime/op_runner.h"
@@ -35,7 +34,6 @@ Model::Model(Graph graph, ModelOptions options)
   fold_constants(graph_, *device_);
   if (options_.last_logits_only) keep_last_position(graph_, "logits");  // before fusion: a MatMul
   if (options_.optimize && options_.fusion) {  // exposed values are the fusion's keep-set
-    fuse_attention(graph_, expose);  // first: the chain pass would take its scale and mask Add
     FuseOptions fo;
     fo.keep = expose;
     fusion_ = fuse(graph_, fo);

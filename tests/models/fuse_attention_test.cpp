@@ -186,6 +186,18 @@ TEST_P(FuseAttention, DifferencesLeaveTheLayerAlone) {
     }
     EXPECT_EQ(count_ops(g, "Transpose"), count_ops(graph(), "Transpose") - 2 * layers + 1);
   }
+  {  // the same when the context is kept observable (the fusion's keep-set)
+    Graph g = graph();
+    const int ctx = node_named(g, attn(1, "MatMul_pv")).outputs[0];
+    EXPECT_EQ(fuse_attention(g, {ctx}), layers);
+    int unabsorbed = 0;
+    for (const Node& n : g.nodes)
+      if (n.op_type == "FusedAttention" && n.attrs.i("transpose_output") == 0) {
+        EXPECT_EQ(n.outputs[0], ctx);
+        ++unabsorbed;
+      }
+    EXPECT_EQ(unabsorbed, 1);
+  }
 }
 
 std::string case_name(const ::testing::TestParamInfo<FuseCase>& p) {
