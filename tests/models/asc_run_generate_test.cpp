@@ -14,17 +14,11 @@ namespace {
 
 class AscRunGenerate : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new TempDir;
-    models::write_qwen(tiny_options(models::ElemType::kF32), *dir_ / "tiny.onnx");
+  Result run(const std::string& args) const {
+    return run_tool(ASC_RUN_EXE, models::str_cat("'", tiny_model_path(), "' ", args), dir_ / "");
   }
-  static void TearDownTestSuite() { delete dir_; }
-  static Result run(const std::string& args) {
-    return run_tool(ASC_RUN_EXE, models::str_cat("'", *dir_ / "tiny.onnx", "' ", args), *dir_ / "");
-  }
-  static TempDir* dir_;
+  TempDir dir_;
 };
-TempDir* AscRunGenerate::dir_ = nullptr;
 
 TEST_F(AscRunGenerate, JsonReportWithProfile) {
   const Result r = run("--generate 5 --prompt-len 9 --seed 3 --threads 2 --json --profile");
@@ -37,7 +31,7 @@ TEST_F(AscRunGenerate, JsonReportWithProfile) {
   EXPECT_GT(j["peak_rss_mb"].get<double>(), 0.0);
 
   // The same tokens as the Generator in process, from the same prompt.
-  const auto model = load(*dir_ / "tiny.onnx");
+  const auto model = load(tiny_model_path());
   const std::vector<int64_t> prompt = j["prompt"].get<std::vector<int64_t>>();
   EXPECT_EQ(j["tokens"].get<std::vector<int64_t>>(),
             Generator(*model, {14, {}}).generate(prompt, 5));

@@ -15,19 +15,10 @@ namespace {
 
 class TinyGenerator : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new TempDir;
-    models::write_qwen(tiny_options(models::ElemType::kF32), *dir_ / "tiny.onnx");
-    model_ = load(*dir_ / "tiny.onnx").release();
-  }
-  static void TearDownTestSuite() {
-    delete model_;
-    delete dir_;
-  }
-  static TempDir* dir_;
+  static void SetUpTestSuite() { model_ = load(tiny_model_path()).release(); }
+  static void TearDownTestSuite() { delete model_; }
   static Model* model_;
 };
-TempDir* TinyGenerator::dir_ = nullptr;
 Model* TinyGenerator::model_ = nullptr;
 
 TEST_F(TinyGenerator, GreedyTokensEqualFullRecomputation) {

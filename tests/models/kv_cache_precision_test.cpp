@@ -24,14 +24,12 @@ double cosine(const std::vector<float>& a, const std::vector<float>& b) {
 class KvCachePrecision : public ::testing::TestWithParam<DType> {};
 
 TEST_P(KvCachePrecision, CacheIoTakesTheLowDtype) {
-  TempDir dir;
   const models::QwenOptions o = tiny_options(models::ElemType::kF32);
-  models::write_qwen(o, dir / "tiny.onnx");
   ModelOptions mo{2, "cpu", true};
   mo.precision = GetParam();
-  const Model plain(import_onnx_file(dir / "tiny.onnx"), mo);
+  const Model plain(import_onnx_file(tiny_model_path()), mo);
   mo.kv_cache_precision = true;
-  const Model low(import_onnx_file(dir / "tiny.onnx"), mo);
+  const Model low(import_onnx_file(tiny_model_path()), mo);
 
   const Graph& g = low.graph();
   int cache_io = 0;

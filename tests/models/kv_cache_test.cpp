@@ -34,12 +34,6 @@ class Pages {
 
 class KvCache : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new TempDir;
-    models::write_qwen(tiny_options(models::ElemType::kF32), *dir_ / "tiny.onnx");
-  }
-  static void TearDownTestSuite() { delete dir_; }
-
   void SetUp() override {
     o_ = tiny_options(models::ElemType::kF32);
     const auto& c = o_.config;
@@ -112,7 +106,7 @@ class KvCache : public ::testing::Test {
   }
 
   std::unique_ptr<Model> load_plain() const {
-    return std::make_unique<Model>(import_onnx_file(*dir_ / "tiny.onnx"),
+    return std::make_unique<Model>(import_onnx_file(tiny_model_path()),
                                    ModelOptions{2, "cpu", false});
   }
   static std::vector<int64_t> iota(int64_t from, int64_t n) {
@@ -124,12 +118,10 @@ class KvCache : public ::testing::Test {
     return std::vector<int64_t>(static_cast<size_t>(n), 1);
   }
 
-  static TempDir* dir_;
   models::QwenOptions o_;
   int64_t page_ = 0, past_ = 0, max_len_ = 0, head_bytes_ = 0;
   std::vector<std::unique_ptr<Pages>> caches_;
 };
-TempDir* KvCache::dir_ = nullptr;
 
 std::vector<int64_t> prompt_of(int64_t n) {
   std::vector<int64_t> p(static_cast<size_t>(n));
@@ -138,7 +130,7 @@ std::vector<int64_t> prompt_of(int64_t n) {
 }
 
 TEST_F(KvCache, FusedDecodeWritesOnlyTheNewRowsInPlace) {
-  const auto fused = load(*dir_ / "tiny.onnx");
+  const auto fused = load(tiny_model_path());
   const std::vector<int64_t> prompt = prompt_of(past_);
   step(*fused, prompt, 0);
   protect_past(true);  // a write to any past row now faults
@@ -162,7 +154,7 @@ TEST_F(KvCache, UnfusedStridedViewsAreCopiedInAndOut) {
 
 // The Generator's tokens do not depend on fusion (one cache buffer per layer either way).
 TEST_F(KvCache, GeneratorTokensWithAndWithoutFusion) {
-  const auto fused = load(*dir_ / "tiny.onnx");
+  const auto fused = load(tiny_model_path());
   const auto plain = load_plain();
   const std::vector<int64_t> prompt = prompt_of(9);
   EXPECT_EQ(Generator(*fused, {32, {}}).generate(prompt, 12),

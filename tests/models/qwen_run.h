@@ -44,6 +44,18 @@ inline models::QwenOptions tiny_options(models::ElemType t,
   return o;
 }
 
+// The tiny f32 optimum-form model (tiny_options), written once per test process into a folder
+// removed at exit: for the suites that all read the same model.
+inline const std::string& tiny_model_path() {
+  static const TempDir dir;
+  static const std::string path = [] {
+    const std::string p = dir / "tiny.onnx";
+    models::write_qwen(tiny_options(models::ElemType::kF32), p);
+    return p;
+  }();
+  return path;
+}
+
 inline DType asc_dtype(models::ElemType t) {
   return t == models::ElemType::kF32   ? DType::kF32
          : t == models::ElemType::kF16 ? DType::kF16
