@@ -22,7 +22,8 @@ void register_reduce_more(Registry& r);
 void register_misc(Registry& r);
 void register_contrib(Registry& r);
 void register_fused_attention(Registry& r);
-void register_fused(Registry& r);  // ai.asc: what the graph fusion passes create
+void register_control_flow(Registry& r);  // If, Loop, Scan: executed by the runtime
+void register_fused(Registry& r);         // ai.asc: what the graph fusion passes create
 
 void register_all_ops(Registry& r);
 

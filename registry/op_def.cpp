@@ -11,7 +11,8 @@ std::string traits_str(uint32_t traits) {
   static const std::pair<uint32_t, const char*> kNames[] = {
       {kElementwise, "elementwise"},     {kBroadcast, "broadcast"}, {kCommutative, "commutative"},
       {kReduction, "reduction"},         {kMovement, "movement"},   {kContraction, "contraction"},
-      {kNormalization, "normalization"}, {kShapeOf, "shape-of"},    {kRandom, "random"}};
+      {kNormalization, "normalization"}, {kShapeOf, "shape-of"},    {kRandom, "random"},
+      {kControlFlow, "control-flow"}};
   std::string s;
   for (const auto& [bit, name] : kNames)
     if (traits & bit) s += cat(s.empty() ? "" : "|", name);

@@ -27,6 +27,7 @@ enum Trait : uint32_t {
   kNormalization = 1u << 6,  // softmax, layer norm, ...
   kShapeOf = 1u << 7,        // outputs depend only on input types (Shape, Size): no data read
   kRandom = 1u << 8,         // draws random numbers: never folded into a constant
+  kControlFlow = 1u << 9,  // runs subgraphs (If, Loop, Scan): the runtime executes it, not a kernel
 };
 std::string traits_str(uint32_t traits);  // "elementwise|broadcast"
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,8 @@ struct Value {
   int producer = -1;               // node index, -1 for graph inputs and constants
 };
 
+class Graph;
+
 struct Node {
   std::string name;  // the model's node name (may be empty; then "<op_type>#<index>")
   std::string op_type;
@@ -28,6 +31,11 @@ struct Node {
   Attrs attrs;               // as given by the model; the OpDef fills defaults at plan time
   std::vector<int> inputs;   // value ids, -1 where an optional input is absent
   std::vector<int> outputs;  // value ids, -1 where an optional output is not wanted
+  // Control flow (If, Loop, Scan): the graph attributes by name. A subgraph reads values of the
+  // enclosing graphs by name (Graph::outer); the node lists those values as its last `captured`
+  // inputs, after the op's own, so ordering, liveness and the passes see the dependency.
+  std::map<std::string, std::shared_ptr<const Graph>> subgraphs;
+  int captured = 0;
 
   std::string label() const;  // "name (op_type)"
 };
@@ -53,6 +61,9 @@ class Graph {
   std::vector<int> outputs;           // graph outputs, in order
   std::map<std::string, int> opsets;  // domain ("" = ai.onnx) -> opset version
   std::string name;
+  // A subgraph's values from enclosing scopes, by name: each is also in `inputs`, after the
+  // formal inputs (the node running the subgraph feeds them from its captured inputs).
+  std::vector<std::string> outer;
 
  private:
   std::map<std::string, int> by_name_;

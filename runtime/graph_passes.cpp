@@ -26,7 +26,7 @@ int fold_constants(Graph& g, const cpu::CpuDevice& device, int64_t max_bytes) {
   int folded = 0;
   for (int i : g.topo_order()) {
     Node& n = g.nodes[i];
-    if (!n.def || n.inputs.empty() || n.def->has(kRandom)) continue;
+    if (!n.def || n.inputs.empty() || n.def->has(kRandom) || n.def->has(kControlFlow)) continue;
     bool all_const = true;
     std::vector<Tensor> ins;
     for (int v : n.inputs) {

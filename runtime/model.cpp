@@ -31,6 +31,7 @@ Model::Model(Graph graph, ModelOptions options)
     expose.push_back(v);
   }
   eliminate_dead_nodes(graph_, expose);
+  load_subgraphs();
   fold_constants(graph_, *device_);
   if (options_.last_logits_only) keep_last_position(graph_, "logits");  // before fusion: a MatMul
   if (options_.optimize && options_.fusion) {  // exposed values are the fusion's keep-set
@@ -207,9 +208,13 @@ std::vector<NamedTensor> Model::run_dynamic(const std::vector<const Tensor*>& fe
     std::vector<Tensor> outs;
     try {
       if (!n.def) throw UnsupportedError(cat("op ", n.op_type, " is not supported"));
-      OpRunOptions o;
-      o.num_outputs = n.outputs.size();
-      device_->run([&] { outs = run_op(*n.def, n.attrs, ins, *device_, o); });
+      if (n.def->has(kControlFlow)) {
+        outs = run_control_flow(n, ins);
+      } else {
+        OpRunOptions o;
+        o.num_outputs = n.outputs.size();
+        device_->run([&] { outs = run_op(*n.def, n.attrs, ins, *device_, o); });
+      }
     } catch (const Error& e) {
       std::string shapes;
       for (size_t k = 0; k < ins.size(); ++k)

@@ -136,6 +136,11 @@ class Model {
                                        RunStats* stats) const;
   // Runs one planned node on tensors bound to every value.
   void run_step(const PlanStep& s, const std::vector<Tensor>& bound) const;
+  // Runs a control-flow node (If) on its inputs through the nested models of its subgraphs
+  // (runtime/control_flow.cpp).
+  std::vector<Tensor> run_control_flow(const Node& n, const std::vector<Tensor>& ins) const;
+  // One nested Model per subgraph of every control-flow node (recursively, each builds its own).
+  void load_subgraphs();
 
   Graph graph_;
   ModelOptions options_;
@@ -148,6 +153,7 @@ class Model {
   LruCache<Plan> plans_;
   LruCache<TileProgram> programs_;
   mutable ArenaPool arenas_;
+  std::map<const Graph*, std::unique_ptr<const Model>> subgraphs_;
 };
 
 }  // namespace asc

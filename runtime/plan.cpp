@@ -177,6 +177,10 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
     const Node& n = g.nodes[order[step]];
     if (!n.def)
       throw UnsupportedError(cat("node ", n.label(), ": op ", n.op_type, " is not supported"));
+    if (n.def->has(kControlFlow)) {  // its outputs' shapes are known once a subgraph has run
+      p.dynamic = cat(n.label(), ": control flow runs node by node");
+      return p;
+    }
     PlanStep s;
     s.node = order[step];
     s.level = level[s.node];

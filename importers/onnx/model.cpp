@@ -1,4 +1,5 @@
 // ModelProto -> Graph: opset imports, initializers, inputs, value_info, nodes, outputs.
+#include <algorithm>
 #include <climits>
 #include <set>
 
@@ -38,19 +39,13 @@ std::string registry_versions(const Node& n) {
 
 class Importer {
  public:
-  Importer(onnx::ModelProto& m, const std::string& base_dir) : m_(m), ext_(base_dir) {}
+  Importer(onnx::ModelProto& m, const std::string& base_dir)
+      : m_(&m), own_ext_(std::make_unique<ExternalData>(base_dir)), ext_(own_ext_.get()) {}
 
   Graph run() {
-    if (!m_.has_graph()) throw ModelError("the model has no graph");
-    onnx::GraphProto& gp = *m_.mutable_graph();
-    g_.name = gp.name();
+    if (!m_->has_graph()) throw ModelError("the model has no graph");
     read_opsets();
-    read_initializers(gp);
-    read_inputs(gp);
-    for (const auto& vi : gp.value_info()) declare(vi, false);
-    for (const auto& vi : gp.output()) declare(vi, true);
-    for (int i = 0; i < gp.node_size(); ++i) read_node(*gp.mutable_node(i));
-    read_outputs(gp);
+    read_graph(*m_->mutable_graph());
     if (!unsupported_.empty()) {
       std::string msg = cat(unsupported_.size(), " unsupported:");
       for (const auto& u : unsupported_) msg += cat("\n  ", u);
@@ -61,8 +56,57 @@ class Importer {
   }
 
  private:
+  // A subgraph (a graph attribute of `node` in the parent's graph): the parent's opsets and
+  // external data; names it does not define resolve in the enclosing scopes (captured).
+  explicit Importer(Importer& parent) : parent_(&parent), ext_(parent.ext_) {
+    g_.opsets = parent.g_.opsets;
+  }
+
+  void read_graph(onnx::GraphProto& gp) {
+    g_.name = gp.name();
+    read_initializers(gp);
+    read_inputs(gp);
+    for (const auto& vi : gp.value_info()) declare(vi, false);
+    for (const auto& vi : gp.output()) declare(vi, true);
+    for (int i = 0; i < gp.node_size(); ++i) read_node(*gp.mutable_node(i));
+    read_outputs(gp);
+  }
+
+  // The type of `name` as a value of this graph or an enclosing one, for a subgraph that reads
+  // it; nullopt when no scope defines it. A value of an enclosing scope is captured here too, so
+  // the node of this graph that runs the subgraph can pass it down.
+  std::optional<TensorType> outer_type(const std::string& name) {
+    const int id = g_.find(name);
+    if (id >= 0 && !pending_.count(id)) return g_.values[id].type;
+    if (id >= 0 || !parent_) return std::nullopt;
+    auto t = parent_->outer_type(name);
+    if (t) capture(name, *t);
+    return t;
+  }
+
+  int capture(const std::string& name, const TensorType& t) {
+    const int id = g_.add_value(name, t);
+    g_.inputs.push_back(id);
+    g_.outer.push_back(name);
+    return id;
+  }
+
+  // Imports graph attribute `a` of node `n` as a subgraph; its captured values become inputs of
+  // `n` (appended by read_node after the node's own).
+  void read_subgraph(onnx::AttributeProto& a, Node& n) {
+    Importer sub(*this);
+    sub.read_graph(*a.mutable_g());
+    for (const auto& u : sub.unsupported_)
+      unsupported_.push_back(cat("subgraph '", a.name(), "' of node '", n.name, "': ", u));
+    try {
+      sub.g_.topo_order();
+    } catch (const ModelError& e) {
+      throw ModelError(cat("subgraph '", a.name(), "' of node '", n.name, "': ", e.what()));
+    }
+    n.subgraphs.emplace(a.name(), std::make_shared<const Graph>(std::move(sub.g_)));
+  }
   void read_opsets() {
-    for (const auto& op : m_.opset_import()) {
+    for (const auto& op : m_->opset_import()) {
       const std::string d = norm_domain(op.domain());
       const int64_t v = op.version();
       if (v < 1 || v > INT_MAX)
@@ -85,7 +129,7 @@ class Importer {
     for (auto& tp : *gp.mutable_initializer()) {
       if (tp.name().empty()) throw ModelError("an initializer has no name");
       try {
-        g_.add_constant(tp.name(), tensor_from_proto(tp, &ext_));
+        g_.add_constant(tp.name(), tensor_from_proto(tp, ext_));
       } catch (const UnsupportedError& e) {
         unsupported_.push_back(cat("initializer: ", e.what()));
         g_.add_value(tp.name(), TensorType{});
@@ -131,6 +175,8 @@ class Importer {
   int input_value(const std::string& name) {
     if (name.empty()) return -1;
     int id = g_.find(name);
+    if (id < 0 && parent_)
+      if (auto t = parent_->outer_type(name)) return capture(name, *t);
     if (id < 0) {
       id = g_.add_value(name, declared(name));
       pending_.insert(id);
@@ -165,10 +211,15 @@ class Importer {
 
     std::vector<std::string> why;
     for (auto& a : *np.mutable_attribute()) {
-      if (n.attrs.has(a.name()))
+      if (n.attrs.has(a.name()) || n.subgraphs.count(a.name()))
         throw ModelError(cat("node '", n.name, "': attribute '", a.name(), "' is given twice"));
+      if (a.type() == onnx::AttributeProto::GRAPH ||
+          (a.type() == onnx::AttributeProto::UNDEFINED && a.has_g())) {
+        read_subgraph(a, n);
+        continue;
+      }
       std::string reason;
-      if (auto v = attr_from_proto(a, &ext_, &reason))
+      if (auto v = attr_from_proto(a, ext_, &reason))
         n.attrs.set(a.name(), std::move(*v));
       else
         why.push_back(reason);
@@ -186,6 +237,13 @@ class Importer {
                                  " opset ", n.opset, "): ", all));
     }
     for (const auto& in : np.input()) n.inputs.push_back(input_value(in));
+    // The values its subgraphs read from enclosing scopes, each once, after the node's own.
+    std::vector<std::string> outer;
+    for (const auto& [attr, sub] : n.subgraphs)
+      for (const std::string& name : sub->outer)
+        if (std::find(outer.begin(), outer.end(), name) == outer.end()) outer.push_back(name);
+    for (const std::string& name : outer) n.inputs.push_back(input_value(name));
+    n.captured = static_cast<int>(outer.size());
     for (const auto& out : np.output()) n.outputs.push_back(output_value(out, n.name));
     g_.add_node(std::move(n));
   }
@@ -238,8 +296,10 @@ class Importer {
     }
   }
 
-  onnx::ModelProto& m_;
-  ExternalData ext_;
+  onnx::ModelProto* m_ = nullptr;
+  Importer* parent_ = nullptr;
+  std::unique_ptr<ExternalData> own_ext_;
+  ExternalData* ext_ = nullptr;
   Graph g_;
   std::map<std::string, TensorType> declared_;
   std::set<int> pending_;  // values used as node inputs whose producer has not been seen yet

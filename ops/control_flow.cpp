@@ -1,0 +1,44 @@
+// Control flow: If (1, 11, 13, 16). The op's definition lives here so the importer, coverage and
+// the passes know it; the runtime executes it (runtime/control_flow.h): it runs one of the node's
+// subgraphs, whose outputs' shapes are known only then, so inference leaves them to run time.
+//
+// Inputs: cond (a one-element bool tensor), then the values the branches read from enclosing
+// scopes (Node::captured, appended by the importer). Outputs: the chosen branch's outputs.
+#include "ops/ops.h"
+#include "registry/error.h"
+#include "registry/infer.h"
+#include "registry/strings.h"
+
+namespace asc {
+namespace {
+
+std::vector<TensorType> if_infer(const InferContext& c) {
+  throw ValueUnknownError(
+      cat(c.op.type, ": its outputs come from the branch it takes at run time"));
+}
+
+void if_kernel(const LaunchContext& ctx, std::span<const Tensor>, std::span<Tensor>) {
+  throw Error(cat(ctx.op->type, " runs subgraphs: a Model executes it, not a kernel call"));
+}
+
+}  // namespace
+
+void register_control_flow(Registry& r) {
+  struct Version {
+    int since, until;
+  };
+  for (const Version v : {Version{1, 10}, Version{11, 12}, Version{13, 15}, Version{16, INT_MAX}})
+    r.add(def_op("If", v.since, v.until)
+              .input("cond", "bool")
+              .input("captured", "V", Arity::kVariadic)
+              .heterogeneous()
+              .output("outputs", "V", Arity::kVariadic)
+              .type_constraint("V", all_types())
+              .trait(kControlFlow)
+              .describe("outputs = then_branch() if cond else else_branch() (subgraph attributes; "
+                        "the branches may read values of enclosing graphs)")
+              .infer(if_infer)
+              .host_kernel(if_kernel));
+}
+
+}  // namespace asc

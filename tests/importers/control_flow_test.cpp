@@ -1,0 +1,178 @@
+// If: subgraph import (outer-scope values captured by name, nested scopes) and execution by the
+// runtime (each branch a nested Model), against values computed here; bad conditions and
+// branches that disagree get clear errors.
+#include <gtest/gtest.h>
+
+#include "registry/error.h"
+#include "runtime/model.h"
+#include "tests/importers/onnx_builder.h"
+
+namespace asc::test {
+namespace {
+
+onnx::NodeProto& add_node(onnx::GraphProto& g, const std::string& op, std::vector<std::string> ins,
+                          std::vector<std::string> outs) {
+  auto* n = g.add_node();
+  n->set_op_type(op);
+  n->set_name(outs.empty() ? op : outs[0]);
+  for (auto& i : ins) n->add_input(i);
+  for (auto& o : outs) n->add_output(o);
+  return *n;
+}
+
+void add_output(onnx::GraphProto& g, const std::string& name, int64_t len) {
+  auto* vi = g.add_output();
+  vi->set_name(name);
+  ModelBuilder::set_type(*vi, DType::kF32, {std::to_string(len)});
+}
+
+void set_graph(onnx::NodeProto& n, const std::string& name, const onnx::GraphProto& g) {
+  auto& a = attr(n, name);
+  a.set_type(onnx::AttributeProto::GRAPH);
+  *a.mutable_g() = g;
+}
+
+Tensor f32(std::vector<float> v) {
+  Tensor t(DType::kF32, {static_cast<int64_t>(v.size())});
+  for (size_t i = 0; i < v.size(); ++i) t.set(static_cast<int64_t>(i), v[i]);
+  return t;
+}
+
+Tensor flag(bool b, int64_t n = 1) {
+  Tensor t(DType::kBool, n == 1 ? Shape{} : Shape{n});
+  for (int64_t i = 0; i < n; ++i) t.set(i, b ? 1.0 : 0.0);
+  return t;
+}
+
+std::vector<double> values(const Tensor& t) {
+  std::vector<double> v;
+  for (int64_t i = 0; i < t.numel(); ++i) v.push_back(t.at(i));
+  return v;
+}
+
+// y = x * w; out = If(c, then: y + x, else: y - w [, 2 outputs when `extra_else`]).
+ModelBuilder if_model(bool extra_else = false) {
+  ModelBuilder b;
+  b.input("x", DType::kF32, {"3"});
+  b.input("c", DType::kBool, {});
+  b.initializer_f32("w", {3}, {1, 2, 3});
+  b.node("Mul", {"x", "w"}, {"y"}, "mul");
+  onnx::GraphProto then_g, else_g;
+  then_g.set_name("then");
+  add_node(then_g, "Add", {"y", "x"}, {"t_out"});
+  add_output(then_g, "t_out", 3);
+  else_g.set_name("else");
+  add_node(else_g, "Sub", {"y", "w"}, {"e_out"});
+  add_output(else_g, "e_out", 3);
+  if (extra_else) {
+    add_node(else_g, "Neg", {"y"}, {"e_neg"});
+    add_output(else_g, "e_neg", 3);
+  }
+  auto& n = b.node("If", {"c"}, {"out"}, "if");
+  set_graph(n, "then_branch", then_g);
+  set_graph(n, "else_branch", else_g);
+  b.output("out", DType::kF32, {"?"});
+  return b;
+}
+
+TEST(ControlFlow, IfCapturesOuterValuesAndRunsTheChosenBranch) {
+  const Graph g = if_model().import();
+  const Node* n = nullptr;
+  for (const Node& x : g.nodes)
+    if (x.op_type == "If") n = &x;
+  ASSERT_NE(n, nullptr);
+  ASSERT_EQ(n->subgraphs.size(), 2u);
+  EXPECT_EQ(n->subgraphs.at("then_branch")->outer, (std::vector<std::string>{"y", "x"}));
+  EXPECT_EQ(n->subgraphs.at("else_branch")->outer, (std::vector<std::string>{"y", "w"}));
+  EXPECT_EQ(n->captured, 3);  // y, x, w once each, after cond
+  ASSERT_EQ(n->inputs.size(), 4u);
+
+  const Model m(g, ModelOptions{2, "cpu", true});
+  const std::vector<float> x = {0.5f, -2.0f, 4.0f};
+  for (bool c : {true, false}) {
+    const auto out = m.run({{"x", f32(x)}, {"c", flag(c)}});
+    ASSERT_EQ(out.size(), 1u);
+    std::vector<double> want;
+    for (int i = 0; i < 3; ++i) {
+      const double y = x[i] * (i + 1.0);
+      want.push_back(c ? y + x[i] : y - (i + 1.0));
+    }
+    EXPECT_EQ(values(out[0].tensor), want) << "cond " << c;
+  }
+}
+
+// The then branch holds another If whose branches read `x` (two scopes up) and a value of the
+// middle scope: the middle graph captures x to pass it down.
+TEST(ControlFlow, NestedIfReadsValuesTwoScopesUp) {
+  ModelBuilder b;
+  b.input("x", DType::kF32, {"3"});
+  b.input("c", DType::kBool, {});
+  b.input("d", DType::kBool, {});
+  onnx::GraphProto inner_then, inner_else, outer_then, outer_else;
+  add_node(inner_then, "Add", {"x", "m"}, {"it"});
+  add_output(inner_then, "it", 3);
+  add_node(inner_else, "Neg", {"x"}, {"ie"});
+  add_output(inner_else, "ie", 3);
+  add_node(outer_then, "Mul", {"x", "x"}, {"m"});
+  auto& inner = add_node(outer_then, "If", {"d"}, {"ot"});
+  set_graph(inner, "then_branch", inner_then);
+  set_graph(inner, "else_branch", inner_else);
+  add_output(outer_then, "ot", 3);
+  add_node(outer_else, "Identity", {"x"}, {"oe"});
+  add_output(outer_else, "oe", 3);
+  auto& n = b.node("If", {"c"}, {"out"}, "outer");
+  set_graph(n, "then_branch", outer_then);
+  set_graph(n, "else_branch", outer_else);
+  b.output("out", DType::kF32, {"3"});
+  const Graph g = b.import();
+  const Graph& mid = *g.nodes.back().subgraphs.at("then_branch");
+  EXPECT_EQ(mid.outer, (std::vector<std::string>{"x", "d"}));
+
+  const Model m(g, ModelOptions{2, "cpu", true});
+  const std::vector<float> x = {1.5f, -1.0f, 3.0f};
+  for (bool c : {true, false})
+    for (bool d : {true, false}) {
+      const auto out = m.run({{"x", f32(x)}, {"c", flag(c)}, {"d", flag(d)}});
+      std::vector<double> want;
+      for (float v : x) want.push_back(!c ? v : d ? v + v * v : -v);
+      EXPECT_EQ(values(out[0].tensor), want) << c << d;
+    }
+}
+
+TEST(ControlFlow, BadConditionOrBranchesAreErrors) {
+  {
+    ModelBuilder b = if_model();
+    b.g()
+        .mutable_input(1)
+        ->mutable_type()
+        ->mutable_tensor_type()
+        ->mutable_shape()
+        ->add_dim()
+        ->set_dim_value(2);
+    const Model m(b.import(), ModelOptions{2, "cpu", true});
+    const std::string e = error_of<Error>([&] {
+      m.run({{"x", f32({1, 2, 3})}, {"c", flag(true, 2)}});
+    });
+    EXPECT_NE(e.find("cond must be one bool element"), std::string::npos) << e;
+    EXPECT_NE(e.find("if (If)"), std::string::npos) << e;
+  }
+  {
+    const Model m(if_model(true).import(), ModelOptions{2, "cpu", true});
+    EXPECT_NO_THROW(m.run({{"x", f32({1, 2, 3})}, {"c", flag(true)}}));
+    const std::string e = error_of<Error>([&] {
+      m.run({{"x", f32({1, 2, 3})}, {"c", flag(false)}});
+    });
+    EXPECT_NE(e.find("else_branch has 2 outputs, the node 1"), std::string::npos) << e;
+  }
+  {  // a branch reading a name no scope defines
+    ModelBuilder b = if_model();
+    auto* then_g = b.g().mutable_node(1)->mutable_attribute(0)->mutable_g();
+    then_g->mutable_node(0)->set_input(1, "nowhere");
+    const std::string e = error_of<ModelError>([&] { b.import(); });
+    EXPECT_NE(e.find("subgraph 'then_branch' of node 'if'"), std::string::npos) << e;
+    EXPECT_NE(e.find("nowhere"), std::string::npos) << e;
+  }
+}
+
+}  // namespace
+}  // namespace asc::test
