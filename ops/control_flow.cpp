@@ -1,6 +1,7 @@
-// Control flow: If (1, 11, 13, 16). The op's definition lives here so the importer, coverage and
-// the passes know it; the runtime executes it (runtime/control_flow.h): it runs one of the node's
-// subgraphs, whose outputs' shapes are known only then, so inference leaves them to run time.
+// Control flow: If and Loop (1, 11, 13, 16). The op's definition lives here so the importer,
+// coverage and the passes know it; the runtime executes it (runtime/control_flow.h): it runs one of
+// the node's subgraphs, whose outputs' shapes are known only then, so inference leaves them to run
+// time.
 //
 // Inputs: cond (a one-element bool tensor), then the values the branches read from enclosing
 // scopes (Node::captured, appended by the importer). Outputs: the chosen branch's outputs.
@@ -12,12 +13,11 @@
 namespace asc {
 namespace {
 
-std::vector<TensorType> if_infer(const InferContext& c) {
-  throw ValueUnknownError(
-      cat(c.op.type, ": its outputs come from the branch it takes at run time"));
+std::vector<TensorType> runtime_infer(const InferContext& c) {
+  throw ValueUnknownError(cat(c.op.type, ": its outputs are known once its subgraphs have run"));
 }
 
-void if_kernel(const LaunchContext& ctx, std::span<const Tensor>, std::span<Tensor>) {
+void runtime_kernel(const LaunchContext& ctx, std::span<const Tensor>, std::span<Tensor>) {
   throw Error(cat(ctx.op->type, " runs subgraphs: a Model executes it, not a kernel call"));
 }
 
@@ -37,8 +37,21 @@ void register_control_flow(Registry& r) {
               .trait(kControlFlow)
               .describe("outputs = then_branch() if cond else else_branch() (subgraph attributes; "
                         "the branches may read values of enclosing graphs)")
-              .infer(if_infer)
-              .host_kernel(if_kernel));
+              .infer(runtime_infer)
+              .host_kernel(runtime_kernel));
+  for (const Version v : {Version{1, 10}, Version{11, 12}, Version{13, 15}, Version{16, INT_MAX}})
+    r.add(def_op("Loop", v.since, v.until)
+              .input("M", "i64", Arity::kOptional)
+              .input("cond", "bool", Arity::kOptional)
+              .input("v_initial", "V", Arity::kVariadic)
+              .heterogeneous()
+              .output("v_final_and_scan_outputs", "V", Arity::kVariadic)
+              .type_constraint("V", all_types())
+              .trait(kControlFlow)
+              .describe("(cond, v..., scan...) = body(i, cond, v...) while i < M and cond; outputs "
+                        "the final v... and every scan output stacked over the iterations")
+              .infer(runtime_infer)
+              .host_kernel(runtime_kernel));
 }
 
 }  // namespace asc

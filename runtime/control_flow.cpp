@@ -1,7 +1,9 @@
 // Control flow in the runtime: every subgraph of a control-flow node is a nested Model, planned
 // and executed like the top-level one (its plans cached per input shapes); the node's kernel is
-// the loop here that feeds it. Supported: If. Subgraphs run at the model's own dtypes (the
+// the loop here that feeds it. Supported: If, Loop. Subgraphs run at the model's own dtypes (the
 // precision conversion does not reach into them).
+#include <climits>
+
 #include "registry/error.h"
 #include "registry/strings.h"
 #include "runtime/model.h"
@@ -26,42 +28,161 @@ void Model::load_subgraphs() {
     }
 }
 
-std::vector<Tensor> Model::run_control_flow(const Node& n, const std::vector<Tensor>& ins) const {
-  if (n.op_type != "If")
-    throw UnsupportedError(cat(n.op_type, " is not supported by the runtime's control flow yet"));
+namespace {
+
+// The feed of a subgraph: its formal inputs from `formal` (in order), then the values it reads
+// from enclosing scopes by name from the node's captured inputs.
+std::vector<NamedTensor> feed(const Graph& outer, const Node& n, const std::vector<Tensor>& ins,
+                              const Graph& sub, const char* attr, std::vector<Tensor> formal) {
+  const size_t nformal = sub.inputs.size() - sub.outer.size();
+  if (formal.size() != nformal)
+    throw ShapeError(
+        cat(n.op_type, ": ", attr, " takes ", nformal, " inputs, the op gives ", formal.size()));
+  std::vector<NamedTensor> f;
+  for (size_t i = 0; i < nformal; ++i)
+    f.push_back({sub.values[sub.inputs[i]].name, std::move(formal[i])});
   const size_t own = ins.size() - static_cast<size_t>(n.captured);
-  if (own != 1 || !ins[0].defined() || ins[0].numel() != 1 || ins[0].dtype() != DType::kBool)
-    throw ShapeError(cat("If: cond must be one bool element, got ",
-                         own >= 1 && ins[0].defined() ? ins[0].desc().str() : std::string("none")));
-  const char* branch = ins[0].at(0) != 0.0 ? "then_branch" : "else_branch";
-  const auto it = n.subgraphs.find(branch);
-  if (it == n.subgraphs.end()) throw ModelError(cat("If: the node has no ", branch));
-  const Model& sub = *subgraphs_.at(it->second.get());
-  const Graph& sg = sub.graph();
-  // The branch reads enclosing values by name: they are this node's captured inputs.
-  std::vector<NamedTensor> feed;
-  for (int v : sg.inputs) {
-    const std::string& name = sg.values[v].name;
+  for (const std::string& name : sub.outer) {
     bool found = false;
     for (size_t k = own; k < ins.size() && !found; ++k)
-      if (graph_.values[n.inputs[k]].name == name) {
-        feed.push_back({name, ins[k]});
+      if (outer.values[n.inputs[k]].name == name) {
+        f.push_back({name, ins[k]});
         found = true;
       }
     if (!found)
-      throw ModelError(cat("If: ", branch, " reads '", name, "', which the node does not capture"));
+      throw ModelError(cat(n.op_type, ": ", attr, " reads '", name,
+                           "', which the node does not "
+                           "capture"));
   }
-  std::vector<NamedTensor> out;
+  return f;
+}
+
+std::vector<Tensor> run_sub(const Model& sub, const char* attr, std::vector<NamedTensor> f) {
   try {
-    out = sub.run(feed);
+    std::vector<Tensor> r;
+    for (auto& o : sub.run(f)) r.push_back(std::move(o.tensor));
+    return r;
   } catch (const Error& e) {
-    throw Error(cat(branch, ": ", e.what()));
+    throw Error(cat(attr, ": ", e.what()));
   }
-  if (out.size() != n.outputs.size())
+}
+
+Tensor scalar(DType dt, double v) {
+  Tensor t(dt, {});
+  t.set(0, v);
+  return t;
+}
+
+// Per-iteration tensors stacked along a new leading axis; every one must have the same type.
+// With no iteration: an empty tensor of the type the graphs declare ([0, dims...] when the node's
+// output declares every dim after the first, or the body's output declares every dim; else [0]).
+Tensor stack(const std::vector<Tensor>& parts, const TensorType& node_out,
+             const TensorType& body_out, const std::string& what) {
+  if (parts.empty()) {
+    const DType dt = body_out.dtype != DType::kUndefined   ? body_out.dtype
+                     : node_out.dtype != DType::kUndefined ? node_out.dtype
+                                                           : DType::kF32;
+    Shape shape = {0};
+    auto known = [](const SymShape& s, size_t from) {
+      for (size_t i = from; i < s.size(); ++i)
+        if (!s[i].known()) return false;
+      return true;
+    };
+    if (node_out.shape && !node_out.shape->empty() && known(*node_out.shape, 1)) {
+      for (size_t i = 1; i < node_out.shape->size(); ++i)
+        shape.push_back((*node_out.shape)[i].value());
+    } else if (body_out.shape && known(*body_out.shape, 0)) {
+      for (const Dim& d : *body_out.shape) shape.push_back(d.value());
+    }
+    return Tensor(dt, shape);
+  }
+  Shape shape = parts[0].shape();
+  for (const Tensor& p : parts)
+    if (p.dtype() != parts[0].dtype() || p.shape() != shape)
+      throw ShapeError(cat(what, " changes type across iterations: ", parts[0].desc().str(),
+                           " then ", p.desc().str()));
+  shape.insert(shape.begin(), static_cast<int64_t>(parts.size()));
+  Tensor out(parts[0].dtype(), shape);
+  const size_t bytes = parts[0].nbytes();
+  for (size_t i = 0; i < parts.size(); ++i) {
+    Tensor slot = Tensor::wrap(parts[0].dtype(), parts[0].shape(),
+                               static_cast<std::byte*>(out.data()) + i * bytes);
+    slot.assign(parts[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Tensor> Model::run_control_flow(const Node& n, const std::vector<Tensor>& ins) const {
+  const size_t own = ins.size() - static_cast<size_t>(n.captured);
+  auto sub_of = [&](const char* attr) -> const Model& {
+    const auto it = n.subgraphs.find(attr);
+    if (it == n.subgraphs.end()) throw ModelError(cat(n.op_type, ": the node has no ", attr));
+    return *subgraphs_.at(it->second.get());
+  };
+  if (n.op_type == "If") {
+    if (own != 1 || !ins[0].defined() || ins[0].numel() != 1 || ins[0].dtype() != DType::kBool)
+      throw ShapeError(cat("If: cond must be one bool element, got ", own >= 1 && ins[0].defined()
+                                                                          ? ins[0].desc().str()
+                                                                          : std::string("none")));
+    const char* branch = ins[0].at(0) != 0.0 ? "then_branch" : "else_branch";
+    const Model& sub = sub_of(branch);
+    std::vector<Tensor> out = run_sub(sub, branch, feed(graph_, n, ins, sub.graph(), branch, {}));
+    if (out.size() != n.outputs.size())
+      throw ShapeError(
+          cat("If: ", branch, " has ", out.size(), " outputs, the node ", n.outputs.size()));
+    return out;
+  }
+  if (n.op_type == "Loop") return run_loop(n, ins, sub_of("body"));
+  throw UnsupportedError(cat(n.op_type, " is not supported by the runtime's control flow yet"));
+}
+
+// Loop: while (i < M) and cond: (cond, v..., scan...) = body(i, cond, v...); outputs the final
+// v... and each scan output stacked over the iterations.
+std::vector<Tensor> Model::run_loop(const Node& n, const std::vector<Tensor>& ins,
+                                    const Model& body) const {
+  const size_t own = ins.size() - static_cast<size_t>(n.captured);
+  if (own < 2) throw ShapeError("Loop: needs the inputs M and cond (either may be empty)");
+  auto one = [&](size_t k, DType dt, const char* what) {
+    if (ins[k].defined() && (ins[k].numel() != 1 || ins[k].dtype() != dt))
+      throw ShapeError(cat("Loop: ", what, " must be one ", dtype_name(dt), " element, got ",
+                           ins[k].desc().str()));
+    return ins[k].defined();
+  };
+  const bool has_m = one(0, DType::kI64, "M"), has_cond = one(1, DType::kBool, "cond");
+  const int64_t trips = has_m ? static_cast<int64_t>(ins[0].at(0)) : INT64_MAX;
+  bool cond = has_cond ? ins[1].at(0) != 0.0 : true;
+  std::vector<Tensor> v(ins.begin() + 2, ins.begin() + static_cast<std::ptrdiff_t>(own));
+  const size_t carried = v.size();
+  if (n.outputs.size() < carried)
     throw ShapeError(
-        cat("If: ", branch, " has ", out.size(), " outputs, the node ", n.outputs.size()));
-  std::vector<Tensor> result;
-  for (auto& o : out) result.push_back(std::move(o.tensor));
+        cat("Loop: ", carried, " loop-carried values but ", n.outputs.size(), " outputs"));
+  const size_t scans = n.outputs.size() - carried;
+  const Graph& bg = body.graph();
+  if (bg.outputs.size() != 1 + carried + scans)
+    throw ShapeError(cat("Loop: the body has ", bg.outputs.size(), " outputs, expected 1 + ",
+                         carried, " carried + ", scans, " scan outputs"));
+  std::vector<std::vector<Tensor>> scanned(scans);
+  for (int64_t i = 0; i < trips && cond; ++i) {
+    std::vector<Tensor> formal = {scalar(DType::kI64, static_cast<double>(i)),
+                                  scalar(DType::kBool, cond ? 1.0 : 0.0)};
+    formal.insert(formal.end(), v.begin(), v.end());
+    std::vector<Tensor> out = run_sub(body, "body", feed(graph_, n, ins, bg, "body", formal));
+    if (out[0].numel() != 1 || out[0].dtype() != DType::kBool)
+      throw ShapeError(
+          cat("Loop: the body's cond output must be one bool element, got ", out[0].desc().str()));
+    cond = out[0].at(0) != 0.0;
+    for (size_t k = 0; k < carried; ++k) v[k] = std::move(out[1 + k]);
+    for (size_t k = 0; k < scans; ++k) scanned[k].push_back(std::move(out[1 + carried + k]));
+  }
+  std::vector<Tensor> result = std::move(v);
+  for (size_t k = 0; k < scans; ++k) {
+    const int o = n.outputs[carried + k];
+    result.push_back(stack(scanned[k], o >= 0 ? graph_.values[o].type : TensorType{},
+                           bg.values[bg.outputs[1 + carried + k]].type,
+                           cat("Loop: scan output ", k)));
+  }
   return result;
 }
 

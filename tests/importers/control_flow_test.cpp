@@ -26,6 +26,13 @@ void add_output(onnx::GraphProto& g, const std::string& name, int64_t len) {
   ModelBuilder::set_type(*vi, DType::kF32, {std::to_string(len)});
 }
 
+void add_input(onnx::GraphProto& g, const std::string& name, DType dt,
+               const std::vector<std::string>& dims) {
+  auto* vi = g.add_input();
+  vi->set_name(name);
+  ModelBuilder::set_type(*vi, dt, dims);
+}
+
 void set_graph(onnx::NodeProto& n, const std::string& name, const onnx::GraphProto& g) {
   auto& a = attr(n, name);
   a.set_type(onnx::AttributeProto::GRAPH);
@@ -172,6 +179,93 @@ TEST(ControlFlow, BadConditionOrBranchesAreErrors) {
     EXPECT_NE(e.find("subgraph 'then_branch' of node 'if'"), std::string::npos) << e;
     EXPECT_NE(e.find("nowhere"), std::string::npos) << e;
   }
+}
+
+// Loop with a body reading the outer x: v += x * i per iteration, scan output = v after each;
+// cond_out = i + 1 < stop (a while loop when M is empty). `bad_cond` makes cond_out a float.
+ModelBuilder loop_model(bool with_m, bool bad_cond = false) {
+  ModelBuilder b;
+  b.input("x", DType::kF32, {"3"});
+  b.input("v0", DType::kF32, {"3"});
+  if (with_m) b.input("M", DType::kI64, {});
+  b.input("stop", DType::kF32, {});
+  b.input("c", DType::kBool, {});
+  onnx::GraphProto body;
+  add_input(body, "i", DType::kI64, {});
+  add_input(body, "cond_in", DType::kBool, {});
+  add_input(body, "v_in", DType::kF32, {"3"});
+  attr_i(add_node(body, "Cast", {"i"}, {"i_f"}), "to", 1);
+  add_node(body, "Mul", {"x", "i_f"}, {"p"});
+  add_node(body, "Add", {"v_in", "p"}, {"v_out"});
+  add_node(body, "Identity", {"v_out"}, {"scan"});
+  b.initializer_f32("one", {}, {1.0f});
+  add_node(body, "Add", {"i_f", "one"}, {"next"});
+  if (bad_cond)
+    add_node(body, "Identity", {"next"}, {"cond_out"});
+  else
+    add_node(body, "Less", {"next", "stop"}, {"cond_out"});
+  for (const char* o : {"cond_out", "v_out", "scan"}) body.add_output()->set_name(o);
+  auto& n = b.node("Loop", {with_m ? "M" : "", "c", "v0"}, {"v_final", "scans"}, "loop");
+  set_graph(n, "body", body);
+  b.output("v_final", DType::kF32, {"3"});
+  b.output("scans", DType::kF32, {"?", "3"});
+  return b;
+}
+
+TEST(ControlFlow, LoopCarriesValuesAndStacksScanOutputs) {
+  const std::vector<float> x = {1.0f, -2.0f, 0.5f}, v0 = {10.0f, 20.0f, 30.0f};
+  auto i64 = [](int64_t v) {
+    Tensor t(DType::kI64, {});
+    t.set(0, static_cast<double>(v));
+    return t;
+  };
+  auto f32s = [](float v) {
+    Tensor t(DType::kF32, {});
+    t.set(0, v);
+    return t;
+  };
+  // Expected: iterations run while i < M (when given) and cond; cond_out = i + 1 < stop.
+  auto expect = [&](const std::vector<NamedTensor>& out, int iterations) {
+    ASSERT_EQ(out.size(), 2u);
+    std::vector<double> v(v0.begin(), v0.end()), scans;
+    for (int i = 0; i < iterations; ++i)
+      for (int k = 0; k < 3; ++k) {
+        v[k] += x[k] * i;
+        scans.push_back(v[k]);
+      }
+    // the scan rows are v after each iteration, in order
+    std::vector<double> rows;
+    std::vector<double> w(v0.begin(), v0.end());
+    for (int i = 0; i < iterations; ++i)
+      for (int k = 0; k < 3; ++k) rows.push_back(w[k] += x[k] * i);
+    EXPECT_EQ(values(out[0].tensor), v);
+    EXPECT_EQ(out[1].tensor.shape(), (Shape{iterations, 3}));
+    EXPECT_EQ(values(out[1].tensor), rows);
+  };
+  const Model for_m(loop_model(true).import(), ModelOptions{2, "cpu", true});
+  expect(
+      for_m.run(
+          {{"x", f32(x)}, {"v0", f32(v0)}, {"M", i64(4)}, {"stop", f32s(100)}, {"c", flag(true)}}),
+      4);
+  expect(for_m.run(
+             {{"x", f32(x)}, {"v0", f32(v0)}, {"M", i64(9)}, {"stop", f32s(3)}, {"c", flag(true)}}),
+         3);  // cond stops it first
+  expect(for_m.run(
+             {{"x", f32(x)}, {"v0", f32(v0)}, {"M", i64(0)}, {"stop", f32s(3)}, {"c", flag(true)}}),
+         0);  // no iteration: the initial values, an empty scan
+  expect(
+      for_m.run(
+          {{"x", f32(x)}, {"v0", f32(v0)}, {"M", i64(5)}, {"stop", f32s(3)}, {"c", flag(false)}}),
+      0);
+  const Model loop_while(loop_model(false).import(), ModelOptions{2, "cpu", true});
+  expect(loop_while.run({{"x", f32(x)}, {"v0", f32(v0)}, {"stop", f32s(6)}, {"c", flag(true)}}), 6);
+
+  const Model bad(loop_model(true, true).import(), ModelOptions{2, "cpu", true});
+  const std::string e = error_of<Error>([&] {
+    bad.run({{"x", f32(x)}, {"v0", f32(v0)}, {"M", i64(2)}, {"stop", f32s(3)}, {"c", flag(true)}});
+  });
+  EXPECT_NE(e.find("the body's cond output must be one bool element"), std::string::npos) << e;
+  EXPECT_NE(e.find("loop (Loop)"), std::string::npos) << e;
 }
 
 }  // namespace
