@@ -1,7 +1,7 @@
-// Control flow: If and Loop (1, 11, 13, 16). The op's definition lives here so the importer,
-// coverage and the passes know it; the runtime executes it (runtime/control_flow.h): it runs one of
-// the node's subgraphs, whose outputs' shapes are known only then, so inference leaves them to run
-// time.
+// Control flow: If and Loop (1, 11, 13, 16), Scan (9, 11, 16; Scan-8's batched form is not). The
+// op's definition lives here so the importer, coverage and the passes know it; the runtime executes
+// it (runtime/control_flow.h): it runs one of the node's subgraphs, whose outputs' shapes are known
+// only then, so inference leaves them to run time.
 //
 // Inputs: cond (a one-element bool tensor), then the values the branches read from enclosing
 // scopes (Node::captured, appended by the importer). Outputs: the chosen branch's outputs.
@@ -50,6 +50,22 @@ void register_control_flow(Registry& r) {
               .trait(kControlFlow)
               .describe("(cond, v..., scan...) = body(i, cond, v...) while i < M and cond; outputs "
                         "the final v... and every scan output stacked over the iterations")
+              .infer(runtime_infer)
+              .host_kernel(runtime_kernel));
+  for (const Version v : {Version{9, 10}, Version{11, 15}, Version{16, INT_MAX}})
+    r.add(def_op("Scan", v.since, v.until)
+              .input("initial_state_and_scan_inputs", "V", Arity::kVariadic)
+              .heterogeneous()
+              .output("final_state_and_scan_outputs", "V", Arity::kVariadic)
+              .attr("num_scan_inputs", AttrKind::kInt, std::nullopt)
+              .attr("scan_input_axes", AttrKind::kInts, std::vector<int64_t>{})
+              .attr("scan_input_directions", AttrKind::kInts, std::vector<int64_t>{})
+              .attr("scan_output_axes", AttrKind::kInts, std::vector<int64_t>{})
+              .attr("scan_output_directions", AttrKind::kInts, std::vector<int64_t>{})
+              .type_constraint("V", all_types())
+              .trait(kControlFlow)
+              .describe("(state..., out...) = body(state..., scan_input[t]...) for each step t "
+                        "along the scan axes; outputs the final states and the outputs stacked")
               .infer(runtime_infer)
               .host_kernel(runtime_kernel));
 }

@@ -1,7 +1,7 @@
 // Control flow in the runtime: every subgraph of a control-flow node is a nested Model, planned
 // and executed like the top-level one (its plans cached per input shapes); the node's kernel is
-// the loop here that feeds it. Supported: If, Loop. Subgraphs run at the model's own dtypes (the
-// precision conversion does not reach into them).
+// the loop here that feeds it. Supported: If, Loop, Scan (9+). Subgraphs run at the model's own
+// dtypes (the precision conversion does not reach into them).
 #include <climits>
 
 #include "registry/error.h"
@@ -112,6 +112,35 @@ Tensor stack(const std::vector<Tensor>& parts, const TensorType& node_out,
   return out;
 }
 
+// Element t along `axis` of x: a strided view of x's memory (read-only use).
+Tensor along(const Tensor& x, int64_t axis, int64_t t) {
+  Shape shape = x.shape(), strides = x.strides();
+  const int64_t step = strides[static_cast<size_t>(axis)];
+  shape.erase(shape.begin() + axis);
+  strides.erase(strides.begin() + axis);
+  auto* base = static_cast<std::byte*>(const_cast<void*>(x.data())) +
+               t * step * static_cast<int64_t>(dtype_size(x.dtype()));
+  return Tensor::strided(x.dtype(), shape, strides, base);
+}
+
+// A Scan axis attribute for rank r (negative counts from the end from opset 11 on).
+int64_t scan_axis(const Attrs& a, const char* name, size_t k, int64_t rank) {
+  int64_t axis = 0;
+  if (a.has(name)) {
+    const auto& v = a.ints(name);
+    if (k < v.size()) axis = v[k];
+  }
+  if (axis < -rank || axis >= rank)
+    throw ShapeError(cat("Scan: ", name, "[", k, "] = ", axis, " is out of range for rank ", rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+bool scan_reversed(const Attrs& a, const char* name, size_t k) {
+  if (!a.has(name)) return false;
+  const auto& v = a.ints(name);
+  return k < v.size() && v[k] != 0;
+}
+
 }  // namespace
 
 std::vector<Tensor> Model::run_control_flow(const Node& n, const std::vector<Tensor>& ins) const {
@@ -135,6 +164,7 @@ std::vector<Tensor> Model::run_control_flow(const Node& n, const std::vector<Ten
     return out;
   }
   if (n.op_type == "Loop") return run_loop(n, ins, sub_of("body"));
+  if (n.op_type == "Scan") return run_scan(n, ins, sub_of("body"));
   throw UnsupportedError(cat(n.op_type, " is not supported by the runtime's control flow yet"));
 }
 
@@ -182,6 +212,71 @@ std::vector<Tensor> Model::run_loop(const Node& n, const std::vector<Tensor>& in
     result.push_back(stack(scanned[k], o >= 0 ? graph_.values[o].type : TensorType{},
                            bg.values[bg.outputs[1 + carried + k]].type,
                            cat("Loop: scan output ", k)));
+  }
+  return result;
+}
+
+// Scan (9+): states carried through the body; scan inputs sliced along their axes (each
+// direction), scan outputs stacked along theirs.
+std::vector<Tensor> Model::run_scan(const Node& n, const std::vector<Tensor>& ins,
+                                    const Model& body) const {
+  const size_t own = ins.size() - static_cast<size_t>(n.captured);
+  const Attrs& a = n.attrs;
+  if (!a.has("num_scan_inputs")) throw ModelError("Scan: the attribute num_scan_inputs is missing");
+  const int64_t m = a.i("num_scan_inputs");
+  if (m < 1 || static_cast<size_t>(m) > own)
+    throw ShapeError(cat("Scan: num_scan_inputs ", m, " with ", own, " inputs"));
+  const size_t states = own - static_cast<size_t>(m);
+  if (n.outputs.size() < states)
+    throw ShapeError(cat("Scan: ", states, " states but ", n.outputs.size(), " outputs"));
+  const size_t scans = n.outputs.size() - states;
+  int64_t len = -1;
+  std::vector<int64_t> in_axis(static_cast<size_t>(m));
+  for (size_t k = 0; k < static_cast<size_t>(m); ++k) {
+    const Tensor& x = ins[states + k];
+    if (!x.defined()) throw ShapeError(cat("Scan: scan input ", k, " is missing"));
+    in_axis[k] = scan_axis(a, "scan_input_axes", k, static_cast<int64_t>(x.shape().size()));
+    const int64_t l = x.shape()[static_cast<size_t>(in_axis[k])];
+    if (len >= 0 && l != len)
+      throw ShapeError(cat("Scan: scan inputs have ", len, " and ", l, " steps"));
+    len = l;
+  }
+  const Graph& bg = body.graph();
+  if (bg.outputs.size() != states + scans)
+    throw ShapeError(cat("Scan: the body has ", bg.outputs.size(), " outputs, expected ", states,
+                         " states + ", scans, " scan outputs"));
+  std::vector<Tensor> state(ins.begin(), ins.begin() + static_cast<std::ptrdiff_t>(states));
+  std::vector<std::vector<Tensor>> scanned(scans);
+  for (int64_t t = 0; t < len; ++t) {
+    std::vector<Tensor> formal = state;
+    for (size_t k = 0; k < static_cast<size_t>(m); ++k) {
+      const int64_t at = scan_reversed(a, "scan_input_directions", k) ? len - 1 - t : t;
+      formal.push_back(along(ins[states + k], in_axis[k], at).clone());
+    }
+    std::vector<Tensor> out = run_sub(body, "body", feed(graph_, n, ins, bg, "body", formal));
+    for (size_t k = 0; k < states; ++k) state[k] = std::move(out[k]);
+    for (size_t k = 0; k < scans; ++k) scanned[k].push_back(std::move(out[states + k]));
+  }
+  std::vector<Tensor> result = std::move(state);
+  for (size_t k = 0; k < scans; ++k) {
+    const int o = n.outputs[states + k];
+    Tensor stacked = stack(scanned[k], o >= 0 ? graph_.values[o].type : TensorType{},
+                           bg.values[bg.outputs[states + k]].type, cat("Scan: scan output ", k));
+    const int64_t rank = static_cast<int64_t>(stacked.shape().size());
+    const int64_t axis = scan_axis(a, "scan_output_axes", k, rank);
+    const bool reversed = scan_reversed(a, "scan_output_directions", k);
+    if (axis == 0 && !reversed) {
+      result.push_back(std::move(stacked));
+      continue;
+    }
+    // Move the step axis from 0 to `axis` (and reverse it): write each step into its place.
+    Shape shape = stacked.shape();
+    shape.erase(shape.begin());
+    shape.insert(shape.begin() + axis, len);
+    Tensor out(stacked.dtype(), shape);
+    for (int64_t t = 0; t < len; ++t)
+      along(out, axis, reversed ? len - 1 - t : t).assign(along(stacked, 0, t));
+    result.push_back(std::move(out));
   }
   return result;
 }

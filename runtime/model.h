@@ -136,10 +136,12 @@ class Model {
                                        RunStats* stats) const;
   // Runs one planned node on tensors bound to every value.
   void run_step(const PlanStep& s, const std::vector<Tensor>& bound) const;
-  // Runs a control-flow node (If, Loop) on its inputs through the nested models of its subgraphs
-  // (runtime/control_flow.cpp).
+  // Runs a control-flow node (If, Loop, Scan) on its inputs through the nested models of its
+  // subgraphs (runtime/control_flow.cpp).
   std::vector<Tensor> run_control_flow(const Node& n, const std::vector<Tensor>& ins) const;
   std::vector<Tensor> run_loop(const Node& n, const std::vector<Tensor>& ins,
+                               const Model& body) const;
+  std::vector<Tensor> run_scan(const Node& n, const std::vector<Tensor>& ins,
                                const Model& body) const;
   // One nested Model per subgraph of every control-flow node (recursively, each builds its own).
   void load_subgraphs();

@@ -268,5 +268,54 @@ TEST(ControlFlow, LoopCarriesValuesAndStacksScanOutputs) {
   EXPECT_NE(e.find("loop (Loop)"), std::string::npos) << e;
 }
 
+// Scan over xs [2, 4] along axis 1 in reverse: s += xs[:, step]; y = s * b (b read from the outer
+// graph) stacked along output axis 1, forward or reversed.
+TEST(ControlFlow, ScanSlicesAlongAxesInEitherDirection) {
+  for (bool out_reversed : {false, true}) {
+    ModelBuilder b;
+    b.input("s0", DType::kF32, {"2"});
+    b.input("xs", DType::kF32, {"2", "4"});
+    b.input("b", DType::kF32, {"2"});
+    onnx::GraphProto body;
+    add_input(body, "s_in", DType::kF32, {"2"});
+    add_input(body, "x_t", DType::kF32, {"2"});
+    add_node(body, "Add", {"s_in", "x_t"}, {"s_out"});
+    add_node(body, "Mul", {"s_out", "b"}, {"y"});
+    for (const char* o : {"s_out", "y"}) body.add_output()->set_name(o);
+    auto& n = b.node("Scan", {"s0", "xs"}, {"s_final", "ys"}, "scan");
+    set_graph(n, "body", body);
+    attr_i(n, "num_scan_inputs", 1);
+    auto ints = [&](const char* name, int64_t v) {
+      auto& a = attr(n, name);
+      a.set_type(onnx::AttributeProto::INTS);
+      a.add_ints(v);
+    };
+    ints("scan_input_axes", 1);
+    ints("scan_input_directions", 1);
+    ints("scan_output_axes", -1);
+    ints("scan_output_directions", out_reversed ? 1 : 0);
+    b.output("s_final", DType::kF32, {"2"});
+    b.output("ys", DType::kF32, {"2", "4"});
+    const Model m(b.import(), ModelOptions{2, "cpu", true});
+
+    const std::vector<float> s0 = {1, -1}, bias = {2, 0.5f};
+    Tensor xs(DType::kF32, {2, 4});
+    for (int64_t i = 0; i < 8; ++i) xs.set(i, 0.25 * static_cast<double>(i * i) - 3.0);
+    const auto out = m.run({{"s0", f32(s0)}, {"xs", xs}, {"b", f32(bias)}});
+    std::vector<double> s(s0.begin(), s0.end()), ys(8);
+    for (int t = 0; t < 4; ++t) {
+      const int at = 3 - t, slot = out_reversed ? 3 - t : t;
+      for (int r = 0; r < 2; ++r) {
+        s[r] += xs.at(r * 4 + at);
+        ys[r * 4 + slot] = s[r] * bias[r];
+      }
+    }
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(values(out[0].tensor), s);
+    EXPECT_EQ(out[1].tensor.shape(), (Shape{2, 4}));
+    EXPECT_EQ(values(out[1].tensor), ys) << "reversed output " << out_reversed;
+  }
+}
+
 }  // namespace
 }  // namespace asc::test

@@ -113,13 +113,14 @@ TEST(OnnxImport, AttributesOfEveryKind) {
 TEST(OnnxImport, GraphAttributeOfAnUnimplementedOpNamesTheNode) {
   ModelBuilder b;
   b.input("C", DType::kBool, {});
-  auto& n = b.node("Scan", {"C"}, {"Y"}, "scan");
+  auto& n = b.node("SequenceMap", {"C"}, {"Y"}, "map");
   auto& g = test::attr(n, "body");
   g.set_type(onnx::AttributeProto::GRAPH);
   g.mutable_g()->set_name("body");
   b.output("Y", DType::kF32, {});
   const std::string msg = error_of<UnsupportedError>([&] { b.import(); });
-  EXPECT_NE(msg.find("node 'scan' (Scan, ai.onnx opset 17): not implemented"), std::string::npos)
+  EXPECT_NE(msg.find("node 'map' (SequenceMap, ai.onnx opset 17): not implemented"),
+            std::string::npos)
       << msg;
 }
 
