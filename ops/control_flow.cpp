@@ -1,4 +1,4 @@
-// Control flow: If and Loop (1, 11, 13, 16), Scan (9, 11, 16; Scan-8's batched form is not). The
+// Control flow: If and Loop (1, 11, 13, 16), Scan (8, 9, 11, 16). The
 // op's definition lives here so the importer, coverage and the passes know it; the runtime executes
 // it (runtime/control_flow.h): it runs one of the node's subgraphs, whose outputs' shapes are known
 // only then, so inference leaves them to run time.
@@ -52,6 +52,19 @@ void register_control_flow(Registry& r) {
                         "the final v... and every scan output stacked over the iterations")
               .infer(runtime_infer)
               .host_kernel(runtime_kernel));
+  r.add(def_op("Scan", 8, 8)
+            .input("sequence_lens", "i64", Arity::kOptional)
+            .input("initial_state_and_scan_inputs", "V", Arity::kVariadic)
+            .heterogeneous()
+            .output("final_state_and_scan_outputs", "V", Arity::kVariadic)
+            .attr("num_scan_inputs", AttrKind::kInt, std::nullopt)
+            .attr("directions", AttrKind::kInts, std::vector<int64_t>{})
+            .type_constraint("V", all_types())
+            .trait(kControlFlow)
+            .describe("Scan-8: the batched form — every input and output has a leading batch "
+                      "axis, the scan runs along axis 1 of each entry (full-length sequences)")
+            .infer(runtime_infer)
+            .host_kernel(runtime_kernel));
   for (const Version v : {Version{9, 10}, Version{11, 15}, Version{16, INT_MAX}})
     r.add(def_op("Scan", v.since, v.until)
               .input("initial_state_and_scan_inputs", "V", Arity::kVariadic)

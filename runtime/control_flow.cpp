@@ -3,6 +3,7 @@
 // the loop here that feeds it. Supported: If, Loop, Scan (9+). Subgraphs run at the model's own
 // dtypes (the precision conversion does not reach into them).
 #include <climits>
+#include <functional>
 
 #include "registry/error.h"
 #include "registry/strings.h"
@@ -123,24 +124,6 @@ Tensor along(const Tensor& x, int64_t axis, int64_t t) {
   return Tensor::strided(x.dtype(), shape, strides, base);
 }
 
-// A Scan axis attribute for rank r (negative counts from the end from opset 11 on).
-int64_t scan_axis(const Attrs& a, const char* name, size_t k, int64_t rank) {
-  int64_t axis = 0;
-  if (a.has(name)) {
-    const auto& v = a.ints(name);
-    if (k < v.size()) axis = v[k];
-  }
-  if (axis < -rank || axis >= rank)
-    throw ShapeError(cat("Scan: ", name, "[", k, "] = ", axis, " is out of range for rank ", rank));
-  return axis < 0 ? axis + rank : axis;
-}
-
-bool scan_reversed(const Attrs& a, const char* name, size_t k) {
-  if (!a.has(name)) return false;
-  const auto& v = a.ints(name);
-  return k < v.size() && v[k] != 0;
-}
-
 }  // namespace
 
 std::vector<Tensor> Model::run_control_flow(const Node& n, const std::vector<Tensor>& ins) const {
@@ -216,56 +199,48 @@ std::vector<Tensor> Model::run_loop(const Node& n, const std::vector<Tensor>& in
   return result;
 }
 
-// Scan (9+): states carried through the body; scan inputs sliced along their axes (each
-// direction), scan outputs stacked along theirs.
-std::vector<Tensor> Model::run_scan(const Node& n, const std::vector<Tensor>& ins,
-                                    const Model& body) const {
-  const size_t own = ins.size() - static_cast<size_t>(n.captured);
-  const Attrs& a = n.attrs;
-  if (!a.has("num_scan_inputs")) throw ModelError("Scan: the attribute num_scan_inputs is missing");
-  const int64_t m = a.i("num_scan_inputs");
-  if (m < 1 || static_cast<size_t>(m) > own)
-    throw ShapeError(cat("Scan: num_scan_inputs ", m, " with ", own, " inputs"));
-  const size_t states = own - static_cast<size_t>(m);
-  if (n.outputs.size() < states)
-    throw ShapeError(cat("Scan: ", states, " states but ", n.outputs.size(), " outputs"));
-  const size_t scans = n.outputs.size() - states;
+namespace {
+
+// One Scan over `len` steps: states carried, scan input k sliced along in_axis[k] (in_rev[k]:
+// from the end), scan output k stacked along out_axis[k] (raw attribute value, negative from the
+// end; out_rev[k]: from the end). `body` runs one step on (states..., slices...).
+struct ScanSpec {
+  std::vector<int64_t> in_axis, out_axis;
+  std::vector<bool> in_rev, out_rev;
+};
+
+std::vector<Tensor> scan_steps(
+    std::vector<Tensor> state, const std::vector<Tensor>& xs, const ScanSpec& sp, size_t scans,
+    const Graph& bg, const std::vector<TensorType>& declared,
+    const std::function<std::vector<Tensor>(std::vector<Tensor>)>& body) {
   int64_t len = -1;
-  std::vector<int64_t> in_axis(static_cast<size_t>(m));
-  for (size_t k = 0; k < static_cast<size_t>(m); ++k) {
-    const Tensor& x = ins[states + k];
-    if (!x.defined()) throw ShapeError(cat("Scan: scan input ", k, " is missing"));
-    in_axis[k] = scan_axis(a, "scan_input_axes", k, static_cast<int64_t>(x.shape().size()));
-    const int64_t l = x.shape()[static_cast<size_t>(in_axis[k])];
+  for (size_t k = 0; k < xs.size(); ++k) {
+    const int64_t l = xs[k].shape()[static_cast<size_t>(sp.in_axis[k])];
     if (len >= 0 && l != len)
       throw ShapeError(cat("Scan: scan inputs have ", len, " and ", l, " steps"));
     len = l;
   }
-  const Graph& bg = body.graph();
-  if (bg.outputs.size() != states + scans)
-    throw ShapeError(cat("Scan: the body has ", bg.outputs.size(), " outputs, expected ", states,
-                         " states + ", scans, " scan outputs"));
-  std::vector<Tensor> state(ins.begin(), ins.begin() + static_cast<std::ptrdiff_t>(states));
+  const size_t states = state.size();
   std::vector<std::vector<Tensor>> scanned(scans);
   for (int64_t t = 0; t < len; ++t) {
     std::vector<Tensor> formal = state;
-    for (size_t k = 0; k < static_cast<size_t>(m); ++k) {
-      const int64_t at = scan_reversed(a, "scan_input_directions", k) ? len - 1 - t : t;
-      formal.push_back(along(ins[states + k], in_axis[k], at).clone());
-    }
-    std::vector<Tensor> out = run_sub(body, "body", feed(graph_, n, ins, bg, "body", formal));
+    for (size_t k = 0; k < xs.size(); ++k)
+      formal.push_back(along(xs[k], sp.in_axis[k], sp.in_rev[k] ? len - 1 - t : t).clone());
+    std::vector<Tensor> out = body(std::move(formal));
     for (size_t k = 0; k < states; ++k) state[k] = std::move(out[k]);
     for (size_t k = 0; k < scans; ++k) scanned[k].push_back(std::move(out[states + k]));
   }
   std::vector<Tensor> result = std::move(state);
   for (size_t k = 0; k < scans; ++k) {
-    const int o = n.outputs[states + k];
-    Tensor stacked = stack(scanned[k], o >= 0 ? graph_.values[o].type : TensorType{},
-                           bg.values[bg.outputs[states + k]].type, cat("Scan: scan output ", k));
+    Tensor stacked = stack(scanned[k], declared[k], bg.values[bg.outputs[states + k]].type,
+                           cat("Scan: scan output ", k));
     const int64_t rank = static_cast<int64_t>(stacked.shape().size());
-    const int64_t axis = scan_axis(a, "scan_output_axes", k, rank);
-    const bool reversed = scan_reversed(a, "scan_output_directions", k);
-    if (axis == 0 && !reversed) {
+    int64_t axis = sp.out_axis[k];
+    if (axis < -rank || axis >= rank)
+      throw ShapeError(
+          cat("Scan: scan_output_axes[", k, "] = ", axis, " is out of range for rank ", rank));
+    if (axis < 0) axis += rank;
+    if (axis == 0 && !sp.out_rev[k]) {
       result.push_back(std::move(stacked));
       continue;
     }
@@ -275,9 +250,115 @@ std::vector<Tensor> Model::run_scan(const Node& n, const std::vector<Tensor>& in
     shape.insert(shape.begin() + axis, len);
     Tensor out(stacked.dtype(), shape);
     for (int64_t t = 0; t < len; ++t)
-      along(out, axis, reversed ? len - 1 - t : t).assign(along(stacked, 0, t));
+      along(out, axis, sp.out_rev[k] ? len - 1 - t : t).assign(along(stacked, 0, t));
     result.push_back(std::move(out));
   }
+  return result;
+}
+
+std::vector<int64_t> ints_or(const Attrs& a, const char* name, size_t n, int64_t dflt) {
+  std::vector<int64_t> v(n, dflt);
+  if (a.has(name)) {
+    const auto& given = a.ints(name);
+    if (given.size() != n)
+      throw ShapeError(cat("Scan: ", name, " has ", given.size(), " entries for ", n, " values"));
+    v = given;
+  }
+  return v;
+}
+
+}  // namespace
+
+// Scan: opset 9+ slices each scan input along its axis; opset 8 has a leading batch axis on every
+// input and output, scans along axis 1 and takes an optional first input sequence_lens (only
+// full-length sequences are supported).
+std::vector<Tensor> Model::run_scan(const Node& n, const std::vector<Tensor>& ins,
+                                    const Model& body) const {
+  const size_t own = ins.size() - static_cast<size_t>(n.captured);
+  const Attrs& a = n.attrs;
+  if (!a.has("num_scan_inputs")) throw ModelError("Scan: the attribute num_scan_inputs is missing");
+  const bool v8 = n.def->since < 9;
+  const size_t first = v8 ? 1 : 0;  // Scan-8: sequence_lens comes first
+  const int64_t m = a.i("num_scan_inputs");
+  if (m < 1 || static_cast<size_t>(m) + first > own)
+    throw ShapeError(cat("Scan: num_scan_inputs ", m, " with ", own, " inputs"));
+  const size_t states = own - first - static_cast<size_t>(m);
+  if (n.outputs.size() < states)
+    throw ShapeError(cat("Scan: ", states, " states but ", n.outputs.size(), " outputs"));
+  const size_t scans = n.outputs.size() - states;
+  const Graph& bg = body.graph();
+  if (bg.outputs.size() != states + scans)
+    throw ShapeError(cat("Scan: the body has ", bg.outputs.size(), " outputs, expected ", states,
+                         " states + ", scans, " scan outputs"));
+  std::vector<Tensor> state(ins.begin() + static_cast<std::ptrdiff_t>(first),
+                            ins.begin() + static_cast<std::ptrdiff_t>(first + states));
+  std::vector<Tensor> xs(ins.begin() + static_cast<std::ptrdiff_t>(first + states),
+                         ins.begin() + static_cast<std::ptrdiff_t>(own));
+  for (size_t k = 0; k < xs.size(); ++k)
+    if (!xs[k].defined()) throw ShapeError(cat("Scan: scan input ", k, " is missing"));
+  std::vector<TensorType> declared;
+  for (size_t k = 0; k < scans; ++k) {
+    const int o = n.outputs[states + k];
+    declared.push_back(o >= 0 ? graph_.values[o].type : TensorType{});
+  }
+  auto step = [&](std::vector<Tensor> formal) {
+    return run_sub(body, "body", feed(graph_, n, ins, bg, "body", std::move(formal)));
+  };
+  ScanSpec sp;
+  const size_t nx = xs.size();
+  if (!v8) {
+    sp.in_axis = ints_or(a, "scan_input_axes", nx, 0);
+    for (size_t k = 0; k < nx; ++k) {
+      const int64_t rank = static_cast<int64_t>(xs[k].shape().size());
+      if (sp.in_axis[k] < -rank || sp.in_axis[k] >= rank)
+        throw ShapeError(cat("Scan: scan_input_axes[", k, "] = ", sp.in_axis[k],
+                             " is out of range for rank ", rank));
+      if (sp.in_axis[k] < 0) sp.in_axis[k] += rank;
+    }
+    for (int64_t d : ints_or(a, "scan_input_directions", nx, 0)) sp.in_rev.push_back(d != 0);
+    sp.out_axis = ints_or(a, "scan_output_axes", scans, 0);
+    for (int64_t d : ints_or(a, "scan_output_directions", scans, 0)) sp.out_rev.push_back(d != 0);
+    return scan_steps(state, xs, sp, scans, bg, declared, step);
+  }
+  // Scan-8: per batch entry, a Scan along axis 0 of the entry (axis 1 of the input).
+  const Tensor& lens = ins[0];
+  sp.in_axis.assign(nx, 0);
+  for (int64_t d : ints_or(a, "directions", nx, 0)) sp.in_rev.push_back(d != 0);
+  sp.out_axis.assign(scans, 0);
+  sp.out_rev.assign(scans, false);
+  const int64_t batch = xs[0].shape().empty() ? 0 : xs[0].shape()[0];
+  for (const Tensor& t : state)
+    if (t.shape().empty() || t.shape()[0] != batch)
+      throw ShapeError(cat("Scan-8: a state is ", t.desc().str(), ", not batch ", batch));
+  for (const Tensor& t : xs)
+    if (t.shape().size() < 2 || t.shape()[0] != batch)
+      throw ShapeError(
+          cat("Scan-8: a scan input is ", t.desc().str(), ", not [batch ", batch, ", steps, ...]"));
+  if (lens.defined())
+    for (int64_t b = 0; b < lens.numel(); ++b)
+      if (static_cast<int64_t>(lens.at(b)) != xs[0].shape()[1])
+        throw UnsupportedError(cat("Scan-8: sequence_lens[", b,
+                                   "] = ", static_cast<int64_t>(lens.at(b)),
+                                   " is shorter than the ", xs[0].shape()[1],
+                                   " steps; only full-length sequences are supported"));
+  std::vector<TensorType> per_entry(scans);  // declared types lose the batch axis
+  for (size_t k = 0; k < scans; ++k)
+    if (declared[k].shape && !declared[k].shape->empty()) {
+      per_entry[k] = declared[k];
+      per_entry[k].shape->erase(per_entry[k].shape->begin());
+    }
+  std::vector<std::vector<Tensor>> parts(states + scans);
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<Tensor> st, x;
+    for (const Tensor& t : state) st.push_back(along(t, 0, b).clone());
+    for (const Tensor& t : xs) x.push_back(along(t, 0, b).clone());
+    std::vector<Tensor> r = scan_steps(st, x, sp, scans, bg, per_entry, step);
+    for (size_t k = 0; k < r.size(); ++k) parts[k].push_back(std::move(r[k]));
+  }
+  std::vector<Tensor> result;
+  for (size_t k = 0; k < parts.size(); ++k)
+    result.push_back(stack(parts[k], k < states ? TensorType{} : declared[k - states], TensorType{},
+                           cat("Scan-8: output ", k)));
   return result;
 }
 

@@ -317,5 +317,49 @@ TEST(ControlFlow, ScanSlicesAlongAxesInEitherDirection) {
   }
 }
 
+// Scan-8: a leading batch axis on every input and output, the scan along axis 1 of each entry;
+// sequence_lens equal to the full length is accepted, a shorter one refused by name.
+TEST(ControlFlow, Scan8RunsEachBatchEntry) {
+  ModelBuilder b(8);
+  b.input("lens", DType::kI64, {"2"});
+  b.input("s0", DType::kF32, {"2", "2"});
+  b.input("xs", DType::kF32, {"2", "3", "2"});
+  onnx::GraphProto body;
+  add_input(body, "s_in", DType::kF32, {"2"});
+  add_input(body, "x_t", DType::kF32, {"2"});
+  add_node(body, "Add", {"s_in", "x_t"}, {"s_out"});
+  add_node(body, "Mul", {"s_out", "s_out"}, {"y"});
+  for (const char* o : {"s_out", "y"}) body.add_output()->set_name(o);
+  auto& n = b.node("Scan", {"lens", "s0", "xs"}, {"s_final", "ys"}, "scan8");
+  set_graph(n, "body", body);
+  attr_i(n, "num_scan_inputs", 1);
+  b.output("s_final", DType::kF32, {"2", "2"});
+  b.output("ys", DType::kF32, {"2", "3", "2"});
+  const Model m(b.import(), ModelOptions{2, "cpu", true});
+  Tensor s0(DType::kF32, {2, 2}), xs(DType::kF32, {2, 3, 2}), lens(DType::kI64, {2});
+  for (int64_t i = 0; i < 4; ++i) s0.set(i, 0.5 * static_cast<double>(i) - 1.0);
+  for (int64_t i = 0; i < 12; ++i) xs.set(i, static_cast<double>((i * 7) % 5) - 2.0);
+  lens.set(0, 3);
+  lens.set(1, 3);
+  const auto out = m.run({{"lens", lens}, {"s0", s0}, {"xs", xs}});
+  std::vector<double> s(4), ys(12);
+  for (int bi = 0; bi < 2; ++bi)
+    for (int j = 0; j < 2; ++j) {
+      double acc = s0.at(bi * 2 + j);
+      for (int t = 0; t < 3; ++t) {
+        acc += xs.at(bi * 6 + t * 2 + j);
+        ys[bi * 6 + t * 2 + j] = acc * acc;
+      }
+      s[bi * 2 + j] = acc;
+    }
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(values(out[0].tensor), s);
+  EXPECT_EQ(out[1].tensor.shape(), (Shape{2, 3, 2}));
+  EXPECT_EQ(values(out[1].tensor), ys);
+  lens.set(1, 2);
+  const std::string e = error_of<Error>([&] { m.run({{"lens", lens}, {"s0", s0}, {"xs", xs}}); });
+  EXPECT_NE(e.find("sequence_lens[1] = 2 is shorter than the 3 steps"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace asc::test
