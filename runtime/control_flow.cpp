@@ -1,7 +1,8 @@
 // Control flow in the runtime: every subgraph of a control-flow node is a nested Model, planned
 // and executed like the top-level one (its plans cached per input shapes); the node's kernel is
-// the loop here that feeds it. Supported: If, Loop, Scan (9+). Subgraphs run at the model's own
-// dtypes (the precision conversion does not reach into them).
+// the loop here that feeds it. Supported: If, Loop, Scan (8, 9+). Subgraphs run at the model's
+// own dtypes (the precision conversion does not reach into them). Scan inputs and scan outputs
+// are sliced and stacked through memory: string tensors are refused there by name.
 #include <climits>
 #include <functional>
 
@@ -51,9 +52,8 @@ std::vector<NamedTensor> feed(const Graph& outer, const Node& n, const std::vect
         found = true;
       }
     if (!found)
-      throw ModelError(cat(n.op_type, ": ", attr, " reads '", name,
-                           "', which the node does not "
-                           "capture"));
+      throw ModelError(
+          cat(n.op_type, ": ", attr, " reads '", name, "', which the node does not capture"));
   }
   return f;
 }
@@ -97,6 +97,8 @@ Tensor stack(const std::vector<Tensor>& parts, const TensorType& node_out,
     }
     return Tensor(dt, shape);
   }
+  if (parts[0].dtype() == DType::kString)
+    throw UnsupportedError(cat(what, ": string tensors are not stacked yet"));
   Shape shape = parts[0].shape();
   for (const Tensor& p : parts)
     if (p.dtype() != parts[0].dtype() || p.shape() != shape)
@@ -115,6 +117,8 @@ Tensor stack(const std::vector<Tensor>& parts, const TensorType& node_out,
 
 // Element t along `axis` of x: a strided view of x's memory (read-only use).
 Tensor along(const Tensor& x, int64_t axis, int64_t t) {
+  if (x.dtype() == DType::kString)
+    throw UnsupportedError("a scan over string tensors is not supported yet");
   Shape shape = x.shape(), strides = x.strides();
   const int64_t step = strides[static_cast<size_t>(axis)];
   shape.erase(shape.begin() + axis);

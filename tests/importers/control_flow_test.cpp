@@ -361,5 +361,27 @@ TEST(ControlFlow, Scan8RunsEachBatchEntry) {
   EXPECT_NE(e.find("sequence_lens[1] = 2 is shorter than the 3 steps"), std::string::npos) << e;
 }
 
+// Slicing and stacking go through memory: a string scan input is refused by name, not sliced
+// wrongly.
+TEST(ControlFlow, ScanOverStringsIsRefused) {
+  ModelBuilder b;
+  b.input("xs", DType::kString, {"2"});
+  onnx::GraphProto body;
+  add_input(body, "x_t", DType::kString, {});
+  add_node(body, "Identity", {"x_t"}, {"y"});
+  body.add_output()->set_name("y");
+  auto& n = b.node("Scan", {"xs"}, {"ys"}, "scan_s");
+  set_graph(n, "body", body);
+  attr_i(n, "num_scan_inputs", 1);
+  b.output("ys", DType::kString, {"2"});
+  const Model m(b.import(), ModelOptions{2, "cpu", true});
+  Tensor xs(DType::kString, {2});
+  xs.strings()[0] = "a";
+  xs.strings()[1] = "b";
+  const std::string e = error_of<Error>([&] { m.run({{"xs", xs}}); });
+  EXPECT_NE(e.find("string tensors is not supported"), std::string::npos) << e;
+  EXPECT_NE(e.find("scan_s (Scan)"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace asc::test
