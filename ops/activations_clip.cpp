@@ -10,6 +10,8 @@
 // dtype T) and 10-11 (bool mask). 12+ takes ratio and training_mode as inputs whose values are
 // only known at run time, and training draws a random mask: a host kernel. The mask keeps
 // element i iff dropout_uniform(seed, i) >= ratio, kept elements scaled by 1 / (1 - ratio).
+// Dropout-1 and -6 (host kernel) train unless the is_test attribute is nonzero, with the ratio
+// attribute and seed 0; their mask has dtype T (1 kept, 0 dropped); 1 adds consumed_inputs.
 #include <cfloat>
 #include <climits>
 #include <cmath>
@@ -141,10 +143,17 @@ struct DropoutMode {
   double ratio = 0.5;
 };
 
-DropoutMode dropout_mode(const std::string& op, std::span<const Tensor> in) {
+// Dropout-1 and -6 (`legacy`) read is_test and ratio from attributes, 12+ from inputs 1 and 2.
+DropoutMode dropout_mode(const std::string& op, bool legacy, const Attrs& a,
+                         std::span<const Tensor> in) {
   DropoutMode m;
-  m.training = present(in, 2) && in[2].numel() > 0 && in[2].at(0) != 0;
-  if (present(in, 1) && in[1].numel() > 0) m.ratio = in[1].at(0);
+  if (legacy) {
+    m.training = a.i("is_test") == 0;
+    m.ratio = a.f("ratio");
+  } else {
+    m.training = present(in, 2) && in[2].numel() > 0 && in[2].at(0) != 0;
+    if (present(in, 1) && in[1].numel() > 0) m.ratio = in[1].at(0);
+  }
   if (m.training && !(m.ratio >= 0 && m.ratio < 1))
     throw ShapeError(cat(op, ": ratio must be in [0, 1) in training mode, got ", m.ratio));
   return m;
@@ -179,25 +188,38 @@ void dropout_scale(const T* x, const uint8_t* keep, double scale, T* y, int64_t 
   for (int64_t i = 0; i < n; ++i) y[i] = keep[i] ? narrow<T>(widen(x[i]) * scale) : T{};
 }
 
+bool dropout_legacy(const OpDef& op) {
+  return op.since < 7;
+}
+
 void dropout_host(const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
-  const DropoutMode m = dropout_mode(ctx.op->name(), in);
+  const bool legacy = dropout_legacy(*ctx.op);
+  const DropoutMode m = dropout_mode(ctx.op->name(), legacy, ctx.attr(), in);
   const Tensor& x = in[0];
   const int64_t n = x.numel();
+  // The mask: written in place when it is a bool output, else built here (and then written to a
+  // mask output of dtype T).
+  const bool bool_mask = out.size() > 1 && out[1].dtype() == DType::kBool;
   std::vector<uint8_t> own_mask;
   uint8_t* mask = nullptr;
-  if (out.size() > 1) {
+  if (bool_mask) {
     mask = out[1].data_as<uint8_t>();
-  } else if (m.training) {
+  } else if (m.training || out.size() > 1) {
     own_mask.resize(static_cast<size_t>(n));
     mask = own_mask.data();
   }
+  auto write_mask = [&] {
+    if (out.size() > 1 && !bool_mask)
+      for (int64_t i = 0; i < n; ++i) out[1].set(i, mask[i]);
+  };
   if (!m.training) {
     if (n > 0) std::memcpy(out[0].data(), x.data(), x.nbytes());
     if (mask && n > 0) std::memset(mask, 1, static_cast<size_t>(n));
-    return;
+    return write_mask();
   }
-  const int64_t seed = ctx.attr().i("seed");
+  const int64_t seed = legacy ? 0 : ctx.attr().i("seed");
   for (int64_t i = 0; i < n; ++i) mask[i] = dropout_uniform(seed, i) >= m.ratio;
+  write_mask();
   const double scale = 1.0 / (1.0 - m.ratio);
   switch (x.dtype()) {
     case DType::kF32:
@@ -213,8 +235,8 @@ void dropout_host(const LaunchContext& ctx, std::span<const Tensor> in, std::spa
   }
 }
 
-void dropout_ref(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
-  const DropoutMode m = dropout_mode("Dropout", in);
+void dropout_ref(bool legacy, const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
+  const DropoutMode m = dropout_mode("Dropout", legacy, a, in);
   const int64_t seed = a.has("seed") ? a.i("seed") : 0;
   for (int64_t i = 0; i < in[0].numel(); ++i) {
     const bool keep = !m.training || dropout_uniform(seed, i) >= m.ratio;
@@ -258,7 +280,34 @@ void register_activations_clip(Registry& r) {
               .infer([mask_dtype](const InferContext& c) { return infer_dropout(c, mask_dtype); })
               .tiling(elementwise_tiling)
               .kernel(dropout_identity_kernel)
-              .reference(dropout_ref));
+              .reference([](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
+                dropout_ref(false, a, in, out);
+              }));
+  }
+  for (const int since : {1, 6}) {
+    OpDef d = def_op("Dropout", since, since == 1 ? 5 : 6);
+    if (since == 1) d.attr("consumed_inputs", AttrKind::kInts, std::vector<int64_t>{});
+    d.input("data", "T")
+        .output("output", "T")
+        .output("mask", "T", Arity::kOptional)
+        .attr("is_test", AttrKind::kInt, int64_t{0})
+        .attr("ratio", AttrKind::kFloat, AttrValue{0.5f})
+        .type_constraint("T", fl)
+        .describe("output = data * mask / (1 - ratio) unless is_test, else data with mask all ones")
+        .infer([](const InferContext& c) {
+          const double ratio = c.attrs.f("ratio");
+          if (c.attrs.i("is_test") == 0 && !(ratio >= 0 && ratio < 1))
+            throw ShapeError(cat(c.op.name(),
+                                 ": ratio must be in [0, 1) in training mode (is_test "
+                                 "0), got ",
+                                 ratio));
+          return infer_dropout(c, DType::kUndefined);
+        })
+        .host_kernel(dropout_host)
+        .reference([](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
+          dropout_ref(true, a, in, out);
+        });
+    r.add(std::move(d));
   }
   r.add(def_op("Dropout", 12)
             .input("data", "T")
@@ -274,7 +323,9 @@ void register_activations_clip(Registry& r) {
                 "true")
             .infer([](const InferContext& c) { return infer_dropout(c, DType::kBool); })
             .host_kernel(dropout_host)
-            .reference(dropout_ref));
+            .reference([](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
+              dropout_ref(false, a, in, out);
+            }));
 }
 
 }  // namespace asc

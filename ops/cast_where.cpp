@@ -1,6 +1,8 @@
 // Cast and CastLike (any numeric/bool dtype to any other, and to and from strings) and Where
-// (select with three-way broadcasting).
+// (select with three-way broadcasting). Cast-1 names its target as a string, the name of a
+// TensorProto.DataType value ("FLOAT", "INT64", ...), and does not cast strings; 6+ as the value.
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <limits>
 
@@ -111,6 +113,32 @@ std::vector<DType> cast_types() {
   return t;
 }
 
+// Cast-1's `to`: a TensorProto.DataType name, in any case ("FLOAT", "float16", "Int64").
+DType cast1_target(const std::string& to) {
+  static const std::pair<const char*, DType> kNames[] = {
+      {"FLOAT", DType::kF32},    {"UINT8", DType::kU8},   {"INT8", DType::kI8},
+      {"UINT16", DType::kU16},   {"INT16", DType::kI16},  {"INT32", DType::kI32},
+      {"INT64", DType::kI64},    {"BOOL", DType::kBool},  {"FLOAT16", DType::kF16},
+      {"DOUBLE", DType::kF64},   {"UINT32", DType::kU32}, {"UINT64", DType::kU64},
+      {"BFLOAT16", DType::kBF16}};
+  std::string upper;
+  for (char c : to) upper += static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+  for (const auto& [name, dt] : kNames)
+    if (upper == name) return dt;
+  throw ShapeError(cat("Cast-1: to '", to,
+                       "' is not a numeric or bool TensorProto.DataType name (FLOAT, DOUBLE, "
+                       "FLOAT16, BFLOAT16, INT8..INT64, UINT8..UINT64, BOOL)"));
+}
+
+// The target dtype of a Cast node: `to` is a DataType name in opset 1, its value from 6 on.
+DType cast_target(const OpDef& op, const Attrs& a) {
+  if (op.since == 1) return cast1_target(a.s("to"));
+  const DType to = static_cast<DType>(a.i("to"));
+  for (DType t : cast_types())
+    if (t == to) return to;
+  throw ShapeError(cat("Cast to dtype ", a.i("to"), " is not supported"));
+}
+
 bool any_string(std::span<const Tensor> in, std::span<const Tensor> out) {
   for (const auto* list : {&in, &out})
     for (const Tensor& t : *list)
@@ -121,34 +149,37 @@ bool any_string(std::span<const Tensor> in, std::span<const Tensor> out) {
 }  // namespace
 
 void register_cast_where(Registry& r) {
-  r.add(def_op("Cast", 6)
-            .input("input", "T1")
-            .output("output", "T2")
-            .attr("to", AttrKind::kInt)
-            .type_constraint("T1", cast_types())
-            .type_constraint("T2", cast_types())
-            .trait(kElementwise)
-            .describe("output = input converted to dtype `to` (floats truncate toward zero)")
-            .infer([](const InferContext& c) {
-              const DType to = static_cast<DType>(c.attrs.i("to"));
-              bool ok = false;
-              for (DType t : cast_types()) ok = ok || t == to;
-              if (!ok)
-                throw ShapeError("Cast to dtype " + std::to_string(c.attrs.i("to")) +
-                                 " is not supported");
-              return std::vector<TensorType>{{to, c.inputs[0].shape}};
-            })
-            .tiling(elementwise_tiling)
-            .kernel([](TileBuilder& t) {
-              Buf x = t.copy_in(0, ew_box(t.ctx(), t.tiling(), 0));
-              ew_store(t, 0, x);  // the store casts to the output dtype
-            })
-            .host_kernel([](const LaunchContext&, std::span<const Tensor> in,
-                            std::span<Tensor> out) { cast_strings(in[0], out[0]); })
-            .reference([](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
-              if (any_string(in, out)) return cast_strings(in[0], out[0]);
-              ref_elementwise(in, out[0], [](const double* v) { return v[0]; });
-            }));
+  for (const int since : {1, 6}) {
+    const bool strings = since >= 6;  // Cast-1 does not cast strings
+    OpDef d = def_op("Cast", since, since == 1 ? 5 : INT_MAX);
+    d.input("input", "T1")
+        .output("output", "T2")
+        .attr("to", since == 1 ? AttrKind::kString : AttrKind::kInt)
+        .type_constraint("T1", strings ? cast_types() : numeric_bool_types())
+        .type_constraint("T2", strings ? cast_types() : numeric_bool_types())
+        .trait(kElementwise)
+        .describe(since == 1
+                      ? "output = input converted to the dtype named by `to` (\"FLOAT\", "
+                        "\"INT64\", ...; floats truncate toward zero)"
+                      : "output = input converted to dtype `to` (floats truncate toward zero)")
+        .infer([](const InferContext& c) {
+          return std::vector<TensorType>{{cast_target(c.op, c.attrs), c.inputs[0].shape}};
+        })
+        .tiling(elementwise_tiling)
+        .kernel([](TileBuilder& t) {
+          Buf x = t.copy_in(0, ew_box(t.ctx(), t.tiling(), 0));
+          ew_store(t, 0, x);  // the store casts to the output dtype
+        })
+        .reference([](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
+          if (any_string(in, out)) return cast_strings(in[0], out[0]);
+          ref_elementwise(in, out[0], [](const double* v) { return v[0]; });
+        });
+    if (strings)
+      d.host_kernel([](const LaunchContext&, std::span<const Tensor> in, std::span<Tensor> out) {
+        cast_strings(in[0], out[0]);
+      });
+    r.add(std::move(d));
+  }
 
   // CastLike: Cast to target_type's dtype; target_type's shape and values are not read (act_view
   // keeps it out of the elementwise view).

@@ -1,6 +1,7 @@
-// Max, Min, Sum, Mean over 1..N inputs. Opsets 6-7 require equal shapes; from 8 the inputs
-// broadcast numpy-style. One tile folds the inputs left to right: y = x0 op x1 op ... (Mean then
-// divides by N), in f32 for f16/bf16 storage. Float Max/Min propagate NaN.
+// Max, Min, Sum, Mean over 1..N inputs. Opsets 1-7 require equal shapes (1-5 also carry the legacy
+// consumed_inputs attribute, ignored); from 8 the inputs broadcast numpy-style. One tile folds the
+// inputs left to right: y = x0 op x1 op ... (Mean then divides by N), in f32 for f16/bf16 storage.
+// Float Max/Min propagate NaN.
 #include <cmath>
 
 #include "ops/elementwise.h"
@@ -18,6 +19,7 @@ struct VariadicVersion {
   int since, until;
   bool broadcast;
   std::vector<DType> types;
+  bool consumed = false;  // opsets 1-5: the legacy consumed_inputs attribute
 };
 
 std::vector<TensorType> infer_variadic(const InferContext& c, bool broadcast) {
@@ -72,28 +74,29 @@ double fold_ref(Fold f, const double* v, size_t n) {
 void add_variadic(Registry& r, const char* type, const char* out, Fold f, const VariadicVersion& v,
                   const char* doc) {
   const bool bc = v.broadcast;
-  r.add(def_op(type, v.since, v.until)
-            .input("data_0", "T", Arity::kVariadic)
-            .output(out, "T")
-            .type_constraint("T", v.types)
-            .trait(kElementwise | (bc ? uint32_t{kBroadcast} : 0u) | kCommutative)
-            .describe(doc)
-            .infer([bc](const InferContext& c) { return infer_variadic(c, bc); })
-            .tiling(elementwise_tiling)
-            .kernel([f](TileBuilder& t) { fold_kernel(t, f); })
-            .reference([f](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
-              const size_t n = in.size();
-              ref_elementwise(in, out[0], [f, n](const double* x) { return fold_ref(f, x, n); });
-            }));
+  OpDef d = def_op(type, v.since, v.until);
+  if (v.consumed) d.attr("consumed_inputs", AttrKind::kInts, std::vector<int64_t>{});
+  d.input("data_0", "T", Arity::kVariadic)
+      .output(out, "T")
+      .type_constraint("T", v.types)
+      .trait(kElementwise | (bc ? uint32_t{kBroadcast} : 0u) | kCommutative)
+      .describe(doc)
+      .infer([bc](const InferContext& c) { return infer_variadic(c, bc); })
+      .tiling(elementwise_tiling)
+      .kernel([f](TileBuilder& t) { fold_kernel(t, f); })
+      .reference([f](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
+        const size_t n = in.size();
+        ref_elementwise(in, out[0], [f, n](const double* x) { return fold_ref(f, x, n); });
+      });
+  r.add(std::move(d));
 }
 
 }  // namespace
 
 void register_elementwise_variadic(Registry& r) {
   const std::vector<VariadicVersion> minmax = {
-      {6, 7, false, ew_f16_f32_f64()},
-      {8, 11, true, ew_f16_f32_f64()},
-      {12, 12, true, ew_numeric(false)},
+      {1, 5, false, ew_f16_f32_f64(), true}, {6, 7, false, ew_f16_f32_f64()},
+      {8, 11, true, ew_f16_f32_f64()},       {12, 12, true, ew_numeric(false)},
       {13, INT_MAX, true, ew_numeric(true)},
   };
   for (const auto& v : minmax) {
@@ -101,6 +104,7 @@ void register_elementwise_variadic(Registry& r) {
     add_variadic(r, "Min", "min", Fold::kMin, v, "min = elementwise minimum of the inputs");
   }
   const std::vector<VariadicVersion> sums = {
+      {1, 5, false, ew_f16_f32_f64(), true},
       {6, 7, false, ew_f16_f32_f64()},
       {8, 12, true, ew_f16_f32_f64()},
       {13, INT_MAX, true, ew_floats(true)},

@@ -5,13 +5,15 @@
 // View: output dims D[0..R-1] (R >= 1) and the input stride of each; size-1 dims are dropped and
 // a dim is merged into the next inner one when the input steps over both contiguously.
 //   Expand: D = output dims, input strides right-aligned, 0 where the input dim is 1.
-//   Tile:   output dim k seen as [repeat r_k, input dim n_k] with input strides [0, xs_k].
+//   Tile:   output dim k seen as [repeat r_k, input dim n_k] with input strides [0, xs_k]
+//           (r_k = repeats[k] from 6 on; Tile-1 repeats one axis, r_axis = tiles).
 // Tiling: tile sizes T<k>, filled from the innermost dim while a tile stays within the element
 // budget (a partial dim ends the fill; a long last dim is cut into aligned pieces); grid over
 // every dim; auto_tiling finds the largest budget that fits the local memory. copy_view,
 // copy_tiling and copy_kernel (ops/movement.h) also serve DepthToSpace and SpaceToDepth.
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
 
 #include "ops/movement.h"
@@ -147,6 +149,39 @@ std::vector<int64_t> tile_repeats(const std::vector<int64_t>& reps, size_t rank)
   return reps;
 }
 
+// Tile-1's repeats: `tiles` copies along `axis` (inputs 1 and 2, one element each, typed like the
+// data in the spec: any numeric dtype holding a whole number is accepted), 1 along every other dim.
+std::vector<int64_t> tile1_repeats(const InferContext& c, size_t rank) {
+  int64_t v[2];
+  for (size_t k : {1, 2}) {
+    const Tensor& t = need_value(c, k);
+    const char* what = k == 1 ? "tiles" : "axis";
+    if (t.numel() != 1)
+      throw ShapeError(
+          cat("Tile-1: ", what, " must hold one value, got shape ", to_string(t.shape())));
+    if (t.at(0) != std::floor(t.at(0)))
+      throw ShapeError(cat("Tile-1: ", what, " is ", t.at(0), ", not a whole number"));
+    v[k - 1] = to_int64s(t)[0];
+  }
+  const auto r = static_cast<int64_t>(rank);
+  if (v[1] < -r || v[1] >= r)
+    throw ShapeError(cat("Tile-1: axis ", v[1], " is out of range for rank ", r));
+  if (v[0] < 0) throw ShapeError(cat("Tile-1: tiles is negative (", v[0], ")"));
+  std::vector<int64_t> reps(rank, 1);
+  reps[static_cast<size_t>(v[1] < 0 ? v[1] + r : v[1])] = v[0];
+  return reps;
+}
+
+// Output dim k = input dim k * reps[k] (unknown where the input dim is unknown and reps[k] != 1).
+std::vector<TensorType> infer_tile(const TensorType& x, const std::vector<int64_t>& reps) {
+  SymShape out;
+  for (size_t k = 0; k < reps.size(); ++k) {
+    const Dim& d = (*x.shape)[k];
+    out.push_back(reps[k] == 1 ? d : d.known() ? Dim(d.value() * reps[k]) : Dim());
+  }
+  return {{x.dtype, out}};
+}
+
 // Naive reference: output index i reads input index i mod n per dim.
 void tile_reference(const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
   const Tensor& x = in[0];
@@ -203,13 +238,29 @@ void register_movement_broadcast(Registry& r) {
               const TensorType& x = c.inputs[0];
               const auto reps = need_ints(c, 1, "repeats");
               if (!x.shape) return std::vector<TensorType>{{x.dtype, SymShape(reps.size(), Dim())}};
-              tile_repeats(reps, x.shape->size());
-              SymShape out;
-              for (size_t k = 0; k < reps.size(); ++k) {
-                const Dim& d = (*x.shape)[k];
-                out.push_back(reps[k] == 1 ? d : d.known() ? Dim(d.value() * reps[k]) : Dim());
+              return infer_tile(x, tile_repeats(reps, x.shape->size()));
+            })
+            .tiling([](const LaunchContext& ctx) { return copy_tiling(ctx, tile_view(ctx)); })
+            .kernel([](TileBuilder& t) { copy_kernel(t, tile_view(t.ctx())); })
+            .reference(tile_reference));
+  // Tile-1: the same copy; the repeats come from the inputs tiles and axis.
+  r.add(def_op("Tile", 1, 5)
+            .input("input", "T")
+            .input("tiles", "T1", Arity::kSingle, true)
+            .input("axis", "T1", Arity::kSingle, true)
+            .output("output", "T")
+            .type_constraint("T", movement_types())
+            .type_constraint("T1", numeric_types())
+            .trait(kMovement)
+            .describe("output = input repeated tiles times along axis")
+            .infer([](const InferContext& c) {
+              const TensorType& x = c.inputs[0];
+              if (!x.shape) {
+                need_value(c, 1);  // an unknown repeat count waits for its value
+                need_value(c, 2);
+                return std::vector<TensorType>{{x.dtype, std::nullopt}};
               }
-              return std::vector<TensorType>{{x.dtype, out}};
+              return infer_tile(x, tile1_repeats(c, x.shape->size()));
             })
             .tiling([](const LaunchContext& ctx) { return copy_tiling(ctx, tile_view(ctx)); })
             .kernel([](TileBuilder& t) { copy_kernel(t, tile_view(t.ctx())); })

@@ -9,6 +9,7 @@
 // aligned piece of it when a row does not fit; TR fills the rest of the element budget.
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
 
 #include "ops/movement.h"
@@ -97,12 +98,32 @@ struct SplitVersion {
   int since, until;
   bool split_input;  // split sizes as input 1 (else the attribute)
   bool num_outputs;  // Split-18's num_outputs attribute
+  bool either;       // Split-1: the split attribute or an optional input 1 of data's dtype
 };
+
+// Split-1's sizes from its optional input 1, whose dtype is the data's (often float): every value
+// must be a whole number.
+std::vector<int64_t> split1_input_sizes(const InferContext& c) {
+  const Tensor& t = need_value(c, 1);
+  if (t.shape().size() > 1)
+    throw ShapeError(cat("Split-1: input split must be 1-D, got ", to_string(t.shape())));
+  for (int64_t i = 0; i < t.numel(); ++i)
+    if (t.at(i) != std::floor(t.at(i)))
+      throw ShapeError(cat("Split-1: input split holds ", t.at(i), ", not a whole number"));
+  return to_int64s(t);
+}
 
 // Part sizes along the axis (of extent n).
 std::vector<int64_t> split_sizes(const InferContext& c, const SplitVersion& v, int64_t n) {
   std::vector<int64_t> sizes;
-  if (v.split_input) {
+  if (v.either) {
+    sizes = c.attrs.ints("split");
+    if (has_input(c, 1)) {
+      if (!sizes.empty())
+        throw ShapeError("Split-1: give split as the attribute or as input 1, not both");
+      sizes = split1_input_sizes(c);
+    }
+  } else if (v.split_input) {
     if (has_input(c, 1)) sizes = need_ints(c, 1, "split");
   } else {
     sizes = c.attrs.ints("split");
@@ -279,14 +300,17 @@ void register_movement_join(Registry& r) {
         });
     r.add(std::move(d));
   }
-  static constexpr SplitVersion kSplit[] = {{2, 10, false, false},
-                                            {11, 12, false, false},
-                                            {13, 17, true, false},
-                                            {18, INT_MAX, true, true}};
+  static constexpr SplitVersion kSplit[] = {{1, 1, false, false, true},
+                                            {2, 10, false, false, false},
+                                            {11, 12, false, false, false},
+                                            {13, 17, true, false, false},
+                                            {18, INT_MAX, true, true, false}};
   for (const SplitVersion& sv : kSplit) {
     const SplitVersion* v = &sv;
     OpDef d = def_op("Split", sv.since, sv.until);
     d.input("input", "T");
+    if (sv.either)  // the spec types input 1 as T; any numeric dtype is accepted here
+      d.input("split", "T1", Arity::kOptional, true).type_constraint("T1", numeric_types());
     if (sv.split_input)
       d.input("split", "i64", Arity::kOptional, true);
     else
@@ -298,6 +322,8 @@ void register_movement_join(Registry& r) {
         .trait(kMovement)
         .describe(sv.num_outputs ? "outputs = input cut along axis by split sizes or into "
                                    "num_outputs parts (the last one smaller)"
+                  : sv.either    ? "outputs = input cut along axis (default 0) by the split "
+                                   "attribute or input 1, else into equal parts"
                                  : "outputs = input cut along axis by split sizes")
         .infer([v](const InferContext& c) { return infer_split(c, *v); })
         .tiling([](const LaunchContext& ctx) { return join_tiling(ctx, false); })

@@ -1,5 +1,7 @@
 // Pad: constant / edge / reflect (and wrap from opset 19) with begin and end pads per dim
-// (negative pads crop). Pad-2 takes attributes; Pad-11 inputs (pads, constant_value); Pad-18 an
+// (negative pads crop). Pad-1 takes attributes, the pads named `paddings` (same layout; its doc
+// example lists [0, 0, 2, 0] for what Pad-2's lists as [0, 2, 0, 0], the layout both texts
+// state); Pad-2 names them `pads`; Pad-11 inputs (pads, constant_value); Pad-18 an
 // axes input selecting the padded dims.
 //
 // Kernel: per dim d a map from output index o to the input index it copies, or -1 for the
@@ -21,9 +23,10 @@ enum class PadMode : uint8_t { kConstant, kEdge, kReflect, kWrap };
 
 struct PadVersion {
   int since, until;
-  bool inputs;  // pads / constant_value as inputs (else attributes)
-  bool axes;    // optional axes input
-  bool wrap;    // wrap mode allowed
+  const char* pads_attr;  // the pads attribute's name before Pad-11
+  bool inputs;            // pads / constant_value as inputs (else attributes)
+  bool axes;              // optional axes input
+  bool wrap;              // wrap mode allowed
 };
 
 PadMode pad_mode(const PadVersion& v, const Attrs& a) {
@@ -37,14 +40,14 @@ PadMode pad_mode(const PadVersion& v, const Attrs& a) {
 }
 
 // Begin pads then end pads, one pair per dim of x (axes spread to the full rank).
-std::vector<int64_t> full_pads(const std::vector<int64_t>& pads, const std::vector<int64_t>& axes,
-                               bool has_axes, size_t rank) {
+std::vector<int64_t> full_pads(const char* what, const std::vector<int64_t>& pads,
+                               const std::vector<int64_t>& axes, bool has_axes, size_t rank) {
   const int64_t r = static_cast<int64_t>(rank);
   std::vector<int64_t> ax = axes;
   if (!has_axes)
     for (int64_t d = 0; d < r; ++d) ax.push_back(d);
   if (pads.size() != 2 * ax.size())
-    throw ShapeError(cat("Pad: pads ", ints_str(pads), " must have 2 x ", ax.size(),
+    throw ShapeError(cat("Pad: ", what, " ", ints_str(pads), " must have 2 x ", ax.size(),
                          " entries (begins then ends) for rank ", rank));
   std::vector<int64_t> full(2 * rank, 0);
   std::vector<bool> seen(rank, false);
@@ -115,9 +118,9 @@ PadArgs pad_args(const PadVersion& v, const Attrs& a, std::span<const Tensor> in
     pads = to_int64s(in[1]);
     if (has_axes) axes = to_int64s(in[3]);
   } else {
-    pads = a.ints("pads");
+    pads = a.ints(v.pads_attr);
   }
-  p.pads = full_pads(pads, axes, has_axes, x.shape().size());
+  p.pads = full_pads(v.pads_attr, pads, axes, has_axes, x.shape().size());
   Tensor value(x.dtype(), {});
   if (v.inputs) {
     if (has_input(in, 2) && in[2].numel() > 0)
@@ -141,11 +144,11 @@ std::vector<TensorType> infer_pad(const PadVersion& v, const InferContext& c) {
       throw ShapeError(cat("Pad: constant_value is ", dtype_name(c.inputs[2].dtype), ", data is ",
                            dtype_name(x.dtype)));
   } else {
-    pads = c.attrs.ints("pads");
+    pads = c.attrs.ints(v.pads_attr);
   }
   if (!x.shape) return {{x.dtype, std::nullopt}};
   const Shape dims = known_dims(*x.shape);
-  const auto full = full_pads(pads, axes, has_axes, dims.size());
+  const auto full = full_pads(v.pads_attr, pads, axes, has_axes, dims.size());
   const Shape out = padded_shape(dims, full, mode);
   SymShape s;
   for (size_t d = 0; d < out.size(); ++d) {
@@ -249,10 +252,9 @@ void pad_reference(const PadVersion& v, const Attrs& a, std::span<const Tensor> 
 }
 
 constexpr PadVersion kPad[] = {
-    {2, 10, false, false, false},
-    {11, 17, true, false, false},
-    {18, 18, true, true, false},
-    {19, INT_MAX, true, true, true},
+    {1, 1, "paddings", false, false, false}, {2, 10, "pads", false, false, false},
+    {11, 17, "pads", true, false, false},    {18, 18, "pads", true, true, false},
+    {19, INT_MAX, "pads", true, true, true},
 };
 
 }  // namespace
@@ -269,7 +271,7 @@ void register_movement_pad(Registry& r) {
             .type_constraint("Tind", {DType::kI32, DType::kI64});
       }
     } else {
-      d.attr("pads", AttrKind::kInts).attr("value", AttrKind::kFloat, 0.0f);
+      d.attr(pv.pads_attr, AttrKind::kInts).attr("value", AttrKind::kFloat, 0.0f);
     }
     d.output("output", "T")
         .attr("mode", AttrKind::kString, std::string("constant"))

@@ -3,7 +3,7 @@
 //   normalization_layer.cpp LayerNormalization, MeanVarianceNormalization, InstanceNormalization,
 //                           GroupNormalization
 //   normalization_batch.cpp BatchNormalization (tile kernels over [N, C, S])
-//   normalization_misc.cpp  Hardmax (host kernel), LRN (tile kernel)
+//   normalization_misc.cpp  Hardmax (host kernel), LRN, LpNormalization (tile kernels)
 //   normalization_loss.cpp  NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss (host kernels)
 // LogSoftmax lives next to Softmax (softmax.cpp).
 #pragma once

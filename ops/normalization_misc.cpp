@@ -1,11 +1,16 @@
-// Hardmax (1-12: rows of the input flattened at axis; 13+: one axis; host kernel: an argmax) and
-// LRN (1+; tile kernel).
+// Hardmax (1-12: rows of the input flattened at axis; 13+: one axis; host kernel: an argmax),
+// LRN (1+; tile kernel) and LpNormalization (1+; tile kernel).
 //
 // Hardmax: y = 1 at the first maximum of each row, 0 elsewhere. Rows are [outer, mid, inner]
 // with mid the normalised extent.
 // LRN over X [N, C, d...] (S = prod d): for channel c the window is
 // [c - floor((size - 1) / 2), c + ceil((size - 1) / 2)] clipped to [0, C), and
 //   y = x / (bias + alpha / size * sum_window x^2) ^ beta.
+// LpNormalization along `axis` (a row view [outer, n, inner] reducing n):
+//   y = x / ||x||_p,  ||x||_1 = sum |x|,  ||x||_2 = sqrt(sum x^2),
+// with a zero norm replaced by 1 (a zero row stays zero, as in ONNX Runtime) instead of 0 / 0.
+// A tile holding whole rows reduces and divides in one pass; longer rows accumulate the norm over
+// the row's chunks, then divide chunk by chunk. f16/bf16 compute in f32.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -14,6 +19,7 @@
 #include "ops/normalization.h"
 #include "ops/ops.h"
 #include "registry/infer.h"
+#include "registry/rows.h"
 #include "registry/tiling.h"
 
 namespace asc {
@@ -228,12 +234,126 @@ void add_lrn(Registry& r) {
             }));
 }
 
+// ---- LpNormalization -------------------------------------------------------------------------
+
+// The normalised axis of a rank; ShapeError for p other than 1 and 2 or an axis out of range.
+int64_t lpnorm_axis(const Attrs& a, int64_t rank) {
+  const int64_t p = a.i("p");
+  if (p != 1 && p != 2) throw ShapeError(cat("LpNormalization: p must be 1 or 2, got ", p));
+  if (rank == 0) throw ShapeError("LpNormalization: input must have rank >= 1, got a scalar");
+  const int64_t axis = a.i("axis");
+  if (axis < -rank || axis >= rank)
+    throw ShapeError(cat("LpNormalization: axis ", axis, " is out of range for rank ", rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+RowView lpnorm_view(const LaunchContext& ctx) {
+  const Shape& in = ctx.inputs[0].shape;
+  const int64_t axis = lpnorm_axis(ctx.attr(), static_cast<int64_t>(in.size()));
+  return row_view(in, std::span<const int64_t>(&axis, 1));
+}
+
+TilingData lpnorm_tiling(const LaunchContext& ctx) {
+  const RowView v = lpnorm_view(ctx);
+  TilingData t = row_tiling(ctx, v);
+  if (v.count == 0)  // empty rows: the output is empty
+    for (auto& g : t.grid) g = 0;
+  return t;
+}
+
+void lpnorm_kernel(TileBuilder& t) {
+  const RowView v = lpnorm_view(t.ctx());
+  const bool l1 = t.ctx().attr().i("p") == 1;
+  const DType cdt = compute_dtype(t.ctx().inputs[0].dtype);
+  const DType odt = t.ctx().outputs[0].dtype;
+  const RowCursor tile = row_tile(v, t.tiling());
+  auto load = [&](const RowCursor& c) { return t.cast(t.copy_in(0, row_in_box(v, c)), cdt); };
+  auto store = [&](const RowCursor& c, Buf y) { t.copy_out(0, t.cast(y, odt), row_in_box(v, c)); };
+  int r = -1;  // the reduced view dim; none when the axis has extent 1 (dropped from the view)
+  for (size_t j = 0; j < v.dims.size(); ++j)
+    if (v.reduced[j]) r = static_cast<int>(j);
+  // sum |x| or sum x^2 of a chunk along r; rows of one element: their norm |x| for either p.
+  const bool squares = !l1 && r >= 0;
+  auto partial = [&](Buf x) {
+    if (r < 0) return t.unary(UnaryOp::kAbs, x);
+    return l1 ? t.reduce(ReduceOp::kSum, t.unary(UnaryOp::kAbs, x), r)
+              : t.reduce(ReduceOp::kSumSquares, x, r);
+  };
+  // The divisor from the summed partials: the norm, 1 where it is 0.
+  auto divisor = [&](Buf sum) {
+    Buf n = squares ? sqrt(sum) : sum;
+    const Shape& d = t.dims(n);
+    Buf zero = t.compare(CmpOp::kEq, n, t.duplicate(cdt, d, 0.0));
+    return t.select(zero, t.duplicate(cdt, d, 1.0), n);
+  };
+  auto divide = [&](Buf x, Buf n) { return r < 0 ? x / n : t.bcast_mid(BinaryOp::kDiv, x, n, r); };
+  if (r < 0 || tile.size[r] >= v.dims[r]) {  // whole rows in the tile
+    Buf x = load(tile);
+    store(tile, divide(x, divisor(partial(x))));
+    return;
+  }
+  Shape kept = tile.size;
+  kept[r] = 1;
+  Buf sum = t.duplicate(cdt, kept, 0.0);
+  row_chunks(t, v,
+             [&](const RowCursor& c) { t.accumulate(BinaryOp::kAdd, sum, partial(load(c))); });
+  Buf n = divisor(sum);
+  row_chunks(t, v, [&](const RowCursor& c) { store(c, divide(load(c), n)); });
+}
+
+// Naive reference in double over [outer, n, inner] rows.
+void lpnorm_reference(const Attrs& a, const Tensor& x, Tensor& y) {
+  const Shape& s = x.shape();
+  const int64_t rank = static_cast<int64_t>(s.size());
+  const int64_t axis = lpnorm_axis(a, rank);
+  const bool l1 = a.i("p") == 1;
+  int64_t outer = 1, n = s[axis], inner = 1;
+  for (int64_t d = 0; d < rank; ++d) (d < axis ? outer : inner) *= d == axis ? 1 : s[d];
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      const int64_t base = o * n * inner + i;
+      double sum = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        const double v = x.at(base + k * inner);
+        sum += l1 ? std::fabs(v) : v * v;
+      }
+      const double norm = l1 ? sum : std::sqrt(sum);
+      for (int64_t k = 0; k < n; ++k)
+        y.set(base + k * inner, x.at(base + k * inner) / (norm == 0 ? 1.0 : norm));
+    }
+}
+
+void add_lpnorm(Registry& r) {
+  r.add(def_op("LpNormalization", 1)
+            .input("input", "T")
+            .output("output", "T")
+            .attr("axis", AttrKind::kInt, int64_t{-1})
+            .attr("p", AttrKind::kInt, int64_t{2})
+            .type_constraint("T", float_types())
+            .trait(kNormalization)
+            .describe("output = input / its L1 (p = 1) or L2 (p = 2) norm along axis (a zero norm "
+                      "divides by 1)")
+            .infer([](const InferContext& c) {
+              if (c.inputs[0].shape)
+                lpnorm_axis(c.attrs, static_cast<int64_t>(c.inputs[0].shape->size()));
+              else if (c.attrs.i("p") != 1 && c.attrs.i("p") != 2)
+                throw ShapeError(cat("LpNormalization: p must be 1 or 2, got ", c.attrs.i("p")));
+              return infer_unary(c);
+            })
+            .tiling(lpnorm_tiling)
+            .kernel(lpnorm_kernel)
+            .reference([](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
+              lpnorm_reference(a, in[0], out[0]);
+            }));
+}
+
 }  // namespace
 
 void register_normalization_misc(Registry& r) {
   add_hardmax(r, true);
   add_hardmax(r, false);
   add_lrn(r);
+  add_lpnorm(r);
 }
 
 }  // namespace asc

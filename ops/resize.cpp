@@ -1,5 +1,5 @@
-// Resize (10, 11-12, 13-17, 18, 19+) and Upsample (7-8 scales attribute, 9 scales input) as host
-// kernels.
+// Resize (10, 11-12, 13-17, 18, 19+) and Upsample (1-6 height_scale / width_scale attributes on
+// NCHW data, mode nearest or bilinear; 7-8 scales attribute; 9, 10 scales input) as host kernels.
 //
 // Every mode is a tensor product of 1-D interpolations, so the kernel resizes one dim at a time:
 // out[o, j, i] = sum_t w_t(j) * in[o, idx_t(j), i] over the taps of output coordinate j (nearest:
@@ -71,9 +71,13 @@ ResizeSpec resize_spec(const ResizeVersion& v, const Attrs& a, const Shape& x, V
   s.in = x;
   const size_t r = x.size();
   const bool v11 = op == "Resize" && v.since >= 11;
+  const bool v1 = op == "Upsample" && v.since < 7;
   s.mode = a.s("mode");
-  if (s.mode != "nearest" && s.mode != "linear" && !(v11 && s.mode == "cubic"))
-    throw ShapeError(cat(op, ": unknown mode '", s.mode, "'"));
+  if (v1 && s.mode == "bilinear") s.mode = "linear";  // Upsample-1 names linear on H, W bilinear
+  if ((s.mode != "nearest" && s.mode != "linear" && !(v11 && s.mode == "cubic")) ||
+      (v1 && a.s("mode") == "linear"))
+    throw ShapeError(cat(op, ": unknown mode '", a.s("mode"), "'",
+                         v1 ? " (Upsample-1 has nearest and bilinear)" : ""));
   std::vector<int64_t> sizes;
   if (v11) {
     s.coord = a.s("coordinate_transformation_mode");
@@ -90,7 +94,10 @@ ResizeSpec resize_spec(const ResizeVersion& v, const Attrs& a, const Shape& x, V
             cat(op, ": tf_crop_and_resize needs roi of ", 2 * r, " values, got ", s.roi.size()));
     }
   }
-  if (op == "Upsample" && v.since < 9) {
+  if (v1) {
+    if (r != 4) throw ShapeError(cat(op, "-1: X must be 4-D [N, C, H, W], got ", to_string(x)));
+    s.scale = {1.0, 1.0, a.f("height_scale"), a.f("width_scale")};
+  } else if (op == "Upsample" && v.since < 9) {
     for (float f : a.floats("scales")) s.scale.push_back(f);
   } else if (sizes.empty()) {
     const Tensor* t = value(v11 ? 2 : 1);
@@ -355,8 +362,9 @@ void resize_reference(const ResizeVersion& v, const Attrs& a, std::span<const Te
 }
 
 constexpr ResizeVersion kVersions[] = {
-    {"Resize", 10, 10},      {"Resize", 11, 12}, {"Resize", 13, 17}, {"Resize", 18, 18},
-    {"Resize", 19, INT_MAX}, {"Upsample", 7, 8}, {"Upsample", 9, 9},
+    {"Resize", 10, 10}, {"Resize", 11, 12},      {"Resize", 13, 17},
+    {"Resize", 18, 18}, {"Resize", 19, INT_MAX}, {"Upsample", 1, 6},
+    {"Upsample", 7, 8}, {"Upsample", 9, 9},      {"Upsample", 10, 10},
 };
 
 }  // namespace
@@ -387,6 +395,8 @@ void register_nn_resize(Registry& r) {
             .attr("keep_aspect_ratio_policy", AttrKind::kString, std::string("stretch"));
     } else if (rv.since >= 9) {
       def.input("scales", "f32", Arity::kSingle, true);
+    } else if (rv.since < 7) {
+      def.attr("height_scale", AttrKind::kFloat).attr("width_scale", AttrKind::kFloat);
     } else {
       def.attr("scales", AttrKind::kFloats);
     }
@@ -394,7 +404,9 @@ void register_nn_resize(Registry& r) {
         .attr("mode", AttrKind::kString, std::string("nearest"))
         .type_constraint("T", types)
         .describe(v11 ? "resizes by scales or sizes: nearest / linear / cubic, any coordinate mode"
-                      : "resizes by scales: nearest / linear, asymmetric coordinates")
+                  : rv.since < 7 ? "resizes H and W of NCHW X by height_scale, width_scale: "
+                                   "nearest / bilinear, asymmetric coordinates"
+                                 : "resizes by scales: nearest / linear, asymmetric coordinates")
         .infer([v](const InferContext& c) { return infer_resize(*v, c); })
         .host_kernel([v](const LaunchContext& ctx, std::span<const Tensor> in,
                          std::span<Tensor> out) { resize_kernel(*v, ctx, in, out); })

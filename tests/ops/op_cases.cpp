@@ -72,7 +72,7 @@ const std::vector<OpCase>& all_op_cases() {
     for (auto* family : {cases_elementwise, cases_transpose, cases_softmax, cases_reduce,
                          cases_matmul, cases_movement, cases_indexing, cases_normalization,
                          cases_nn, cases_activations, cases_logical, cases_reduce_more, cases_misc,
-                         cases_contrib, cases_attention, cases_fused}) {
+                         cases_contrib, cases_attention, cases_fused, cases_legacy}) {
       auto c = family();
       v.insert(v.end(), c.begin(), c.end());
     }

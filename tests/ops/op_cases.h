@@ -72,6 +72,7 @@ std::vector<OpCase> cases_misc();
 std::vector<OpCase> cases_contrib();
 std::vector<OpCase> cases_attention();
 std::vector<OpCase> cases_fused();
+std::vector<OpCase> cases_legacy();  // the oldest versions of ops (cases_legacy.cpp)
 
 const std::vector<OpCase>& all_op_cases();
 
