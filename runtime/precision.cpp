@@ -89,7 +89,8 @@ int add_cast(Graph& g, int from, int to_value, DType to) {
   Node n;
   n.name = cat(g.values[to_value].name, "/precision_cast");
   n.op_type = "Cast";
-  n.opset = g.opsets.count("") ? g.opsets.at("") : 17;
+  // Cast-6 on: `to` is an int (Cast-1 names the type with a string).
+  n.opset = std::max(g.opsets.count("") ? g.opsets.at("") : 17, 6);
   n.def = global_registry().find("", "Cast", n.opset);
   if (!n.def) throw UnsupportedError("precision conversion needs Cast, which is not registered");
   n.attrs.set("to", static_cast<int64_t>(to));
@@ -134,10 +135,14 @@ int convert_precision(Graph& g, DType to,
     bool keep_f32 = false;
     for (int o : n.outputs) keep_f32 = keep_f32 || (o >= 0 && fixed[o]);
     if (keep_f32) continue;
-    for (const char* a : {"to", "dtype"})
-      if (n.attrs.has(a) && attr_kind(n.attrs.all().at(a)) == AttrKind::kInt &&
-          n.attrs.i(a) == static_cast<int64_t>(DType::kF32))
+    for (const char* a : {"to", "dtype"}) {
+      if (!n.attrs.has(a)) continue;
+      const AttrKind kind = attr_kind(n.attrs.all().at(a));
+      if (kind == AttrKind::kInt && n.attrs.i(a) == static_cast<int64_t>(DType::kF32))
         n.attrs.set(a, static_cast<int64_t>(to));
+      else if (kind == AttrKind::kString && n.attrs.s(a) == "FLOAT")  // Cast-1's type names
+        n.attrs.set(a, std::string(to == DType::kBF16 ? "BFLOAT16" : "FLOAT16"));
+    }
   }
   // Inputs: one Cast each, read by every former consumer.
   for (int in : std::vector<int>(g.inputs)) {

@@ -133,3 +133,59 @@ TEST(Precision, NamesAreParsedAndOthersRefused) {
 
 }  // namespace
 }  // namespace asc
+
+namespace asc {
+namespace {
+
+// An opset-5 model: its Cast-1 names the type with a string ("FLOAT" becomes the storage type's
+// name) and the Casts the pass adds at the edges are Cast-6 (integer `to`). Under bf16, ops whose
+// old versions do not allow bf16 (Add-1..6) refuse it by name when the run is planned.
+TEST(Precision, OpsetOneCastsAreConvertedToo) {
+  Graph g;
+  g.opsets[""] = 5;
+  const int x = g.add_value("x", {DType::kI64, SymShape{Dim(4)}});
+  const int w = g.add_constant("w", random({4}, 9));
+  const int y = g.add_value("y", {DType::kF32, SymShape{Dim(4)}});
+  const int z = g.add_value("z", {DType::kF32, SymShape{Dim(4)}});
+  g.inputs = {x};
+  g.outputs = {z};
+  auto at5 = [](Node n) {
+    n.opset = 5;
+    n.def = global_registry().find("", n.op_type, 5);
+    return n;
+  };
+  g.add_node(at5(node("Cast", {x}, {y}, Attrs{{"to", std::string("FLOAT")}})));
+  g.add_node(at5(node("Add", {y, w}, {z})));
+  Tensor xs(DType::kI64, {4});
+  for (int64_t i = 0; i < 4; ++i) xs.set(i, static_cast<double>(3 * i - 5));
+  const Tensor want = Model(g, {2, "cpu", true}).run({{"x", xs}})[0].tensor;
+  for (DType dt : {DType::kF16, DType::kBF16}) {
+    ModelOptions o{2, "cpu", true};
+    o.precision = dt;
+    const Model m(g, o);
+    if (dt == DType::kBF16) {
+      try {
+        m.run({{"x", xs}});
+        ADD_FAILURE() << "Add-1 took bf16";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("input 'A' has dtype bf16"), std::string::npos)
+            << e.what();
+      }
+      continue;
+    }
+    int cast1 = 0;
+    for (const Node& n : m.graph().nodes) {
+      if (n.op_type != "Cast" || n.opset != 5) continue;
+      EXPECT_EQ(n.attrs.s("to"), dt == DType::kBF16 ? "BFLOAT16" : "FLOAT16");
+      ++cast1;
+    }
+    EXPECT_EQ(cast1, 1);
+    const Tensor got = m.run({{"x", xs}})[0].tensor;
+    ASSERT_EQ(got.dtype(), DType::kF32);
+    for (int64_t i = 0; i < 4; ++i)
+      EXPECT_NEAR(got.at(i), want.at(i), 0.02 * (1 + std::abs(want.at(i))));
+  }
+}
+
+}  // namespace
+}  // namespace asc
