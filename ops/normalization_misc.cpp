@@ -282,7 +282,7 @@ void lpnorm_kernel(TileBuilder& t) {
   // The divisor from the summed partials: the norm, 1 where it is 0.
   auto divisor = [&](Buf sum) {
     Buf n = squares ? sqrt(sum) : sum;
-    const Shape& d = t.dims(n);
+    const Shape d = t.dims(n);  // a copy: new buffers may move the declarations
     Buf zero = t.compare(CmpOp::kEq, n, t.duplicate(cdt, d, 0.0));
     return t.select(zero, t.duplicate(cdt, d, 1.0), n);
   };

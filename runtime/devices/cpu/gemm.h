@@ -66,7 +66,7 @@ void gemm_direct(DType in, const void* a, int64_t lda, const void* b, int64_t ld
 // FMA kernels; f16/bf16 operands widened to f32 while packing or loading), "avx2", "generic".
 // Automatic selection takes avx512_bf16 only where a dot product issues at more than ~0.6 of
 // the FMA rate (gemm_detail::gemm_bf16_dot_pays; ASC_GEMM_BF16_DOT=0/1 overrides): on cores
-// that issue it at half the FMA rate, widening to f32 is the faster bf16 GEMM.
+// that issue it at a quarter of the FMA rate, widening to f32 is the faster bf16 GEMM.
 // Test/bench hook: restrict dispatch to one of these levels (a level the CPU lacks is clamped to
 // what it has); "" or nullptr restores automatic selection. Returns the active ISA.
 // Not thread-safe: call it while no GEMM runs.

@@ -470,9 +470,10 @@ bool gemm_bf16_dot_pays() {
   static const bool pays = [] {
     if (const char* e = std::getenv("ASC_GEMM_BF16_DOT")) return std::string_view(e) == "1";
     if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bf16")) return false;
-    // A dot product does twice an FMA's flops: it pays when it issues at more than half the rate
-    // (with a margin). Some cores issue vdpbf16ps at half the FMA rate; there the widening path
-    // (bf16 -> f32 while packing, FMA kernels) is the faster one.
+    // A dot product does twice an FMA's flops: it pays when it issues at more than half the FMA's
+    // instruction rate (with a margin). Some cores issue vdpbf16ps at a quarter of it (this
+    // project's Xeon VMs); there the widening path (bf16 -> f32 while packing, FMA kernels) is
+    // the faster one.
     return chain_ns(true) < 1.6 * chain_ns(false);
   }();
   return pays;
