@@ -23,7 +23,7 @@ void runtime_kernel(const LaunchContext& ctx, std::span<const Tensor>, std::span
 
 // What every control-flow definition shares: any dtype, the trait, and no kernel of its own.
 OpDef executed_by_runtime(OpDef d, const char* doc) {
-  return std::move(d.type_constraint("V", all_types())
+  return std::move(d.type_constraint("V", any_types())
                        .trait(kControlFlow)
                        .describe(doc)
                        .infer(runtime_infer)

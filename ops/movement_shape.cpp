@@ -324,15 +324,24 @@ void register_movement_shape(Registry& r) {
   register_shape_size(r);
   register_flatten(r);
   register_squeeze_unsqueeze(r);
+  // Strings, sequences (14+) and optionals (16+) are host objects: copied whole.
+  auto identity = [](const LaunchContext&, std::span<const Tensor> in, std::span<Tensor> out) {
+    if (dtype_is_host_object(in[0].dtype()))
+      out[0].assign(in[0]);
+    else
+      copy_all(out[0], in[0]);
+  };
   r.add(def_op("Identity", 1)
             .input("input", "T")
             .output("output", "T")
-            .type_constraint("T", movement_types())
+            .type_constraint("T", any_types())
             .trait(kMovement)
-            .describe("output = input (tensors)")
+            .describe("output = input (tensors, strings, sequences, optionals)")
             .infer(infer_unary)
-            .host_kernel(kernel_same_bytes)
-            .reference(reference_same_bytes));
+            .host_kernel(identity)
+            .reference([](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
+              out[0] = in[0].clone();
+            }));
 }
 
 }  // namespace asc

@@ -13,7 +13,7 @@ struct DTypeInfo {
   size_t size;
 };
 
-constexpr std::array<DTypeInfo, 15> kInfo = {{
+constexpr std::array<DTypeInfo, 17> kInfo = {{
     {DType::kUndefined, "undefined", 0},
     {DType::kF32, "f32", 4},
     {DType::kU8, "u8", 1},
@@ -29,6 +29,8 @@ constexpr std::array<DTypeInfo, 15> kInfo = {{
     {DType::kU32, "u32", 4},
     {DType::kU64, "u64", 8},
     {DType::kBF16, "bf16", 2},
+    {DType::kSequence, "seq", 0},
+    {DType::kOptional, "optional", 0},
 }};
 
 const DTypeInfo* find(DType t) {
@@ -247,6 +249,16 @@ const std::vector<DType>& all_types() {
                                        DType::kI8,   DType::kI16,   DType::kI32,  DType::kI64,
                                        DType::kU8,   DType::kU16,   DType::kU32,  DType::kU64,
                                        DType::kBool, DType::kString};
+  return v;
+}
+
+const std::vector<DType>& any_types() {
+  static const std::vector<DType> v = [] {
+    std::vector<DType> t = all_types();
+    t.push_back(DType::kSequence);
+    t.push_back(DType::kOptional);
+    return t;
+  }();
   return v;
 }
 

@@ -25,9 +25,13 @@ enum class DType : uint8_t {
   kU32 = 12,
   kU64 = 13,
   kBF16 = 16,
+  // Containers (ONNX sequence and optional values): host objects holding a TensorList, outside
+  // TensorProto.DataType's range.
+  kSequence = 100,
+  kOptional = 101,
 };
 
-// Bytes per element; 0 for kUndefined and kString (strings are host objects).
+// Bytes per element; 0 for kUndefined and the host objects (strings, sequences, optionals).
 size_t dtype_size(DType t);
 // Short lower-case name: "f32", "bf16", "i64", "bool", ...
 std::string_view dtype_name(DType t);
@@ -36,6 +40,11 @@ DType dtype_from_name(std::string_view name);
 bool dtype_is_float(DType t);    // f16, bf16, f32, f64
 bool dtype_is_integer(DType t);  // signed and unsigned integers (not bool)
 bool dtype_is_signed(DType t);
+// Strings, sequences and optionals live on the host as objects: no byte-wise path touches them,
+// and nodes reading or writing them run node by node.
+inline bool dtype_is_host_object(DType t) {
+  return t == DType::kString || t == DType::kSequence || t == DType::kOptional;
+}
 
 // Storage types for the 16-bit floats. Conversions round to nearest even.
 struct f16 {
@@ -69,6 +78,7 @@ void store_from_double(DType t, void* base, int64_t i, double v);
 const std::vector<DType>& float_types();         // f32, f16, bf16, f64
 const std::vector<DType>& numeric_types();       // floats and all integers
 const std::vector<DType>& numeric_bool_types();  // numeric_types() and bool
-const std::vector<DType>& all_types();           // every dtype except kUndefined
+const std::vector<DType>& all_types();  // every tensor dtype (not kUndefined, not containers)
+const std::vector<DType>& any_types();  // all_types(), kSequence and kOptional
 
 }  // namespace asc

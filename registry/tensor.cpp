@@ -22,6 +22,14 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
                            kMaxTensorBytes, " bytes: refused"));
     n *= d;
   }
+  if (is_list()) {
+    if (!shape_.empty())
+      throw ShapeError(cat(dtype_name(dtype_), " values have rank 0, not ", to_string(shape_)));
+    auto* list = new TensorList;
+    owner_ = std::shared_ptr<void>(list, [](void* q) { delete static_cast<TensorList*>(q); });
+    data_ = list;
+    return;
+  }
   if (dtype_ == DType::kString) {
     auto* strs = new std::string[static_cast<size_t>(std::max<int64_t>(n, 1))];
     owner_ = std::shared_ptr<void>(strs, [](void* q) { delete[] static_cast<std::string*>(q); });
@@ -38,10 +46,27 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
   data_ = p;
 }
 
+Tensor Tensor::sequence(DType elem, std::vector<Tensor> items) {
+  Tensor t(DType::kSequence, {});
+  t.list()->elem = elem;
+  t.list()->items = std::move(items);
+  return t;
+}
+
+Tensor Tensor::optional(DType elem, std::optional<Tensor> item) {
+  Tensor t(DType::kOptional, {});
+  t.list()->elem = elem;
+  if (item) t.list()->items.push_back(std::move(*item));
+  return t;
+}
+
 Tensor Tensor::clone() const {
   if (!defined()) return {};
   Tensor c(dtype_, shape_);
-  if (dtype_ == DType::kString) {
+  if (is_list()) {
+    c.list()->elem = list()->elem;
+    for (const Tensor& t : list()->items) c.list()->items.push_back(t.clone());
+  } else if (dtype_ == DType::kString) {
     for (int64_t i = 0; i < numel(); ++i) c.strings()[i] = strings()[i];
   } else if (!strides_.empty()) {
     c.assign(*this);
@@ -78,6 +103,10 @@ void copy_strided(const std::byte* src, const int64_t* ss, std::byte* dst, const
 void Tensor::assign(const Tensor& src) {
   if (src.dtype_ != dtype_ || src.shape_ != shape_)
     throw ShapeError(cat("assign: ", src.desc().str(), " into ", desc().str()));
+  if (is_list()) {
+    *list() = *src.clone().list();
+    return;
+  }
   if (dtype_ == DType::kString) {
     for (int64_t i = 0; i < numel(); ++i) strings()[offset(i)] = src.strings()[src.offset(i)];
     return;

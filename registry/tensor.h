@@ -5,8 +5,10 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "registry/shape.h"
 
@@ -15,12 +17,19 @@ namespace asc {
 // The largest tensor asc allocates (1 TiB): larger shapes are refused before allocating.
 constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
 
+struct TensorList;
+
 class Tensor {
  public:
   Tensor() = default;
-  // Owns fresh storage (zero-filled, 64-byte aligned; kString: empty strings); throws ShapeError
-  // for negative dims, sizes over kMaxTensorBytes and failed allocations.
+  // Owns fresh storage (zero-filled, 64-byte aligned; kString: empty strings; kSequence and
+  // kOptional, rank 0 only: an empty TensorList); throws ShapeError for negative dims, sizes over
+  // kMaxTensorBytes and failed allocations.
   Tensor(DType dtype, Shape shape);
+  // A sequence of `items`, each of dtype `elem` (kUndefined: not known, e.g. an empty sequence
+  // read from a file), or an optional holding `item` or nothing.
+  static Tensor sequence(DType elem, std::vector<Tensor> items);
+  static Tensor optional(DType elem, std::optional<Tensor> item);
   // Borrows caller memory; the caller keeps it alive.
   static Tensor wrap(DType dtype, Shape shape, void* data);
   // Views memory kept alive by `owner` (e.g. a memory-mapped file).
@@ -61,7 +70,12 @@ class Tensor {
   const std::string* strings() const {
     return dtype_ == DType::kString ? static_cast<const std::string*>(data_) : nullptr;
   }
-  // A deep copy with its own dense storage (strings included).
+  // kSequence and kOptional values (rank 0) hold their elements on the host; nullptr otherwise.
+  TensorList* list() { return is_list() ? static_cast<TensorList*>(data_) : nullptr; }
+  const TensorList* list() const {
+    return is_list() ? static_cast<const TensorList*>(data_) : nullptr;
+  }
+  // A deep copy with its own dense storage (strings and list elements included).
   Tensor clone() const;
   // Copies src's elements into this tensor's memory (same dtype and shape; either may be
   // strided); ShapeError otherwise.
@@ -72,6 +86,7 @@ class Tensor {
   void set(int64_t i, double v) { store_from_double(dtype_, data_, offset(i), v); }
 
  private:
+  bool is_list() const { return dtype_ == DType::kSequence || dtype_ == DType::kOptional; }
   // Memory offset in elements of row-major element i.
   int64_t offset(int64_t i) const { return strides_.empty() ? i : strided_offset(i); }
   int64_t strided_offset(int64_t i) const;
@@ -81,6 +96,14 @@ class Tensor {
   Shape strides_;  // empty: contiguous
   std::shared_ptr<void> owner_;
   void* data_ = nullptr;
+};
+
+// The contents of a sequence or an optional: the elements' dtype (a tensor dtype, or kSequence for
+// an optional sequence) and the elements, which share their storage with whoever built the list
+// (values are immutable once produced). An optional holds at most one element.
+struct TensorList {
+  DType elem = DType::kUndefined;
+  std::vector<Tensor> items;
 };
 
 }  // namespace asc

@@ -1,8 +1,9 @@
 // Control flow in the runtime: every subgraph of a control-flow node is a nested Model, planned
 // and executed like the top-level one (its plans cached per input shapes); the node's kernel is
-// the loop here that feeds it. Supported: If, Loop, Scan (8, 9+). Subgraphs run at the model's
-// own dtypes (the precision conversion does not reach into them). Scan inputs and scan outputs
-// are sliced and stacked through memory: string tensors are refused there by name.
+// the loop here that feeds it. Supported: If, Loop, Scan (8, 9+), SequenceMap (17). Subgraphs
+// run at the model's own dtypes (the precision conversion does not reach into them). Scan inputs
+// and scan outputs are sliced and stacked through memory: strings, sequences and optionals are
+// refused there by name (a Loop carries them as loop-carried values).
 #include <climits>
 #include <functional>
 
@@ -41,8 +42,17 @@ std::vector<NamedTensor> feed(const Graph& outer, const Node& n, const std::vect
     throw ShapeError(
         cat(n.op_type, ": ", attr, " takes ", nformal, " inputs, the op gives ", formal.size()));
   std::vector<NamedTensor> f;
-  for (size_t i = 0; i < nformal; ++i)
-    f.push_back({sub.values[sub.inputs[i]].name, std::move(formal[i])});
+  for (size_t i = 0; i < nformal; ++i) {
+    const Value& v = sub.values[sub.inputs[i]];
+    // A value fed where the subgraph declares an optional is wrapped in one (a Loop whose
+    // optional state the body returns as a plain sequence or tensor).
+    if (v.type.dtype == DType::kOptional && formal[i].defined() &&
+        formal[i].dtype() != DType::kOptional) {
+      const DType dt = formal[i].dtype();
+      formal[i] = Tensor::optional(dt, std::move(formal[i]));
+    }
+    f.push_back({v.name, std::move(formal[i])});
+  }
   const size_t own = ins.size() - static_cast<size_t>(n.captured);
   for (const std::string& name : sub.outer) {
     bool found = false;
@@ -97,8 +107,9 @@ Tensor stack(const std::vector<Tensor>& parts, const TensorType& node_out,
     }
     return Tensor(dt, shape);
   }
-  if (parts[0].dtype() == DType::kString)
-    throw UnsupportedError(cat(what, ": string tensors are not stacked yet"));
+  if (dtype_is_host_object(parts[0].dtype()))
+    throw UnsupportedError(
+        cat(what, ": ", dtype_name(parts[0].dtype()), " values are not stacked yet"));
   Shape shape = parts[0].shape();
   for (const Tensor& p : parts)
     if (p.dtype() != parts[0].dtype() || p.shape() != shape)
@@ -117,8 +128,9 @@ Tensor stack(const std::vector<Tensor>& parts, const TensorType& node_out,
 
 // Element t along `axis` of x: a strided view of x's memory (read-only use).
 Tensor along(const Tensor& x, int64_t axis, int64_t t) {
-  if (x.dtype() == DType::kString)
-    throw UnsupportedError("a scan over string tensors is not supported yet");
+  if (dtype_is_host_object(x.dtype()))
+    throw UnsupportedError(
+        cat("a scan over ", dtype_name(x.dtype()), " values is not supported yet"));
   Shape shape = x.shape(), strides = x.strides();
   const int64_t step = strides[static_cast<size_t>(axis)];
   shape.erase(shape.begin() + axis);
@@ -126,6 +138,43 @@ Tensor along(const Tensor& x, int64_t axis, int64_t t) {
   auto* base = static_cast<std::byte*>(const_cast<void*>(x.data())) +
                t * step * static_cast<int64_t>(dtype_size(x.dtype()));
   return Tensor::strided(x.dtype(), shape, strides, base);
+}
+
+// SequenceMap: out_k[i] = body(seq[i], extra (element i of a sequence, a tensor as is)...)[k].
+std::vector<Tensor> sequence_map(const Graph& outer, const Node& n, const std::vector<Tensor>& ins,
+                                 const Model& body) {
+  const size_t own = ins.size() - static_cast<size_t>(n.captured);
+  if (own < 1 || !ins[0].list() || ins[0].dtype() != DType::kSequence)
+    throw ShapeError("SequenceMap: input 0 must be a sequence");
+  const size_t len = ins[0].list()->items.size();
+  for (size_t k = 1; k < own; ++k)
+    if (ins[k].dtype() == DType::kSequence && ins[k].list()->items.size() != len)
+      throw ShapeError(cat("SequenceMap: input ", k, " has ", ins[k].list()->items.size(),
+                           " elements, input 0 has ", len));
+  const Graph& bg = body.graph();
+  std::vector<Tensor> result;
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    const TensorType& t = bg.values[bg.outputs[std::min(k, bg.outputs.size() - 1)]].type;
+    result.push_back(Tensor::sequence(t.dtype, {}));
+  }
+  for (size_t i = 0; i < len; ++i) {
+    std::vector<Tensor> formal;
+    for (size_t k = 0; k < own; ++k)
+      formal.push_back(ins[k].dtype() == DType::kSequence ? ins[k].list()->items[i] : ins[k]);
+    std::vector<Tensor> out = run_sub(body, "body", feed(outer, n, ins, bg, "body", formal));
+    if (out.size() != result.size())
+      throw ShapeError(
+          cat("SequenceMap: the body has ", out.size(), " outputs, the node ", result.size()));
+    for (size_t k = 0; k < out.size(); ++k) {
+      TensorList& l = *result[k].list();
+      if (l.items.empty()) l.elem = out[k].dtype();
+      if (out[k].dtype() != l.elem)
+        throw ShapeError(cat("SequenceMap: body output ", k, " is ", out[k].desc().str(),
+                             " at element ", i, ", the sequence holds ", dtype_name(l.elem)));
+      l.items.push_back(std::move(out[k]));
+    }
+  }
+  return result;
 }
 
 }  // namespace
@@ -152,6 +201,7 @@ std::vector<Tensor> Model::run_control_flow(const Node& n, const std::vector<Ten
   }
   if (n.op_type == "Loop") return run_loop(n, ins, sub_of("body"));
   if (n.op_type == "Scan") return run_scan(n, ins, sub_of("body"));
+  if (n.op_type == "SequenceMap") return sequence_map(graph_, n, ins, sub_of("body"));
   throw UnsupportedError(cat(n.op_type, " is not supported by the runtime's control flow yet"));
 }
 

@@ -44,12 +44,12 @@ bool spliceable(const Node& n, const std::vector<TensorType>& inputs, const Tens
   const OpDef* d = n.def;
   if (!d || !d->has(kElementwise) || d->kernel_kind() != KernelKind::kTile) return false;
   if (n.outputs.size() != 1 || output.dtype == DType::kUndefined ||
-      output.dtype == DType::kString || !output.shape)
+      dtype_is_host_object(output.dtype) || !output.shape)
     return false;
   if (!fused::chain_encodable(n.attrs) || n.attrs.has("to") || n.attrs.has("dtype")) return false;
   for (const TensorType& t : inputs) {
     if (t.dtype == DType::kUndefined) continue;  // an absent optional input
-    if (t.dtype == DType::kString || !t.shape) return false;
+    if (dtype_is_host_object(t.dtype) || !t.shape) return false;
     if (d->has(kBroadcast)) continue;
     const SymShape &s = *t.shape, &o = *output.shape;
     bool same = s.size() == o.size(), one = s.size() <= o.size();

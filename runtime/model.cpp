@@ -243,7 +243,9 @@ std::vector<NamedTensor> Model::run_dynamic(const std::vector<const Tensor*>& fe
         copied = true;
       }
     if (copied) continue;
-    if (graph_.values[v].producer < 0) t = t.clone();  // an input or constant passed through
+    // An input or constant passed through is copied; so is a sequence or optional, whose
+    // elements may be the caller's inputs.
+    if (graph_.values[v].producer < 0 || t.list()) t = t.clone();
     result.push_back({name, t});
   }
   return result;

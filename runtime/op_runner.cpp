@@ -82,11 +82,11 @@ std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const 
   const auto out_desc = infer_outputs(op, resolved, inputs, opts.num_outputs);
   std::vector<Tensor> outs;
   for (const auto& d : out_desc) outs.emplace_back(d.dtype, d.shape);
-  // Strings live on the host: an op with both kernels takes its host kernel for them.
-  bool strings = false;
-  for (const auto& t : inputs) strings = strings || t.dtype() == DType::kString;
-  for (const auto& d : out_desc) strings = strings || d.dtype == DType::kString;
-  if (op.kernel_kind() == KernelKind::kHost || (strings && op.host_kernel_fn)) {
+  // Host objects (strings, sequences, optionals): an op with both kernels takes its host kernel.
+  bool objects = false;
+  for (const auto& t : inputs) objects = objects || dtype_is_host_object(t.dtype());
+  for (const auto& d : out_desc) objects = objects || dtype_is_host_object(d.dtype);
+  if (op.kernel_kind() == KernelKind::kHost || (objects && op.host_kernel_fn)) {
     LaunchContext ctx;
     ctx.op = &op;
     for (const auto& t : inputs) ctx.inputs.push_back(t.desc());

@@ -41,7 +41,7 @@ std::string program_key(const Graph& g, const Node& n, const PlanStep& s,
       k += cat("@", reinterpret_cast<uintptr_t>(t.data()));
       continue;
     }
-    if (t.numel() > kFoldMaxElements || t.dtype() == DType::kString) return "";
+    if (t.numel() > kFoldMaxElements || dtype_is_host_object(t.dtype())) return "";
     static const char* hex = "0123456789abcdef";
     const auto* b = static_cast<const unsigned char*>(t.data());
     for (size_t j = 0; j < t.nbytes(); ++j) {
@@ -52,8 +52,8 @@ std::string program_key(const Graph& g, const Node& n, const PlanStep& s,
   return k;
 }
 
-// Same value for planning: same bytes (or the same memory). Strings are host objects: only the
-// same memory counts.
+// Same value for planning: same bytes (or the same memory). Host objects (strings, sequences):
+// only the same memory counts.
 bool same_desc(const TensorDesc& a, const TensorDesc& b) {
   return a.dtype == b.dtype && a.shape == b.shape && a.strides == b.strides;
 }
@@ -61,7 +61,7 @@ bool same_desc(const TensorDesc& a, const TensorDesc& b) {
 bool same_known(const Tensor& a, const Tensor& b) {
   if (a.defined() != b.defined()) return false;
   if (!a.defined() || a.data() == b.data()) return same_desc(a.desc(), b.desc());
-  if (!same_desc(a.desc(), b.desc()) || a.dtype() == DType::kString) return false;
+  if (!same_desc(a.desc(), b.desc()) || dtype_is_host_object(a.dtype())) return false;
   return a.nbytes() == 0 || std::memcmp(a.data(), b.data(), a.nbytes()) == 0;
 }
 
@@ -228,11 +228,11 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
           if (n.outputs[k] >= 0 && g.outputs[o] == n.outputs[k] && !output_strides[o].empty() &&
               output_strides[o].size() == s.out[k].shape.size())
             s.out[k].strides = output_strides[o];
-      // String tensors are host objects: nodes touching them run node by node (owned outputs).
+      // Host objects (strings, sequences, optionals): nodes touching them run node by node.
       for (const auto* list : {&s.in, &s.out})
         for (const TensorDesc& d : *list)
-          if (d.dtype == DType::kString)
-            throw ValueUnknownError("string tensors are planned while running");
+          if (dtype_is_host_object(d.dtype))
+            throw ValueUnknownError(cat(dtype_name(d.dtype), " values are planned while running"));
       // Small known subgraphs (shape arithmetic) are evaluated now and become plan constants.
       int64_t out_elems = 0;
       for (const auto& d : s.out) out_elems += numel(d.shape);

@@ -273,7 +273,7 @@ int run(const Options& o) {
     std::filesystem::create_directories(o.output_dir, ec);
     if (ec) throw asc::Error(asc::cat("cannot create '", o.output_dir, "': ", ec.message()));
     for (size_t k = 0; k < outputs.size(); ++k)
-      asc::write_tensor_proto_file(
+      asc::write_value_proto_file(
           (std::filesystem::path(o.output_dir) / asc::cat("output_", k, ".pb")).string(),
           outputs[k].name, outputs[k].tensor);
   }
@@ -363,7 +363,9 @@ int main(int argc, char** argv) {
   app.add_option("--dim", o.dims, "NAME=VALUE: a symbolic dim for random inputs (default 1)")
       ->allow_extra_args(false);
   app.add_option("--seed", o.seed, "seed of the random inputs (default 0)");
-  app.add_option("--output-dir", o.output_dir, "write the outputs as DIR/output_K.pb");
+  app.add_option(
+      "--output-dir", o.output_dir,
+      "write the outputs as DIR/output_K.pb (TensorProto, SequenceProto, OptionalProto)");
   app.add_option("--iterations", o.iterations, "timed runs (default 10)")
       ->check(CLI::Range(1, 1 << 30));
   app.add_option("--warmup", o.warmup,

@@ -99,7 +99,11 @@ std::vector<NamedTensor> read_inputs(const Graph& g, const fs::path& set) {
   const auto files = pb_files(set, "input_");
   for (size_t k = 0; k < files.size(); ++k) {
     std::string name;
-    Tensor t = read_tensor_proto_file(files[k].string(), &name);
+    // A graph input's declared type says which proto the file holds (sequences and optionals are
+    // not TensorProtos); the name inside the file is only known after reading it, so a file
+    // feeding input k is read with input k's kind when the name then matches no input.
+    const DType kind = k < g.inputs.size() ? g.values[g.inputs[k]].type.dtype : DType::kUndefined;
+    Tensor t = read_value_proto_file(files[k].string(), kind, &name);
     int id = name.empty() ? -1 : g.find(name);
     const bool fed = id >= 0 && std::find(g.inputs.begin(), g.inputs.end(), id) != g.inputs.end();
     if (!fed) {
@@ -121,8 +125,13 @@ std::optional<CaseResult> run_data_set(const Model& model, const fs::path& set) 
   std::vector<Tensor> expected;
   try {
     inputs = read_inputs(model.graph(), set);
-    for (const auto& f : pb_files(set, "output_"))
-      expected.push_back(read_tensor_proto_file(f.string()));
+    const Graph& g = model.graph();
+    const auto files = pb_files(set, "output_");
+    for (size_t k = 0; k < files.size(); ++k) {
+      const DType kind =
+          k < g.outputs.size() ? g.values[g.outputs[k]].type.dtype : DType::kUndefined;
+      expected.push_back(read_value_proto_file(files[k].string(), kind));
+    }
   } catch (const UnsupportedError& e) {
     return fail(Outcome::kNotImplemented, cat(set_name, ": test data: ", e.what()));
   } catch (const std::exception& e) {

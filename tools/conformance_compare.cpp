@@ -26,6 +26,30 @@ double float_excess(double g, double w, Tolerance tol) {
   return std::fabs(g - w) - (tol.atol + tol.rtol * std::fabs(w));
 }
 
+// Sequences and optionals: the same length and, element by element, the rule for tensors. An
+// empty list read from a file knows no element dtype, so only non-empty lists compare theirs.
+Comparison compare_lists(const TensorList& got, const TensorList& want, Tolerance tol) {
+  Comparison c;
+  if (got.items.size() != want.items.size()) {
+    c.ok = false;
+    c.reason = cat(got.items.size(), " elements, expected ", want.items.size());
+    return c;
+  }
+  for (size_t i = 0; i < want.items.size(); ++i) {
+    Comparison e = compare_tensors(got.items[i], want.items[i], tol);
+    c.max_abs_err = std::max(c.max_abs_err, e.max_abs_err);
+    c.max_rel_err = std::max(c.max_rel_err, e.max_rel_err);
+    if (e.ok) continue;
+    c.mismatches += e.mismatches;
+    if (c.ok) {
+      c.ok = false;
+      c.worst = e.worst;
+      c.reason = cat("element ", i, ": ", e.reason);
+    }
+  }
+  return c;
+}
+
 }  // namespace
 
 Comparison compare_tensors(const Tensor& got, const Tensor& want, Tolerance tol) {
@@ -40,6 +64,7 @@ Comparison compare_tensors(const Tensor& got, const Tensor& want, Tolerance tol)
     c.reason = cat("shape ", to_string(got.shape()), ", expected ", to_string(want.shape()));
     return c;
   }
+  if (const TensorList* wl = want.list()) return compare_lists(*got.list(), *wl, tol);
   if (want.dtype() == DType::kString) {  // exact, element by element
     for (int64_t i = 0; i < want.numel(); ++i)
       if (got.strings()[i] != want.strings()[i]) {

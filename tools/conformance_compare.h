@@ -2,7 +2,8 @@
 //
 // A result matches its expected tensor when the dtypes and shapes are equal and every element
 // matches: floats (f16, bf16, f32, f64) when |got - want| <= atol + rtol * |want|, NaN matches
-// only NaN, and an infinity only the same infinity; integers and bool bit-exactly.
+// only NaN, and an infinity only the same infinity; integers and bool bit-exactly. Sequences and
+// optionals match when they hold as many elements and each element matches.
 #pragma once
 
 #include <cstdint>

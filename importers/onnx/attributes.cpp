@@ -24,6 +24,32 @@ AP::AttributeType kind_of(const AP& a) {
   return AP::UNDEFINED;
 }
 
+// A TypeProto attribute as a string: "tensor(f32)", "seq(tensor(i64))", "optional(...)"; empty
+// (and *why set) for the kinds asc does not hold.
+std::string type_string(const onnx::TypeProto& t, std::string* why) {
+  switch (t.value_case()) {
+    case onnx::TypeProto::kTensorType:
+      try {
+        return cat("tensor(", dtype_name(dtype_from_onnx(t.tensor_type().elem_type(), "type")),
+                   ")");
+      } catch (const Error& e) {
+        *why = e.what();
+        return "";
+      }
+    case onnx::TypeProto::kSequenceType: {
+      const std::string e = type_string(t.sequence_type().elem_type(), why);
+      return e.empty() ? e : cat("seq(", e, ")");
+    }
+    case onnx::TypeProto::kOptionalType: {
+      const std::string e = type_string(t.optional_type().elem_type(), why);
+      return e.empty() ? e : cat("optional(", e, ")");
+    }
+    default:
+      *why = "only tensor, sequence and optional types are supported";
+      return "";
+  }
+}
+
 }  // namespace
 
 std::optional<AttrValue> attr_from_proto(AP& a, ExternalData* ext, std::string* unsupported) {
@@ -50,6 +76,15 @@ std::optional<AttrValue> attr_from_proto(AP& a, ExternalData* ext, std::string* 
         return std::nullopt;
       }
     }
+    case AP::TYPE_PROTO: {
+      std::string why;
+      std::string type = type_string(a.tp(), &why);
+      if (type.empty()) {
+        *unsupported = cat("attribute '", a.name(), "': ", why);
+        return std::nullopt;
+      }
+      return AttrValue(std::move(type));
+    }
     case AP::GRAPH:
     case AP::GRAPHS:
       *unsupported =
@@ -67,10 +102,16 @@ std::optional<AttrValue> attr_from_proto(AP& a, ExternalData* ext, std::string* 
 std::optional<TensorType> type_from_proto(const onnx::TypeProto& t, const std::string& what,
                                           std::string* unsupported) {
   if (t.value_case() == onnx::TypeProto::VALUE_NOT_SET) return TensorType{};
+  // Sequences and optionals are host objects of rank 0; their elements' types are checked by the
+  // ops that read them.
+  if (t.value_case() == onnx::TypeProto::kSequenceType)
+    return TensorType{DType::kSequence, SymShape{}};
+  if (t.value_case() == onnx::TypeProto::kOptionalType)
+    return TensorType{DType::kOptional, SymShape{}};
   if (t.value_case() != onnx::TypeProto::kTensorType) {
     *unsupported = cat(what,
-                       " is not a tensor (sequence, map, optional and sparse values are not "
-                       "supported yet)");
+                       " is not a tensor, sequence or optional (map and sparse values are "
+                       "not supported yet)");
     return std::nullopt;
   }
   const auto& tt = t.tensor_type();

@@ -78,4 +78,9 @@ std::optional<TensorType> type_from_proto(const onnx::TypeProto& t, const std::s
 // Parses a serialized message with protobuf's 2 GB total-bytes limit (not the 64 MB default).
 bool parse_message(google::protobuf::MessageLite& m, const void* data, size_t size);
 
+// Tensor -> TensorProto (dtype, dims, raw_data or string_data; the name is left to the caller).
+void tensor_to_proto(const Tensor& t, onnx::TensorProto& tp);
+// Writes a message to `path`; throws Error "cannot write '<path>'".
+void write_message(const std::string& path, const google::protobuf::MessageLite& m);
+
 }  // namespace asc::onnx_import

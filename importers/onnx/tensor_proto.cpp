@@ -195,20 +195,32 @@ Tensor read_tensor_proto_file(const std::string& path, std::string* name) {
   }
 }
 
+void onnx_import::tensor_to_proto(const Tensor& t, onnx::TensorProto& tp) {
+  const Tensor dense = t.is_contiguous() ? t : t.clone();
+  tp.set_data_type(static_cast<int32_t>(dense.dtype()));
+  for (int64_t d : dense.shape()) tp.add_dims(d);
+  if (dense.dtype() == DType::kString) {
+    for (int64_t i = 0; i < dense.numel(); ++i) tp.add_string_data(dense.strings()[i]);
+  } else {
+    tp.set_raw_data(dense.data(), dense.nbytes());
+  }
+}
+
+void onnx_import::write_message(const std::string& path, const google::protobuf::MessageLite& m) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out || !m.SerializeToOstream(&out) || !out.flush())
+    throw Error(cat("cannot write '", path, "'"));
+}
+
 void write_tensor_proto_file(const std::string& path, const std::string& name, const Tensor& t) {
   if (!t.defined()) throw UnsupportedError(cat(path, ": cannot write an undefined tensor"));
+  if (t.list())
+    throw UnsupportedError(cat(path, ": a ", dtype_name(t.dtype()),
+                               " is not a TensorProto (write_value_proto_file writes it)"));
   onnx::TensorProto tp;
   tp.set_name(name);
-  tp.set_data_type(static_cast<int32_t>(t.dtype()));
-  for (int64_t d : t.shape()) tp.add_dims(d);
-  if (t.dtype() == DType::kString) {
-    for (int64_t i = 0; i < t.numel(); ++i) tp.add_string_data(t.strings()[i]);
-  } else {
-    tp.set_raw_data(t.data(), t.nbytes());
-  }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out || !tp.SerializeToOstream(&out) || !out.flush())
-    throw Error(cat("cannot write '", path, "'"));
+  onnx_import::tensor_to_proto(t, tp);
+  onnx_import::write_message(path, tp);
 }
 
 }  // namespace asc

@@ -379,7 +379,7 @@ TEST(ControlFlow, ScanOverStringsIsRefused) {
   xs.strings()[0] = "a";
   xs.strings()[1] = "b";
   const std::string e = error_of<Error>([&] { m.run({{"xs", xs}}); });
-  EXPECT_NE(e.find("string tensors is not supported"), std::string::npos) << e;
+  EXPECT_NE(e.find("a scan over string values is not supported"), std::string::npos) << e;
   EXPECT_NE(e.find("scan_s (Scan)"), std::string::npos) << e;
 }
 

@@ -113,13 +113,13 @@ TEST(OnnxImport, AttributesOfEveryKind) {
 TEST(OnnxImport, GraphAttributeOfAnUnimplementedOpNamesTheNode) {
   ModelBuilder b;
   b.input("C", DType::kBool, {});
-  auto& n = b.node("SequenceMap", {"C"}, {"Y"}, "map");
+  auto& n = b.node("MapGraphs", {"C"}, {"Y"}, "map");
   auto& g = test::attr(n, "body");
   g.set_type(onnx::AttributeProto::GRAPH);
   g.mutable_g()->set_name("body");
   b.output("Y", DType::kF32, {});
   const std::string msg = error_of<UnsupportedError>([&] { b.import(); });
-  EXPECT_NE(msg.find("node 'map' (SequenceMap, ai.onnx opset 17): not implemented"),
+  EXPECT_NE(msg.find("node 'map' (MapGraphs, ai.onnx opset 17): not implemented"),
             std::string::npos)
       << msg;
 }
@@ -322,18 +322,18 @@ TEST(OnnxImport, ModelLargerThan64MB) {
   EXPECT_EQ(g.values[g.find("W")].constant->at(n - 1), 5.0);
 }
 
-TEST(OnnxImportErrors, SequenceInputIsUnsupported) {
+// Sequences and optionals import (tests/importers/sequence_model_test.cpp); maps do not.
+TEST(OnnxImportErrors, MapInputIsUnsupported) {
   test::ModelBuilder b;
   auto* in = b.g().add_input();
-  in->set_name("S");
-  in->mutable_type()
-      ->mutable_sequence_type()
-      ->mutable_elem_type()
-      ->mutable_tensor_type()
-      ->set_elem_type(onnx::TensorProto::FLOAT);
-  b.output("S", DType::kUndefined, {});
+  in->set_name("M");
+  auto* map = in->mutable_type()->mutable_map_type();
+  map->set_key_type(onnx::TensorProto::INT64);
+  map->mutable_value_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  b.output("M", DType::kUndefined, {});
   const std::string msg = error_of<UnsupportedError>([&] { b.import(); });
-  EXPECT_NE(msg.find("graph input 'S' is not a tensor"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("graph input 'M' is not a tensor, sequence or optional"), std::string::npos)
+      << msg;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "registry/error.h"
+#include "registry/strings.h"
 #include "tests/importers/onnx_builder.h"
 
 namespace asc {
@@ -63,6 +64,52 @@ TEST(OnnxTensorProto, BadFiles) {
       dir / "junk.pb: not a valid TensorProto (protobuf parse failed)");
   test::write_file(dir / "empty.pb", "");
   EXPECT_THROW(read_tensor_proto_file(dir / "empty.pb"), ModelError);  // data_type undefined
+}
+
+// Sequences (of tensors, strings, sequences, optionals) and optionals (full, empty) survive a
+// write and a read; a sequence is refused as a TensorProto; a junk file is a named error.
+TEST(OnnxValueProto, RoundTripSequencesAndOptionals) {
+  test::TempDir dir;
+  Tensor a(DType::kF32, {2, 3}), b(DType::kF32, {}), s(DType::kString, {2});
+  for (int64_t i = 0; i < a.numel(); ++i) a.set(i, 0.5 * static_cast<double>(i) - 1);
+  b.set(0, 7);
+  s.strings()[0] = "x";
+  s.strings()[1] = "yz";
+  const Tensor floats = Tensor::sequence(DType::kF32, {a, b});
+  const std::vector<Tensor> values = {
+      floats,
+      Tensor::sequence(DType::kString, {s}),
+      Tensor::sequence(DType::kF32, {}),
+      Tensor::sequence(DType::kSequence, {floats, Tensor::sequence(DType::kF32, {b})}),
+      Tensor::sequence(DType::kOptional, {Tensor::optional(DType::kF32, a)}),
+      Tensor::optional(DType::kF32, b),
+      Tensor::optional(DType::kF32, std::nullopt),
+      Tensor::optional(DType::kSequence, floats),
+  };
+  auto same = [](const Tensor& x, const Tensor& y, auto&& self) -> void {
+    ASSERT_EQ(x.desc().str(), y.desc().str());
+    if (x.list()) {
+      ASSERT_EQ(x.list()->items.size(), y.list()->items.size());
+      for (size_t k = 0; k < x.list()->items.size(); ++k)
+        self(x.list()->items[k], y.list()->items[k], self);
+    } else if (x.dtype() == DType::kString) {
+      for (int64_t i = 0; i < x.numel(); ++i) EXPECT_EQ(x.strings()[i], y.strings()[i]);
+    } else {
+      for (int64_t i = 0; i < x.numel(); ++i) EXPECT_EQ(x.at(i), y.at(i));
+    }
+  };
+  for (size_t k = 0; k < values.size(); ++k) {
+    SCOPED_TRACE(k);
+    const std::string path = dir / cat("v", k, ".pb");
+    write_value_proto_file(path, "v", values[k]);
+    std::string name;
+    const Tensor back = read_value_proto_file(path, values[k].dtype(), &name);
+    EXPECT_EQ(name, "v");
+    same(back, values[k], same);
+  }
+  EXPECT_THROW(write_tensor_proto_file(dir / "t.pb", "t", floats), UnsupportedError);
+  test::write_file(dir / "junk.pb", std::string("\xff\xff\xff", 3));
+  EXPECT_THROW(read_value_proto_file(dir / "junk.pb", DType::kSequence), ModelError);
 }
 
 }  // namespace

@@ -69,10 +69,11 @@ InputSpec absent() {
 const std::vector<OpCase>& all_op_cases() {
   static const std::vector<OpCase> all = [] {
     std::vector<OpCase> v;
-    for (auto* family : {cases_elementwise, cases_transpose, cases_softmax, cases_reduce,
-                         cases_matmul, cases_movement, cases_indexing, cases_normalization,
-                         cases_nn, cases_activations, cases_logical, cases_reduce_more, cases_misc,
-                         cases_contrib, cases_attention, cases_fused, cases_legacy}) {
+    for (auto* family :
+         {cases_elementwise, cases_transpose, cases_softmax, cases_reduce, cases_matmul,
+          cases_movement, cases_indexing, cases_normalization, cases_nn, cases_activations,
+          cases_logical, cases_reduce_more, cases_misc, cases_contrib, cases_attention, cases_fused,
+          cases_legacy, cases_sequence}) {
       auto c = family();
       v.insert(v.end(), c.begin(), c.end());
     }
@@ -136,6 +137,26 @@ std::string compare(const Tensor& got, const Tensor& want, double atol, double r
            " != " + std::string(dtype_name(want.dtype()));
   if (got.shape() != want.shape())
     return "shape " + to_string(got.shape()) + " != " + to_string(want.shape());
+  if (const TensorList* wl = want.list()) {  // sequences and optionals: element by element
+    const TensorList& gl = *got.list();
+    if (gl.elem != wl->elem)
+      return cat("element dtype ", dtype_name(gl.elem), " != ", dtype_name(wl->elem));
+    if (gl.items.size() != wl->items.size())
+      return cat(gl.items.size(), " elements != ", wl->items.size());
+    for (size_t k = 0; k < gl.items.size(); ++k) {
+      double a = atol, r = rtol;
+      default_tolerance(wl->items[k].dtype(), a, r);
+      const std::string diff = compare(gl.items[k], wl->items[k], a, r);
+      if (!diff.empty()) return cat("element ", k, ": ", diff);
+    }
+    return "";
+  }
+  if (want.dtype() == DType::kString) {
+    for (int64_t i = 0; i < got.numel(); ++i)
+      if (got.strings()[i] != want.strings()[i])
+        return cat("string ", i, ": got '", got.strings()[i], "', want '", want.strings()[i], "'");
+    return "";
+  }
   for (int64_t i = 0; i < got.numel(); ++i) {
     const double g = got.at(i), w = want.at(i);
     if (std::isnan(w) && std::isnan(g)) continue;

@@ -72,7 +72,8 @@ std::vector<OpCase> cases_misc();
 std::vector<OpCase> cases_contrib();
 std::vector<OpCase> cases_attention();
 std::vector<OpCase> cases_fused();
-std::vector<OpCase> cases_legacy();  // the oldest versions of ops (cases_legacy.cpp)
+std::vector<OpCase> cases_sequence();  // sequences and optionals (cases_sequence.cpp)
+std::vector<OpCase> cases_legacy();    // the oldest versions of ops (cases_legacy.cpp)
 
 const std::vector<OpCase>& all_op_cases();
 
