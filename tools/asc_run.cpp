@@ -191,6 +191,9 @@ json shape_json(const asc::Shape& s) {
 }
 
 int run(const Options& o) {
+  if (o.timing_only && !asc::sim::is_sim_device(o.device))
+    throw UsageError(asc::cat("--timing-only needs a simulated device (--device sim:910b), not '",
+                              o.device, "'"));
   const auto files = asc::cli::parse_inputs(o.inputs);
   const auto dims = asc::cli::parse_dims(o.dims);
   const auto t0 = Clock::now();

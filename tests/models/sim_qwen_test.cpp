@@ -167,6 +167,11 @@ TEST_F(AscRunSim, UnknownDeviceListsDevices) {
   EXPECT_NE(r.err.find("device 'sim:foo' is not available (devices: cpu, sim:910b)"),
             std::string::npos)
       << r.err;
+  const Result t = run("--timing-only");  // a usage error: only a simulated device predicts
+  EXPECT_EQ(t.code, 2);
+  EXPECT_NE(t.err.find("--timing-only needs a simulated device (--device sim:910b), not 'cpu'"),
+            std::string::npos)
+      << t.err;
 }
 
 TEST_F(AscRunSim, GenerateJsonPredictions) {

@@ -94,6 +94,7 @@ struct Walker {
   std::vector<int64_t> vars;
   double* in_bytes = nullptr;  // copy-in bytes per GM argument, this tile
   TileWork* w = nullptr;
+  double macs = 0;  // cube MACs over every tile walked
 
   Walker(const TileProgram& prog, const DeviceSpec& s, const CostConfig& cfg)
       : p(prog), spec(s), c(cfg), loop_end(prog.instrs.size(), -1) {
@@ -152,13 +153,14 @@ struct Walker {
         const int64_t m = a.dims.size() >= 2 ? a.dims[a.dims.size() - 2] : 1;
         const int64_t k = a.dims.empty() ? 1 : a.dims.back();
         const int64_t n = b.dims.empty() ? 1 : b.dims.back();
-        const double macs = static_cast<double>(round_up(m, f) * round_up(n, f) *
-                                                round_up(std::max<int64_t>(k, 1), f));
+        // Padded to whole fractals: the cube computes 16 x 16 x 16 blocks.
+        const double padded = static_cast<double>(round_up(m, f) * round_up(n, f) *
+                                                  round_up(std::max<int64_t>(k, 1), f));
         const double rate = a.dtype == DType::kF32                           ? c.cube_f32_rate
                             : a.dtype == DType::kI8 || a.dtype == DType::kU8 ? c.cube_i8_rate
                                                                              : 1.0;
-        w->pipe[kCube] += macs / (c.cube_macs_per_cycle * rate);
-        macs_ += macs;
+        w->pipe[kCube] += padded / (c.cube_macs_per_cycle * rate);
+        macs += padded;
         break;
       }
       case InstrKind::kLoopBegin:
@@ -206,8 +208,6 @@ struct Walker {
     w->pipe[kScalar] += c.scalar_tile_cycles;
     walk(0, static_cast<int>(p.instrs.size()));
   }
-
-  double macs_ = 0;
 };
 
 }  // namespace
@@ -291,7 +291,7 @@ KernelCost predict_program(const TileProgram& p, const DeviceSpec& spec, const C
     walker.tile(t, work[static_cast<size_t>(t)], b);
     for (size_t a = 0; a < n_in; ++a) arg_total[a] += b[a];
   }
-  k.macs = walker.macs_;
+  k.macs = walker.macs;
 
   // Per-core rates: the chip's HBM (and L2) bandwidth shared by the active cores, capped by one
   // core's DMA peak. Re-reads of an argument that fits in L2 come from L2.
