@@ -14,7 +14,7 @@ endforeach()
 install(TARGETS ${ASC_LIBS} EXPORT ascTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-foreach(room registry ops runtime runtime/devices/cpu importers/onnx)
+foreach(room registry ops runtime runtime/devices/cpu runtime/devices/sim importers/onnx)
   file(GLOB headers ${CMAKE_CURRENT_SOURCE_DIR}/${room}/*.h)
   install(FILES ${headers} DESTINATION ${ASC_INSTALL_INCLUDE}/${room})
 endforeach()

@@ -1,7 +1,7 @@
 // asc-make-qwen OUT.onnx [--config tiny|0.5b|1.5b|7b] [--dtype fp32|fp16|bf16] [--form
 // optimum|genai]
 //   [--layers N] [--opset 14..17] [--seed S] [--external-data] [--max-positions N]
-//   [--genai-rotary attention|separate]
+//   [--genai-rotary attention|separate] [--shape-only]
 // Writes a Qwen2.5-architecture decoder with past and seeded random weights (docs/MODELS.md).
 // Exit codes: 0 written, 1 a write or option error, 2 bad command line.
 #include <CLI/CLI.hpp>
@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   int64_t layers = 0, max_positions = 0;
   int opset = 17;
   uint64_t seed = 0;
-  bool external = false, inline_only = false;
+  bool external = false, inline_only = false, shape_only = false;
   app.add_option("output", out, "the .onnx file to write (weights over 2 GB go to OUTPUT.data)")
       ->required();
   app.add_option("--config", config, "tiny | 0.5b | 1.5b | 7b")->capture_default_str();
@@ -42,6 +42,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--external-data", external, "weights in OUTPUT.data even when under 2 GB");
   app.add_flag("--no-external-data", inline_only, "refuse to write external data");
+  app.add_flag("--shape-only", shape_only,
+               "weights external with no values (a sparse file of zeros): for asc-run "
+               "--timing-only on configs too large to generate");
   CLI11_PARSE(app, argc, argv);
 
   const std::map<std::string, ElemType> dtypes = {
@@ -58,6 +61,7 @@ int main(int argc, char** argv) {
     return usage(
         asc::models::str_cat("--genai-rotary '", rotary, "': choose attention or separate"));
   if (external && inline_only) return usage("--external-data and --no-external-data conflict");
+  if (shape_only && inline_only) return usage("--shape-only needs external data");
 
   try {
     QwenOptions o;
@@ -69,6 +73,7 @@ int main(int argc, char** argv) {
     o.opset = opset;
     o.seed = seed;
     o.genai_rotary_in_attention = rotary == "attention";
+    o.shape_only = shape_only;
     o.external = external      ? QwenOptions::External::kAlways
                  : inline_only ? QwenOptions::External::kNever
                                : QwenOptions::External::kAuto;
@@ -76,10 +81,11 @@ int main(int argc, char** argv) {
     const asc::models::QwenWritten w = asc::models::write_qwen(o, out);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf(
-        "wrote %s: qwen %s %s %s, %lld layers, %zu nodes, %.1f MB of weights%s%s in %.2f s\n",
+        "wrote %s: qwen %s %s %s, %lld layers, %zu nodes, %.1f MB of weights%s%s%s in %.2f s\n",
         out.c_str(), o.config.name.c_str(), form.c_str(), dtype.c_str(),
         static_cast<long long>(o.config.layers), w.nodes, static_cast<double>(w.weight_bytes) / 1e6,
-        w.external ? " in " : " inline", w.external ? w.data_path.c_str() : "", s);
+        o.shape_only ? " (shape only: zeros)" : "", w.external ? " in " : " inline",
+        w.external ? w.data_path.c_str() : "", s);
     return 0;
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "asc-make-qwen: %s\n", e.what());

@@ -1,5 +1,7 @@
 #include "models/onnx_writer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -284,7 +286,9 @@ std::string OnnxWriter::const_values(const std::string& name, ElemType t,
 
 void OnnxWriter::begin_external(onnx::TensorProto& tp, uint64_t bytes) {
   const uint64_t aligned = (data_offset_ + kExternalAlign - 1) / kExternalAlign * kExternalAlign;
-  if (aligned > data_offset_) {
+  if (options_.shape_only) {
+    data_offset_ = aligned;
+  } else if (aligned > data_offset_) {
     static const std::vector<char> zeros(kExternalAlign, 0);
     if (std::fwrite(zeros.data(), 1, aligned - data_offset_, data_) != aligned - data_offset_)
       throw std::runtime_error(
@@ -334,6 +338,10 @@ std::string OnnxWriter::weight(const std::string& name, ElemType t,
     begin_external(tp, n * elem_size(t));
   else
     tp.mutable_raw_data()->reserve(n * elem_size(t));
+  if (data_ && options_.shape_only) {
+    data_offset_ += n * elem_size(t);
+    return name;
+  }
   const uint64_t stream = weight_seed(options_.seed, name);
   std::vector<float> block(static_cast<size_t>(std::min<uint64_t>(n, kDrawBlock)));
   for (uint64_t done = 0; done < n; done += block.size()) {
@@ -355,6 +363,10 @@ std::string OnnxWriter::weight_transposed(const std::string& name, const std::st
     begin_external(tp, n * elem_size(t));
   else
     tp.mutable_raw_data()->reserve(n * elem_size(t));
+  if (data_ && options_.shape_only) {
+    data_offset_ += n * elem_size(t);
+    return name;
+  }
   // The source's draws, row-major [rows, cols], then written column by column in blocks.
   std::vector<float> src(n);
   const uint64_t stream = weight_seed(options_.seed, source);
@@ -402,7 +414,9 @@ void OnnxWriter::output(const std::string& name, int32_t elem, const std::vector
 
 void OnnxWriter::save(const std::string& path) {
   if (data_) {
-    const bool ok = std::fflush(data_) == 0;
+    bool ok = std::fflush(data_) == 0;
+    if (ok && options_.shape_only)  // the skipped places read as zeros
+      ok = ::ftruncate(::fileno(data_), static_cast<off_t>(data_offset_)) == 0;
     const bool closed = std::fclose(data_) == 0;
     data_ = nullptr;
     if (!ok || !closed)

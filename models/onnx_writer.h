@@ -104,6 +104,10 @@ class OnnxWriter {
     bool dry_run = false;       // count weight bytes, generate nothing
     std::string data_path;      // external data file to write; empty = weights inline
     std::string data_location;  // its name as written in the model (relative to the model)
+    // With a data file: weights get their places in it but no values; the file is extended to
+    // its full size without writing (sparse, zeros). For shape-only uses (asc-run
+    // --timing-only) of models too large to generate.
+    bool shape_only = false;
     std::string producer = "asc-make-qwen";
   };
 

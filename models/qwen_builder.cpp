@@ -81,8 +81,10 @@ QwenWritten write_qwen(const QwenOptions& o, const std::string& path) {
   QwenWritten out;
   out.weight_bytes = counter.weight_bytes();
   out.external =
-      o.external == QwenOptions::External::kAlways ||
+      o.shape_only || o.external == QwenOptions::External::kAlways ||
       (o.external == QwenOptions::External::kAuto && out.weight_bytes > kQwenInlineLimit);
+  if (o.shape_only && o.external == QwenOptions::External::kNever)
+    throw std::invalid_argument("shape-only weights need external data");
   if (o.external == QwenOptions::External::kNever && out.weight_bytes > kQwenInlineLimit)
     throw std::invalid_argument(str_cat("the weights take ", out.weight_bytes,
                                         " bytes, over the 2 GiB an ONNX file can hold inline; "
@@ -97,6 +99,7 @@ QwenWritten write_qwen(const QwenOptions& o, const std::string& path) {
     out.data_path = path + ".data";
     opt.data_path = out.data_path;
     opt.data_location = p.filename().string() + ".data";
+    opt.shape_only = o.shape_only;
   }
   OnnxWriter w(opt);
   build(w);

@@ -52,6 +52,9 @@ struct QwenOptions {
   uint64_t seed = 0;
   enum class External { kAuto, kAlways, kNever } external = External::kAuto;
   bool genai_rotary_in_attention = true;  // GQA do_rotary=1, else separate RotaryEmbedding nodes
+  // Weights external with no values (a sparse data file of zeros): the graph and shapes only,
+  // for asc-run --timing-only on configs too large to generate (OnnxWriter::Options).
+  bool shape_only = false;
 };
 
 struct QwenWritten {

@@ -20,9 +20,11 @@ Model::Model(Graph graph, ModelOptions options)
       options_(std::move(options)),
       plans_(options_.plan_cache),
       programs_(options_.program_cache) {
-  if (options_.device != "cpu")
-    throw Error(cat("device '", options_.device, "' is not available (this build has: cpu)"));
+  if (options_.device != "cpu") sim_ = std::make_unique<sim::SimDevice>(options_.device);
+  if (options_.timing_only && !sim_)
+    throw Error(cat("timing-only needs a simulated device (devices: ", sim::device_names(), ")"));
   device_ = std::make_unique<cpu::CpuDevice>(options_.threads);
+  spec_ = sim_ ? sim_->spec() : device_->spec();
   graph_.topo_order();  // refuse cycles and dangling inputs at load
   std::vector<int> expose;
   for (const std::string& name : options_.expose) {
@@ -153,9 +155,10 @@ std::shared_ptr<const Plan> Model::plan_for(const std::vector<TensorDesc>& input
   };
   // The last plan used is the base: a decoding step differs from it in a few nodes only.
   const std::shared_ptr<const Plan> base = plans_.most_recent();
-  return plans_.insert(key, std::make_shared<const Plan>(
-                                make_plan(graph_, inputs, device_->spec(), options_.optimize,
-                                          values, &eval, &programs_, output_strides, base.get())));
+  Plan plan = make_plan(graph_, inputs, spec_, options_.optimize, values, &eval, &programs_,
+                        output_strides, base.get());
+  if (sim_) plan.cost = sim_->predict(graph_, plan);
+  return plans_.insert(key, std::make_shared<const Plan>(std::move(plan)));
 }
 
 void Model::run_step(const PlanStep& s, const std::vector<Tensor>& bound) const {
@@ -177,7 +180,7 @@ void Model::run_step(const PlanStep& s, const std::vector<Tensor>& bound) const 
       ctx.inputs = s.in;
       ctx.outputs = s.out;
       ctx.attrs = &s.attrs;
-      ctx.spec = &device_->spec();
+      ctx.spec = &spec_;
       for (auto& t : ins) ctx.values.push_back(t.defined() ? &t : nullptr);
       const cpu::CpuDevice& dev = *device_;
       ctx.parallel_for = [&dev](int64_t k, const std::function<void(int64_t, int64_t)>& body) {
@@ -291,7 +294,11 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
   for (size_t i = 0; i < fed.size(); ++i)
     if (value_inputs_[i] && fed[i]->numel() <= kFoldMaxElements) values[i] = fed[i];
   const std::shared_ptr<const Plan> plan = plan_for(descs, values, out_strides);
+  if (!plan->dynamic.empty() && options_.timing_only)
+    throw Error(cat("timing-only: the plan depends on values computed while running (",
+                    plan->dynamic, "); it cannot be predicted without executing"));
   if (!plan->dynamic.empty()) return run_dynamic(fed, outputs, stats);
+  if (options_.timing_only) return predict_only(*plan, outputs, stats);
 
   // Bind every value to memory.
   std::vector<Tensor> bound(graph_.values.size());
@@ -338,6 +345,7 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
     st.start = std::chrono::steady_clock::now();
     run_step(plan->steps[k], bound);
     st.end = std::chrono::steady_clock::now();
+    if (k < plan->cost.size()) st.cost = plan->cost[k];
   };
   for (size_t i = 0; i < plan->steps.size();) {
     size_t j = i + 1;
@@ -358,6 +366,32 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
       t = given[v];
     }
     result.push_back({graph_.values[v].name, t});
+  }
+  return result;
+}
+
+std::vector<NamedTensor> Model::predict_only(const Plan& plan,
+                                             const std::vector<NamedTensor>& outputs,
+                                             RunStats* stats) const {
+  if (stats) {
+    const auto now = std::chrono::steady_clock::now();
+    for (size_t k = 0; k < plan.steps.size(); ++k) {
+      StepTiming st;
+      st.node = plan.steps[k].node;
+      st.thread = std::this_thread::get_id();
+      st.start = st.end = now;
+      if (k < plan.cost.size()) st.cost = plan.cost[k];
+      stats->steps.push_back(st);
+    }
+  }
+  std::vector<NamedTensor> result;
+  for (int v : graph_.outputs) {
+    const std::string& name = graph_.values[v].name;
+    Tensor t;
+    for (const auto& o : outputs)
+      if (o.name == name) t = o.tensor;
+    if (!t.defined()) t = Tensor(plan.desc[v].dtype, plan.desc[v].shape);
+    result.push_back({name, t});
   }
   return result;
 }

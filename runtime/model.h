@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/devices/cpu/cpu_device.h"
+#include "runtime/devices/sim/sim_device.h"
 #include "runtime/fusion.h"
 #include "runtime/graph.h"
 #include "runtime/plan.h"
@@ -18,9 +19,11 @@
 namespace asc {
 
 struct ModelOptions {
-  int threads = 0;             // 0: all hardware threads
-  std::string device = "cpu";  // "cpu" (sim:910b and ascend come later)
-  bool optimize = true;        // graph fusion (runtime/fusion.h), double buffering, prefetch
+  int threads = 0;  // 0: all hardware threads
+  // "cpu", or "sim:910b": plans under the 910B spec, runs on the cpu and predicts every kernel
+  // with the cost model (runtime/devices/sim, docs/SIM.md). Others: Error listing the devices.
+  std::string device = "cpu";
+  bool optimize = true;  // graph fusion (runtime/fusion.h), double buffering, prefetch
   // kF16 / kBF16: f32 weights and activations are stored in that dtype, computed in f32
   // (runtime/precision.h); kF32 keeps the model's own dtypes.
   DType precision = DType::kF32;
@@ -45,6 +48,10 @@ struct ModelOptions {
   // Graph fusion when `optimize` is on; off keeps the other optimisations, to compare fused
   // kernels with the chains they replace (asc-run --no-fusion).
   bool fusion = true;
+  // Simulated devices only: run() plans and predicts without executing a kernel (no weight is
+  // read); outputs are zeros of the planned shapes (caller buffers are left as they are). A plan
+  // whose shapes depend on computed values cannot be predicted: Error.
+  bool timing_only = false;
 };
 
 struct NamedTensor {
@@ -57,6 +64,7 @@ struct StepTiming {
   int node = -1;  // index into Graph::nodes
   std::chrono::steady_clock::time_point start, end;
   std::thread::id thread;  // the thread that launched the step
+  sim::KernelCost cost;    // the prediction on a simulated device (cost.valid), else nothing
 };
 struct RunStats {
   std::vector<StepTiming> steps;
@@ -101,6 +109,10 @@ class Model {
   const Graph& graph() const { return graph_; }
   const ModelOptions& options() const { return options_; }
   const cpu::CpuDevice& device() const { return *device_; }
+  // The spec plans are tiled for: the cpu's, or the simulated device's (ascend910b()).
+  const DeviceSpec& spec() const { return spec_; }
+  // The simulated device, or null when the model runs on the cpu.
+  const sim::SimDevice* sim() const { return sim_.get(); }
   // The ModelOptions::expose names that survived the load passes and were not graph outputs
   // already, in the order given; run() returns them after the model's own outputs.
   const std::vector<std::string>& exposed() const { return exposed_; }
@@ -134,6 +146,9 @@ class Model {
   std::vector<NamedTensor> run_dynamic(const std::vector<const Tensor*>& fed,
                                        const std::vector<NamedTensor>& outputs,
                                        RunStats* stats) const;
+  // timing_only: the plan's predictions as stats, zeros (or the caller's buffers) as outputs.
+  std::vector<NamedTensor> predict_only(const Plan& plan, const std::vector<NamedTensor>& outputs,
+                                        RunStats* stats) const;
   // Runs one planned node on tensors bound to every value.
   void run_step(const PlanStep& s, const std::vector<Tensor>& bound) const;
   // Runs a control-flow node (If, Loop, Scan) on its inputs through the nested models of its
@@ -154,6 +169,8 @@ class Model {
   // Per graph input / output: a strided caller view may be bound as is (ParamDef::strided).
   std::vector<bool> strided_inputs_, strided_outputs_;
   std::unique_ptr<cpu::CpuDevice> device_;
+  std::unique_ptr<sim::SimDevice> sim_;
+  DeviceSpec spec_;
   LruCache<Plan> plans_;
   LruCache<TileProgram> programs_;
   mutable ArenaPool arenas_;

@@ -11,6 +11,7 @@
 
 #include "registry/device_spec.h"
 #include "registry/tile_program.h"
+#include "runtime/devices/sim/cost_model.h"
 #include "runtime/graph.h"
 #include "runtime/lru_cache.h"
 
@@ -43,6 +44,8 @@ struct Plan {
   int64_t arena_bytes = 0;
   int64_t arena_bytes_no_reuse = 0;
   int in_place = 0;  // outputs written over their input's memory
+  // Per step, on a simulated device: the cost model's prediction (runtime/devices/sim).
+  std::vector<sim::KernelCost> cost;
 };
 
 // Runs one node on host tensors (the runtime's device); make_plan folds shape arithmetic with it.

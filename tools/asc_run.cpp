@@ -32,6 +32,7 @@
 #include "tools/run_generate.h"
 #include "tools/run_inputs.h"
 #include "tools/run_profile.h"
+#include "tools/run_sim.h"
 
 namespace {
 
@@ -53,6 +54,7 @@ struct Options {
   std::string precision = "fp32";
   int optimize = 1;
   bool no_fusion = false;
+  bool timing_only = false;
   bool profile = false;
   std::string trace;
   bool json = false;
@@ -142,9 +144,10 @@ std::string fmt_values(const std::vector<double>& v, int64_t numel) {
 
 // Chrome trace event format: one "X" slice per kernel launch (cat "op") on the thread that
 // launched it, one per run (cat "run") on the main thread; times in microseconds from `t0`.
+// On a simulated device, process 2 holds the predicted timeline: one track per pipe.
 void write_trace(const std::string& path, const asc::Graph& g, const asc::RunStats& stats,
                  const std::vector<std::pair<Clock::time_point, Clock::time_point>>& runs,
-                 Clock::time_point t0) {
+                 Clock::time_point t0, const asc::sim::SimDevice* sim) {
   auto us = [&](Clock::time_point t) {
     return std::chrono::duration<double, std::micro>(t - t0).count();
   };
@@ -177,6 +180,7 @@ void write_trace(const std::string& path, const asc::Graph& g, const asc::RunSta
                       {"pid", 1},
                       {"tid", tid},
                       {"args", {{"name", tid == 1 ? "main" : asc::cat("worker ", tid - 1)}}}});
+  if (sim) asc::sim_trace_events(events, g, stats, *sim);
   std::ofstream f(path, std::ios::trunc);
   f << json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() << "\n";
   if (!f.flush()) throw asc::Error(asc::cat("cannot write the trace '", path, "'"));
@@ -187,6 +191,9 @@ json shape_json(const asc::Shape& s) {
 }
 
 int run(const Options& o) {
+  if (o.timing_only && !asc::sim::is_sim_device(o.device))
+    throw UsageError(asc::cat("--timing-only needs a simulated device (--device sim:910b), not '",
+                              o.device, "'"));
   const auto files = asc::cli::parse_inputs(o.inputs);
   const auto dims = asc::cli::parse_dims(o.dims);
   const auto t0 = Clock::now();
@@ -204,9 +211,12 @@ int run(const Options& o) {
     mo.precision = asc::parse_precision(o.precision);
     mo.optimize = o.optimize != 0;
     mo.fusion = !o.no_fusion;
+    mo.timing_only = o.timing_only;
     mo.last_logits_only = o.gen.new_tokens > 0 && !o.all_logits;
     mo.kv_cache_precision = o.gen.new_tokens > 0;
-    model = std::make_unique<asc::Model>(asc::import_onnx_file(o.model), mo);
+    asc::ImportOptions io;
+    io.shape_only_weights = o.timing_only;  // no weight is read: its pages are never touched
+    model = std::make_unique<asc::Model>(asc::import_onnx_file(o.model, io), mo);
   }
   const double load_ms = ms_between(t0, Clock::now());
   if (o.gen.new_tokens > 0) {
@@ -217,7 +227,7 @@ int run(const Options& o) {
       throw UsageError(asc::cat("--prompt-ids: ", e.what()));
     }
     a.seed = o.seed;
-    a.warmup = o.warmup_given ? o.warmup : 1;
+    a.warmup = o.warmup_given ? o.warmup : o.timing_only ? 0 : 1;  // nothing to warm up
     a.profile = o.profile;
     const asc::GenerateReport r = asc::run_generation(*model, a);
     const int threads = model->device().threads();
@@ -229,14 +239,15 @@ int run(const Options& o) {
         const asc::DType dt = g.values[v].type.dtype;
         precision = dt == asc::DType::kBF16 ? "bf16" : dt == asc::DType::kF16 ? "fp16" : precision;
       }
+    const asc::sim::SimDevice* sim = model->sim();
     std::cout << (o.json
                       ? asc::generation_json(r, o.model, load_ms, precision, threads,
-                                             o.profile ? &g : nullptr)
+                                             o.profile ? &g : nullptr, sim)
                       : asc::generation_table(r, std::filesystem::path(o.model).filename().string(),
-                                              precision, threads));
+                                              precision, threads, sim));
     if (!o.json) {
       std::printf("load %.2f ms, peak RSS %.0f MiB\n", load_ms, asc::peak_rss_mb());
-      if (o.profile) std::cout << asc::generation_profile(r, g);
+      if (o.profile) std::cout << asc::generation_profile(r, g, sim);
     }
     return 0;
   }
@@ -244,7 +255,8 @@ int run(const Options& o) {
   const std::vector<asc::NamedTensor> inputs = asc::cli::make_inputs(g, files, dims, o.seed);
 
   // Runs: the first (plans), warm-ups, then the timed iterations.
-  const bool want_stats = o.profile || !o.trace.empty();
+  const asc::sim::SimDevice* sim = model->sim();
+  const bool want_stats = o.profile || !o.trace.empty() || sim;
   asc::RunStats all_stats, timed_stats;
   std::vector<std::pair<Clock::time_point, Clock::time_point>> runs;
   std::vector<double> times;
@@ -277,7 +289,12 @@ int run(const Options& o) {
           (std::filesystem::path(o.output_dir) / asc::cat("output_", k, ".pb")).string(),
           outputs[k].name, outputs[k].tensor);
   }
-  if (!o.trace.empty()) write_trace(o.trace, g, all_stats, runs, t0);
+  if (!o.trace.empty()) write_trace(o.trace, g, all_stats, runs, t0, sim);
+  // Predicted figures per run (every run of one signature predicts the same).
+  const asc::sim::CostTotals predicted = asc::sim_totals(timed_stats);
+  const double predicted_ms = sim ? 1e3 * predicted.seconds(sim->config()) / o.iterations : 0.0;
+  const auto sim_rows = sim && o.profile ? asc::sim_profile_ops(g, timed_stats)
+                                         : std::vector<std::pair<std::string, asc::SimOpTotal>>{};
   const auto profile = o.profile ? asc::profile_ops(g, timed_stats)
                                  : std::vector<std::pair<std::string, asc::OpTotal>>{};
   double profile_total = 0;
@@ -296,6 +313,12 @@ int run(const Options& o) {
       for (const auto& [op, count] : model->fusion().counts) j["fusion"][op] = count;
     }
     j["load_ms"] = load_ms;
+    if (sim) {
+      j["timing_only"] = o.timing_only;
+      j["predicted_latency_ms"] = predicted_ms;
+      j["predicted_kernels"] = predicted.kernels / o.iterations;
+      j["cube_utilization"] = predicted.cube_utilization(sim->spec());
+    }
     j["first_run_ms"] = first_ms;
     j["median_ms"] = median_ms;
     j["warmup"] = o.warmup;
@@ -323,6 +346,7 @@ int run(const Options& o) {
                                 {"calls", t.calls},
                                 {"total_ms", t.ms},
                                 {"share", profile_total > 0 ? t.ms / profile_total : 0}});
+      if (sim) j["predicted_profile"] = asc::sim_profile_json(sim_rows, *sim, o.iterations);
     }
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -341,11 +365,20 @@ int run(const Options& o) {
                 out.tensor.desc().str().c_str(), s.min, s.max, s.mean,
                 fmt_values(s.first, out.tensor.numel()).c_str());
   }
-  std::printf("load %.2f ms, first run %.3f ms, median %.3f ms of %d runs (after %d warm-up)\n",
-              load_ms, first_ms, median_ms, o.iterations, o.warmup);
+  std::printf("load %.2f ms, first run %.3f ms, median %.3f ms of %d runs (after %d warm-up)%s\n",
+              load_ms, first_ms, median_ms, o.iterations, o.warmup,
+              o.timing_only ? " (timing only: nothing executed)" : "");
+  if (sim)
+    std::printf("predicted on %s: %.3f ms per run, %lld kernels, cube utilisation %.1f %%\n",
+                sim->name().c_str(), predicted_ms,
+                static_cast<long long>(predicted.kernels / o.iterations),
+                100 * predicted.cube_utilization(sim->spec()));
   if (o.profile)
     std::cout << asc::profile_table(
         profile, asc::cat("ms per run over ", o.iterations, " timed runs"), o.iterations);
+  if (o.profile && sim)
+    std::cout << asc::sim_profile_table(
+        sim_rows, *sim, asc::cat("per run over ", o.iterations, " runs"), o.iterations);
   if (!o.output_dir.empty())
     std::printf("wrote %zu outputs to %s\n", outputs.size(), o.output_dir.c_str());
   if (!o.trace.empty()) std::printf("wrote trace %s\n", o.trace.c_str());
@@ -374,7 +407,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1 << 30));
   app.add_option("--threads", o.threads, "worker threads (default 0: all)")
       ->check(CLI::Range(0, 1 << 30));
-  app.add_option("--device", o.device, "device to run on (default cpu)");
+  app.add_option("--device", o.device,
+                 "cpu (default) | sim:910b: run on the cpu with the 910B's tilings and predict "
+                 "every kernel's cycles per pipe (docs/SIM.md)");
+  app.add_flag("--timing-only", o.timing_only,
+               "with --device sim:910b: plan and predict without executing (no weight is read; "
+               "outputs are zeros)");
   app.add_option("--precision", o.precision,
                  "fp32 | fp16 | bf16: store f32 weights and activations in that dtype, computing "
                  "in f32 (default fp32)")

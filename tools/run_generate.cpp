@@ -12,6 +12,7 @@
 #include "registry/error.h"
 #include "registry/strings.h"
 #include "tools/run_profile.h"
+#include "tools/run_sim.h"
 
 namespace asc {
 namespace {
@@ -36,6 +37,28 @@ int64_t graph_vocab(const Graph& g) {
       if (s && s->size() == 3 && (*s)[2].known()) return (*s)[2].value();
     }
   return 0;
+}
+
+// Predicted figures of the last repetition on a simulated device.
+struct Predicted {
+  double prefill_s = 0, decode_s = 0;
+  double prefill_tok_s = 0, decode_tok_s = 0;  // decode 0: no decoding step
+  double cube = 0, cube_prefill = 0, cube_decode = 0;
+};
+
+Predicted predicted(const GenerationStats& st, const sim::SimDevice& dev) {
+  Predicted p;
+  const sim::CostConfig& c = dev.config();
+  p.prefill_s = st.predicted_prefill.seconds(c);
+  p.decode_s = st.predicted_decode.seconds(c);
+  if (p.prefill_s > 0) p.prefill_tok_s = static_cast<double>(st.prompt_tokens) / p.prefill_s;
+  if (p.decode_s > 0) p.decode_tok_s = static_cast<double>(st.predicted_step_s.size()) / p.decode_s;
+  sim::CostTotals all = st.predicted_prefill;
+  all.add(st.predicted_decode);
+  p.cube = all.cube_utilization(dev.spec());
+  p.cube_prefill = st.predicted_prefill.cube_utilization(dev.spec());
+  p.cube_decode = st.predicted_decode.cube_utilization(dev.spec());
+  return p;
 }
 
 }  // namespace
@@ -98,7 +121,7 @@ GenerateReport run_generation(const Model& model, const GenerateArgs& a) {
 }
 
 std::string generation_table(const GenerateReport& r, const std::string& model_name,
-                             const std::string& precision, int threads) {
+                             const std::string& precision, int threads, const sim::SimDevice* sim) {
   std::string s = "tokens ";
   for (int64_t t : r.tokens) s += cat(" ", t);
   s += "\n\n| model | precision | threads | test | t/s |\n|---|---|---:|---:|---:|\n";
@@ -111,21 +134,39 @@ std::string generation_table(const GenerateReport& r, const std::string& model_n
   };
   row(cat("pp", r.prompt.size()), r.prefill_tok_s);
   row(cat("tg", r.tokens.size() > 0 ? r.tokens.size() - 1 : 0), r.decode_tok_s);
+  if (sim) {
+    const Predicted p = predicted(r.last, *sim);
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "\npredicted on %s: pp%zu %.2f t/s (%.3f ms), tg%zu %.2f t/s (%.3f ms per "
+                  "token); cube utilisation %.1f %% (prefill %.1f %%, decode %.1f %%)\n",
+                  sim->name().c_str(), r.prompt.size(), p.prefill_tok_s, 1e3 * p.prefill_s,
+                  r.last.predicted_step_s.size(), p.decode_tok_s,
+                  r.last.predicted_step_s.empty()
+                      ? 0.0
+                      : 1e3 * p.decode_s / static_cast<double>(r.last.predicted_step_s.size()),
+                  100 * p.cube, 100 * p.cube_prefill, 100 * p.cube_decode);
+    s += buf;
+  }
   return s;
 }
 
-std::string generation_profile(const GenerateReport& r, const Graph& g) {
+std::string generation_profile(const GenerateReport& r, const Graph& g, const sim::SimDevice* sim) {
   const auto steps = static_cast<double>(r.last.step_ms.size());
-  std::string s = profile_table(profile_ops(g, r.last.prefill_steps),
-                                cat("prefill of ", r.last.prompt_tokens, " tokens, ms"), 1);
-  if (steps > 0)
-    s += profile_table(profile_ops(g, r.last.decode_steps),
-                       cat("decode, ms per token over ", r.last.step_ms.size(), " tokens"), steps);
+  const std::string prefill = cat("prefill of ", r.last.prompt_tokens, " tokens, ms");
+  const std::string decode = cat("decode, ms per token over ", r.last.step_ms.size(), " tokens");
+  std::string s = profile_table(profile_ops(g, r.last.prefill_steps), prefill, 1);
+  if (sim) s += sim_profile_table(sim_profile_ops(g, r.last.prefill_steps), *sim, prefill, 1);
+  if (steps > 0) {
+    s += profile_table(profile_ops(g, r.last.decode_steps), decode, steps);
+    if (sim) s += sim_profile_table(sim_profile_ops(g, r.last.decode_steps), *sim, decode, steps);
+  }
   return s;
 }
 
 std::string generation_json(const GenerateReport& r, const std::string& model, double load_ms,
-                            const std::string& precision, int threads, const Graph* profile_graph) {
+                            const std::string& precision, int threads, const Graph* profile_graph,
+                            const sim::SimDevice* sim) {
   nlohmann::json j;
   j["model"] = model;
   j["precision"] = precision;
@@ -139,6 +180,17 @@ std::string generation_json(const GenerateReport& r, const std::string& model, d
                                              : nlohmann::json(spread(r.decode_tok_s).mean);
   j["repetitions"] = r.prefill_tok_s.size();
   j["peak_rss_mb"] = peak_rss_mb();
+  if (sim) {
+    const Predicted p = predicted(r.last, *sim);
+    j["device"] = sim->name();
+    j["predicted_prefill_ms"] = 1e3 * p.prefill_s;
+    j["predicted_prefill_tok_s"] = p.prefill_tok_s;
+    j["predicted_decode_tok_s"] =
+        p.decode_s > 0 ? nlohmann::json(p.decode_tok_s) : nlohmann::json(nullptr);
+    j["cube_utilization"] = p.cube;
+    j["cube_utilization_prefill"] = p.cube_prefill;
+    j["cube_utilization_decode"] = p.cube_decode;
+  }
   if (profile_graph) {
     auto rows = [&](const RunStats& st, double per) {
       nlohmann::json a = nlohmann::json::array();
@@ -149,6 +201,12 @@ std::string generation_json(const GenerateReport& r, const std::string& model, d
     const auto steps = static_cast<double>(std::max<size_t>(1, r.last.step_ms.size()));
     j["profile"] = {{"prefill", rows(r.last.prefill_steps, 1)},
                     {"decode", rows(r.last.decode_steps, steps)}};
+    if (sim)
+      j["predicted_profile"] = {
+          {"prefill",
+           sim_profile_json(sim_profile_ops(*profile_graph, r.last.prefill_steps), *sim, 1)},
+          {"decode",
+           sim_profile_json(sim_profile_ops(*profile_graph, r.last.decode_steps), *sim, steps)}};
   }
   return j.dump(2) + "\n";
 }

@@ -38,14 +38,19 @@ GenerateReport run_generation(const Model& model, const GenerateArgs& a);
 std::vector<int64_t> parse_ids(const std::string& s);
 
 // The text table (llama-bench style) and the JSON object of a report.
+// On a simulated device (`sim` not null) both add the predicted figures (docs/SIM.md).
 std::string generation_table(const GenerateReport& r, const std::string& model_name,
-                             const std::string& precision, int threads);
+                             const std::string& precision, int threads,
+                             const sim::SimDevice* sim = nullptr);
 // With GenerateArgs::profile: per-op tables of the prefill (ms) and decode (ms per token).
-std::string generation_profile(const GenerateReport& r, const Graph& g);
+// On a simulated device (`sim` not null) each is followed by its predicted pipe table.
+std::string generation_profile(const GenerateReport& r, const Graph& g,
+                               const sim::SimDevice* sim = nullptr);
 
 // `profile_graph`, when given, adds "profile": {"prefill": [...], "decode": [...]} (ms per token).
 std::string generation_json(const GenerateReport& r, const std::string& model, double load_ms,
                             const std::string& precision, int threads,
-                            const Graph* profile_graph = nullptr);
+                            const Graph* profile_graph = nullptr,
+                            const sim::SimDevice* sim = nullptr);
 
 }  // namespace asc

@@ -22,7 +22,8 @@ uint64_t parse_size(const std::string& tensor, const std::string& key, const std
 
 }  // namespace
 
-ExternalData::ExternalData(std::string base_dir) : base_dir_(std::move(base_dir)) {
+ExternalData::ExternalData(std::string base_dir, bool shape_only)
+    : base_dir_(std::move(base_dir)), shape_only_(shape_only) {
   if (base_dir_.empty()) return;
   std::error_code ec;
   base_canon_ = fs::weakly_canonical(fs::absolute(base_dir_, ec), ec);
@@ -72,6 +73,15 @@ Tensor ExternalData::load(const onnx::TensorProto& tp, DType dtype, const Shape&
   if (location.empty())
     throw ModelError(cat("tensor '", name, "': external data has no 'location'"));
   const fs::path path = resolve(name, location);
+  if (shape_only_) {
+    const uint64_t need = static_cast<uint64_t>(numel(shape)) * dtype_size(dtype);
+    if (length && *length != need)
+      throw ModelError(cat("tensor '", name, "': external data length ", *length, " bytes, but ",
+                           dtype_name(dtype), to_string(shape), " needs ", need));
+    if (need == 0) return Tensor(dtype, shape);
+    auto zeros = MappedFile::zeros(static_cast<size_t>(need));
+    return Tensor::view(dtype, shape, const_cast<uint8_t*>(zeros->data()), zeros);
+  }
 
   auto& file = files_[path.string()];
   if (!file) {

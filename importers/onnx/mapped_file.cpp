@@ -37,6 +37,18 @@ std::shared_ptr<MappedFile> MappedFile::open(const std::string& path) {
   return f;
 }
 
+std::shared_ptr<MappedFile> MappedFile::zeros(size_t size) {
+  std::shared_ptr<MappedFile> f(new MappedFile());
+  f->size_ = size;
+  if (size > 0) {
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+      throw ModelError(cat("cannot map ", size, " bytes of zeros: ", std::strerror(errno)));
+    f->data_ = static_cast<uint8_t*>(p);
+  }
+  return f;
+}
+
 MappedFile::~MappedFile() {
   if (data_) ::munmap(data_, size_);
 }

@@ -39,8 +39,10 @@ std::string registry_versions(const Node& n) {
 
 class Importer {
  public:
-  Importer(onnx::ModelProto& m, const std::string& base_dir)
-      : m_(&m), own_ext_(std::make_unique<ExternalData>(base_dir)), ext_(own_ext_.get()) {}
+  Importer(onnx::ModelProto& m, const std::string& base_dir, const ImportOptions& options)
+      : m_(&m),
+        own_ext_(std::make_unique<ExternalData>(base_dir, options.shape_only_weights)),
+        ext_(own_ext_.get()) {}
 
   Graph run() {
     if (!m_->has_graph()) throw ModelError("the model has no graph");
@@ -306,7 +308,8 @@ class Importer {
   std::vector<std::string> unsupported_;
 };
 
-Graph import(const std::string& source, const void* data, size_t size, const std::string& base) {
+Graph import(const std::string& source, const void* data, size_t size, const std::string& base,
+             const ImportOptions& options) {
   try {
     if (size == 0) throw ModelError("not a valid ONNX model (empty file)");
     if (size > static_cast<size_t>(INT_MAX))
@@ -316,7 +319,7 @@ Graph import(const std::string& source, const void* data, size_t size, const std
     auto m = std::make_unique<onnx::ModelProto>();
     if (!parse_message(*m, data, size))
       throw ModelError("not a valid ONNX model (protobuf parse failed)");
-    return Importer(*m, base).run();
+    return Importer(*m, base, options).run();
   } catch (const UnsupportedError& e) {
     throw UnsupportedError(cat(source, ": ", e.what()));
   } catch (const ShapeError& e) {
@@ -329,7 +332,7 @@ Graph import(const std::string& source, const void* data, size_t size, const std
 }  // namespace
 }  // namespace onnx_import
 
-Graph import_onnx_file(const std::string& path, const ImportOptions&) {
+Graph import_onnx_file(const std::string& path, const ImportOptions& options) {
   std::shared_ptr<onnx_import::MappedFile> file;
   try {
     file = onnx_import::MappedFile::open(path);
@@ -338,12 +341,13 @@ Graph import_onnx_file(const std::string& path, const ImportOptions&) {
   }
   const auto dir = std::filesystem::path(path).parent_path();
   // The mapping lives until parsing ends; every tensor then owns or views its own bytes.
-  return onnx_import::import(path, file->data(), file->size(), dir.empty() ? "." : dir.string());
+  return onnx_import::import(path, file->data(), file->size(), dir.empty() ? "." : dir.string(),
+                             options);
 }
 
 Graph import_onnx_bytes(const void* data, size_t size, const std::string& base_dir,
-                        const ImportOptions&) {
-  return onnx_import::import("<bytes>", data, size, base_dir);
+                        const ImportOptions& options) {
+  return onnx_import::import("<bytes>", data, size, base_dir, options);
 }
 
 }  // namespace asc

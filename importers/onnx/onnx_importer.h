@@ -24,7 +24,11 @@
 namespace asc {
 
 struct ImportOptions {
-  // Room for later options (e.g. whether weights stay mapped or are copied).
+  // Shape-only weights (asc-run --timing-only): tensors stored in external data files are never
+  // opened nor read; each is a view of zero pages (an anonymous read-only mapping that costs no
+  // memory until touched) with the declared dtype and shape. The location must still resolve
+  // inside the model's folder; the file itself may be missing.
+  bool shape_only_weights = false;
 };
 
 // Reads `path` (memory-mapped); external data resolves relative to the file's folder.

@@ -26,6 +26,8 @@ class MappedFile {
  public:
   // Throws ModelError "cannot open '<path>': <reason>" (also for a directory or device).
   static std::shared_ptr<MappedFile> open(const std::string& path);
+  // `size` zero bytes, read-only, backed by no file (pages cost nothing until read).
+  static std::shared_ptr<MappedFile> zeros(size_t size);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
@@ -43,14 +45,16 @@ class MappedFile {
 // shared by all tensors stored in it; a tensor views its bytes inside the mapping.
 class ExternalData {
  public:
-  // An empty base_dir refuses every external tensor.
-  explicit ExternalData(std::string base_dir);
+  // An empty base_dir refuses every external tensor. `shape_only`: ImportOptions'
+  // shape_only_weights (no file is opened; tensors view zero pages).
+  explicit ExternalData(std::string base_dir, bool shape_only = false);
   Tensor load(const onnx::TensorProto& tp, DType dtype, const Shape& shape);
 
  private:
   std::filesystem::path resolve(const std::string& tensor, const std::string& location) const;
 
   std::string base_dir_;
+  bool shape_only_ = false;
   std::filesystem::path base_canon_;  // canonical base_dir (symlinks resolved)
   std::map<std::string, std::shared_ptr<MappedFile>> files_;  // canonical path -> mapping
 };

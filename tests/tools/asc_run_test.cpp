@@ -210,7 +210,7 @@ TEST(AscRun, BadInputsAreExit1) {
       {" --input y=" + (d / "i.pb").string(), "no input"},    // unknown input name
       {" --input x=" + (d / "none.pb").string(), "none.pb"},  // missing file
       {" --dim batch=1000000000000000", "does not fit"},      // absurd size, refused early
-      {" --device sim:910b", "device 'sim:910b' is not available"},
+      {" --device sim:foo", "device 'sim:foo' is not available (devices: cpu, sim:910b)"},
   };
   for (const auto& [args, needle] : cases) {
     const Result r = run_asc(kModel + args, d);

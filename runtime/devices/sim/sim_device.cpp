@@ -1,0 +1,52 @@
+#include "runtime/devices/sim/sim_device.h"
+
+#include <algorithm>
+
+#include "registry/error.h"
+#include "registry/strings.h"
+
+namespace asc::sim {
+
+std::string device_names() {
+  return "cpu, sim:910b";
+}
+
+bool is_sim_device(const std::string& name) {
+  return name == "sim:910b";
+}
+
+SimDevice::SimDevice(const std::string& name, CostConfig config) : name_(name), config_(config) {
+  if (!is_sim_device(name))
+    throw Error(cat("device '", name, "' is not available (devices: ", device_names(), ")"));
+  spec_ = ascend910b();
+}
+
+KernelCost SimDevice::predict(const Graph& g, const PlanStep& s) const {
+  if (s.program) return predict_program(*s.program, spec_, config_);
+  const Node& n = g.nodes[static_cast<size_t>(s.node)];
+  if (n.def && n.def->has(kMovement) && !s.in.empty() && s.out.size() == 1 &&
+      s.in[0].dtype == s.out[0].dtype && numel(s.in[0].shape) == numel(s.out[0].shape)) {
+    KernelCost view;
+    view.valid = view.host = view.view = true;
+    return view;
+  }
+  auto bytes = [](const TensorDesc& d) {
+    return numel(d.shape) * static_cast<int64_t>(dtype_size(d.dtype));
+  };
+  int64_t in = 0, out = 0;
+  for (const TensorDesc& d : s.out) out += bytes(d);
+  // A movement op (Gather, Slice, ...) reads at most as many bytes of an input as it writes.
+  const bool movement = n.def && n.def->has(kMovement);
+  for (const TensorDesc& d : s.in) in += movement ? std::min(bytes(d), out) : bytes(d);
+  return predict_host_kernel(in, out, config_);
+}
+
+std::vector<KernelCost> SimDevice::predict(const Graph& g, const Plan& p) const {
+  std::vector<KernelCost> costs;
+  if (!p.dynamic.empty()) return costs;
+  costs.reserve(p.steps.size());
+  for (const PlanStep& s : p.steps) costs.push_back(predict(g, s));
+  return costs;
+}
+
+}  // namespace asc::sim
