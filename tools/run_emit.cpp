@@ -1,5 +1,6 @@
 #include "tools/run_emit.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -24,16 +25,37 @@ void write_file(const std::filesystem::path& p, const std::string& text) {
 std::string emit_ascendc_dir(const Model& model, const std::vector<NamedTensor>& inputs,
                              const std::string& dir) {
   const Graph& g = model.graph();
+  // Values of the inputs that feed a value-needed parameter, directly or through the nodes that
+  // compute one (as Model::run passes them); the rest stay unknown so nothing real is folded.
+  std::vector<bool> needed(g.values.size(), false);
+  for (const Node& n : g.nodes)
+    for (size_t k = 0; k < n.inputs.size() && n.def; ++k) {
+      const auto& params = n.def->inputs;
+      if (n.inputs[k] >= 0 && !params.empty() &&
+          params[std::min(k, params.size() - 1)].value_needed)
+        needed[static_cast<size_t>(n.inputs[k])] = true;
+    }
+  const std::vector<int> order = g.topo_order();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const Node& n = g.nodes[static_cast<size_t>(*it)];
+    bool feeds = false;
+    for (int o : n.outputs) feeds = feeds || (o >= 0 && needed[static_cast<size_t>(o)]);
+    if (!feeds || (n.def && n.def->has(kShapeOf))) continue;
+    for (int v : n.inputs)
+      if (v >= 0) needed[static_cast<size_t>(v)] = true;
+  }
   std::vector<TensorDesc> descs;
   std::vector<const Tensor*> values;
   for (int v : g.inputs) {
-    const std::string& name = g.values[v].name;
+    const std::string& name = g.values[static_cast<size_t>(v)].name;
     const NamedTensor* t = nullptr;
     for (const auto& in : inputs)
       if (in.name == name) t = &in;
     if (!t) throw Error(cat("--emit-ascendc: no value for input '", name, "'"));
     descs.push_back(t->tensor.desc());
-    values.push_back(&t->tensor);
+    values.push_back(needed[static_cast<size_t>(v)] && t->tensor.numel() <= kFoldMaxElements
+                         ? &t->tensor
+                         : nullptr);
   }
   const NodeEval eval = [&model](const Node& n, const Attrs& resolved,
                                  std::span<const Tensor> ins) {
@@ -64,7 +86,7 @@ std::string emit_ascendc_dir(const Model& model, const std::vector<NamedTensor>&
     for (const auto& a : p.args) key += a.str();
     auto [it, fresh] = by_program.emplace(key, "");
     if (fresh) {
-      const std::string base = ascend::kernel_ident(p.op);
+      const std::string base = ascend::kernel_ident(n.op_type);
       it->second = cat(base, "_", per_op[base]++);
       write_file(out / (it->second + ".cpp"), ascend::emit_kernel(p, it->second));
       write_file(out / (it->second + "_host.cpp"), ascend::emit_host_stub(p, it->second));
@@ -73,8 +95,10 @@ std::string emit_ascendc_dir(const Model& model, const std::vector<NamedTensor>&
     }
     std::string args;
     for (size_t a = 0; a < p.args.size(); ++a)
-      args +=
-          cat(a ? ", " : "", a == static_cast<size_t>(p.num_inputs) ? "-> " : "", p.args[a].str());
+      args += cat(a == 0                                   ? ""
+                  : a == static_cast<size_t>(p.num_inputs) ? " -> "
+                                                           : ", ",
+                  p.args[a].str());
     table += cat("| ", n.label(), " | ", it->second, " | ", args, " | ", to_string(p.grid), " | ",
                  p.block_dim, " |\n");
   }

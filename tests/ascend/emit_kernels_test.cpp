@@ -24,6 +24,29 @@ const cpu::CpuDevice& device() {
   return dev;
 }
 
+// Known gaps (docs/ASCENDC.md): kernels whose emission does not run yet, by case name and
+// variant. Each must still fail with this message; one that passes fails the test until it is
+// removed from the list.
+struct KnownGap {
+  const char* case_name;
+  int variant;
+  const char* message;
+};
+constexpr KnownGap kKnownGaps[] = {
+    // The scores in L0C are reduced (row max) straight from L0C: the UB copy of the whole
+    // [48,144] f32 block does not fit next to the program's own UB buffers (only elementwise
+    // readers of L0C are chunked).
+    {"FusedAttention/f32/[1,14,33,64]x[1,2,33,64]x[1,2,33,64]x[1,2,70,64]x[1,2,70,64]x[1,1,33,"
+     "103]/qwen_chunk",
+     0, "UB needs"},
+};
+
+const KnownGap* known_gap(const OpCase& c, int variant) {
+  for (const KnownGap& g : kKnownGaps)
+    if (c.name() == g.case_name && variant == g.variant) return &g;
+  return nullptr;
+}
+
 class EmittedKernel : public ::testing::TestWithParam<EmitEntry> {};
 
 TEST_P(EmittedKernel, MatchesCpuDevice) {
@@ -43,11 +66,15 @@ TEST_P(EmittedKernel, MatchesCpuDevice) {
   std::vector<uint8_t*> args;
   for (const auto& t : inputs) args.push_back(static_cast<uint8_t*>(const_cast<void*>(t.data())));
   for (auto& t : got) args.push_back(static_cast<uint8_t*>(t.data()));
+  const KnownGap* gap = known_gap(c, e.variant);
   try {
     e.run(args.data());
   } catch (const std::runtime_error& err) {
+    if (gap && std::string(err.what()).find(gap->message) != std::string::npos) return;
     FAIL() << e.name << ": " << err.what();
   }
+  ASSERT_EQ(gap, nullptr) << e.name
+                          << " is listed as a known gap but runs: remove it from the list";
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) {
     double atol = c.atol, rtol = c.rtol;

@@ -157,11 +157,15 @@ class Emitter {
   std::string buf(int b) const {
     for (const auto& [id, name] : staged_)
       if (id == b) return name;
-    return cat("b", b);
+    return chunked_ ? cat("b", b, "[c]") : cat("b", b);
   }
+  // Element count of an elementwise instruction on b: `len` inside a chunk loop.
+  std::string cnt(int b) const { return chunked_ ? std::string("len") : cat(n_of(b)); }
+  bool chunked_ = false;  // emitting one chunk of an elementwise instruction (offset c, len)
   std::vector<std::pair<int, std::string>> staged_;  // L0C operands read from their UB copy
   int64_t stage_bytes_ = 0;                          // UB room for those copies
   int64_t ub_free_ = 0;                              // UB left after queues and the region
+  int64_t chunk_elems_ = 0;                          // elements per chunk when chunked_
   std::string ty(int b) const { return ctype(p_.buffers[b].dtype); }
   int64_t n_of(int b) const { return numel(p_.buffers[b].dims); }
   [[noreturn]] void fail(int pc, const std::string& why) const {
@@ -189,6 +193,7 @@ class Emitter {
                 const std::string& t, int64_t es, bool to_gm);
   void emit_instr(int pc);
   void stage_l0c(int pc);
+  void emit_vector_simple(int pc);
   void copy_in(int pc);
   void copy_out(int pc);
   void unary(int pc);
@@ -556,7 +561,7 @@ void Emitter::binary_call(BinaryOp op, const std::string& d, const std::string& 
 void Emitter::unary(int pc) {
   const Instr& in = p_.instrs[pc];
   const DType dt = p_.buffers[in.dst].dtype;
-  const std::string d = buf(in.dst), s = buf(in.src[0]), n = cat(n_of(in.dst));
+  const std::string d = buf(in.dst), s = buf(in.src[0]), n = cnt(in.dst);
   const auto call = [&](const char* f) {
     line(cat("AscendC::", f, "(", d, ", ", s, ", ", n, ");"));
   };
@@ -641,7 +646,7 @@ void Emitter::scalar(int pc) {
   const Instr& in = p_.instrs[pc];
   const DType dt = p_.buffers[in.dst].dtype;
   const auto op = static_cast<BinaryOp>(in.op);
-  const std::string d = buf(in.dst), s = buf(in.src[0]), n = cat(n_of(in.dst));
+  const std::string d = buf(in.dst), s = buf(in.src[0]), n = cnt(in.dst);
   const std::string lit = literal(dt, in.scalar);
   const char* fast = op == BinaryOp::kAdd                      ? "Adds"
                      : op == BinaryOp::kMul                    ? "Muls"
@@ -803,7 +808,7 @@ void Emitter::reduce(int pc) {
 void Emitter::cast(int pc) {
   const Instr& in = p_.instrs[pc];
   const DType from = p_.buffers[in.src[0]].dtype, to = p_.buffers[in.dst].dtype;
-  const std::string d = buf(in.dst), s = buf(in.src[0]), n = cat(n_of(in.dst));
+  const std::string d = buf(in.dst), s = buf(in.src[0]), n = cnt(in.dst);
   if (to == DType::kBool) {
     line(cat("AscendC::CompareScalar(", d, ", ", s, ", ", literal(from, 0),
              ", AscendC::CMPMODE::NE, ", n, ");"));
@@ -830,6 +835,21 @@ void Emitter::stage_l0c(int pc) {
   if (!vector) return;
   if (in.dst >= 0 && p_.buffers[in.dst].pos == Pos::kL0C) fail(pc, "vector result in L0C");
   int64_t off = 0;
+  if (chunked_) {  // the chunk [c, c + len) of each L0C operand
+    for (int src : in.src) {
+      if (src < 0 || p_.buffers[src].pos != Pos::kL0C) continue;
+      const std::string name = cat("stage[", off, "].ReinterpretCast<", ty(src), ">()");
+      sync("M_FIX");
+      line(cat("AscendC::DataCopy(", name, ", b", src,
+               "[c], AscendC::DataCopyCO12DstParams{1, static_cast<uint16_t>((len * 4 + 1023) / "
+               "1024), 0, 0});"));
+      sync("FIX_V");
+      staged_.emplace_back(src, name);
+      off += align_up(chunk_elems_ * 4, 32);
+    }
+    stage_bytes_ = std::max(stage_bytes_, off);
+    return;
+  }
   for (int src : in.src) {
     if (src < 0 || p_.buffers[src].pos != Pos::kL0C) continue;
     bool seen = false;
@@ -847,8 +867,65 @@ void Emitter::stage_l0c(int pc) {
   stage_bytes_ = std::max(stage_bytes_, off);
 }
 
+// Binary, Compare and Select: one call each.
+void Emitter::emit_vector_simple(int pc) {
+  const Instr& in = p_.instrs[pc];
+  static const char* kModes[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+  if (in.kind == InstrKind::kBinary)
+    binary_call(static_cast<BinaryOp>(in.op), buf(in.dst), buf(in.src[0]), buf(in.src[1]),
+                cnt(in.dst), pc);
+  else if (in.kind == InstrKind::kCompare)
+    line(cat("AscendC::Compare(", buf(in.dst), ", ", buf(in.src[0]), ", ", buf(in.src[1]),
+             ", AscendC::CMPMODE::", kModes[in.op], ", ", cnt(in.dst), ");"));
+  else
+    line(cat("AscendC::Select(", buf(in.dst), ", ", buf(in.src[0]), ", ", buf(in.src[1]), ", ",
+             buf(in.src[2]), ", AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, ", cnt(in.dst), ");"));
+}
+
 void Emitter::emit_instr(int pc) {
   const Instr& in = p_.instrs[pc];
+  // An elementwise instruction whose L0C operands would take more than half the free UB runs in
+  // chunks of whole 1 KiB L0C blocks.
+  const bool elementwise = in.kind == InstrKind::kUnary || in.kind == InstrKind::kBinary ||
+                           in.kind == InstrKind::kScalar || in.kind == InstrKind::kCast ||
+                           in.kind == InstrKind::kCompare || in.kind == InstrKind::kSelect;
+  int64_t l0c_bytes = 0, l0c_ops = 0;
+  for (int src : in.src)
+    if (src >= 0 && p_.buffers[src].pos == Pos::kL0C) {
+      l0c_bytes += align_up(p_.buffers[src].bytes(), 32);
+      ++l0c_ops;
+    }
+  if (elementwise && l0c_ops > 0 && l0c_bytes > ub_free_ / 2 && !in.in_place &&
+      numel(p_.buffers[in.dst].dims) > 0) {
+    const int64_t n = n_of(in.dst);
+    chunk_elems_ = std::max<int64_t>(256, ub_free_ / 2 / l0c_ops / 1024 * 256);
+    line(cat("for (int64_t c = 0; c < ", n, "; c += ", chunk_elems_, ") {"));
+    indent_ += 2;
+    line(cat("const int32_t len = static_cast<int32_t>(", n, " - c < ", chunk_elems_, " ? ", n,
+             " - c : ", chunk_elems_, ");"));
+    chunked_ = true;
+    stage_l0c(pc);
+    switch (in.kind) {
+      case InstrKind::kUnary:
+        unary(pc);
+        break;
+      case InstrKind::kScalar:
+        scalar(pc);
+        break;
+      case InstrKind::kCast:
+        cast(pc);
+        break;
+      default:
+        emit_vector_simple(pc);
+        break;
+    }
+    chunked_ = false;
+    staged_.clear();
+    indent_ -= 2;
+    line("}");
+    for (int b : frees_[static_cast<size_t>(pc)]) line(cat("q", b, ".FreeTensor(", buf(b), ");"));
+    return;
+  }
   stage_l0c(pc);
   const auto vec = [&](int b) { return numel(p_.buffers[b].dims) > 0; };
   switch (in.kind) {
@@ -871,9 +948,7 @@ void Emitter::emit_instr(int pc) {
       if (vec(in.dst)) unary(pc);
       break;
     case InstrKind::kBinary:
-      if (vec(in.dst))
-        binary_call(static_cast<BinaryOp>(in.op), buf(in.dst), buf(in.src[0]), buf(in.src[1]),
-                    cat(n_of(in.dst)), pc);
+      if (vec(in.dst)) emit_vector_simple(pc);
       break;
     case InstrKind::kScalar:
       if (vec(in.dst)) scalar(pc);
@@ -881,18 +956,9 @@ void Emitter::emit_instr(int pc) {
     case InstrKind::kBcastMid:
       bcast_mid(pc);
       break;
-    case InstrKind::kCompare: {
-      if (!vec(in.dst)) break;
-      static const char* kModes[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
-      line(cat("AscendC::Compare(", buf(in.dst), ", ", buf(in.src[0]), ", ", buf(in.src[1]),
-               ", AscendC::CMPMODE::", kModes[in.op], ", ", n_of(in.dst), ");"));
-      break;
-    }
+    case InstrKind::kCompare:
     case InstrKind::kSelect:
-      if (vec(in.dst))
-        line(cat("AscendC::Select(", buf(in.dst), ", ", buf(in.src[0]), ", ", buf(in.src[1]), ", ",
-                 buf(in.src[2]), ", AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, ", n_of(in.dst),
-                 ");"));
+      if (vec(in.dst)) emit_vector_simple(pc);
       break;
     case InstrKind::kCast:
       if (vec(in.dst)) cast(pc);
