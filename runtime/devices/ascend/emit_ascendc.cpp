@@ -162,6 +162,7 @@ class Emitter {
   // Element count of an elementwise instruction on b: `len` inside a chunk loop.
   std::string cnt(int b) const { return chunked_ ? std::string("len") : cat(n_of(b)); }
   bool chunked_ = false;  // emitting one chunk of an elementwise instruction (offset c, len)
+  std::string o_bound_;   // Reduce/BcastMid on a block of outer rows: their count
   std::vector<std::pair<int, std::string>> staged_;  // L0C operands read from their UB copy
   int64_t stage_bytes_ = 0;                          // UB room for those copies
   int64_t ub_free_ = 0;                              // UB left after queues and the region
@@ -679,7 +680,7 @@ void Emitter::bcast_mid(int pc) {
   const auto op = static_cast<BinaryOp>(in.op);
   const std::string d = buf(in.dst), a = buf(in.src[0]), b = buf(in.src[1]);
   if (o * r * i == 0) return;
-  line(cat("for (int64_t o = 0; o < ", o, "; ++o) {"));
+  line(cat("for (int64_t o = 0; o < ", o_bound_.empty() ? cat(o) : o_bound_, "; ++o) {"));
   indent_ += 2;
   const char* fast = op == BinaryOp::kAdd   ? "Adds"
                      : op == BinaryOp::kMul ? "Muls"
@@ -735,7 +736,7 @@ void Emitter::reduce(int pc) {
     need_scratch(part + 32);
     const std::string tt = cat("scratch[", tmp, "].ReinterpretCast<", t, ">()");
     const std::string pt = cat("scratch[", part, "].ReinterpretCast<", t, ">()");
-    line(cat("for (int64_t o = 0; o < ", o, "; ++o) {"));
+    line(cat("for (int64_t o = 0; o < ", o_bound_.empty() ? cat(o) : o_bound_, "; ++o) {"));
     line(cat("  AscendC::Duplicate(", d, "[o], ", literal(dt, 0), ", 1);"));
     line(cat("  for (int64_t c = 0; c < ", r, "; c += ", chunk, ") {"));
     line(cat("    const int32_t len = static_cast<int32_t>(", r, " - c < ", chunk, " ? ", r,
@@ -757,7 +758,7 @@ void Emitter::reduce(int pc) {
     const char* f = op == ReduceOp::kMax   ? "ReduceMax"
                     : op == ReduceOp::kMin ? "ReduceMin"
                                            : "ReduceSum";
-    line(cat("for (int64_t o = 0; o < ", o, "; ++o) {"));
+    line(cat("for (int64_t o = 0; o < ", o_bound_.empty() ? cat(o) : o_bound_, "; ++o) {"));
     std::string src = cat(s, "[o * ", r, "]");
     if (sq) {
       line(cat("  AscendC::Mul(scratch[", dst_room + work, "].ReinterpretCast<", t, ">(), ", src,
@@ -772,7 +773,7 @@ void Emitter::reduce(int pc) {
     return;
   }
   // Reduction over a middle axis: row-wise accumulation of [i]-vectors.
-  line(cat("for (int64_t o = 0; o < ", o, "; ++o) {"));
+  line(cat("for (int64_t o = 0; o < ", o_bound_.empty() ? cat(o) : o_bound_, "; ++o) {"));
   indent_ += 2;
   const std::string row0 = cat(s, "[o * ", r * i, "]"), dr = cat(d, "[o * ", i, "]");
   if (op == ReduceOp::kSumSquares)
@@ -895,7 +896,7 @@ void Emitter::emit_instr(int pc) {
       l0c_bytes += align_up(p_.buffers[src].bytes(), 32);
       ++l0c_ops;
     }
-  if (elementwise && l0c_ops > 0 && l0c_bytes > ub_free_ / 2 && !in.in_place &&
+  if (elementwise && l0c_ops > 0 && l0c_bytes > ub_free_ / 2 &&
       numel(p_.buffers[in.dst].dims) > 0) {
     const int64_t n = n_of(in.dst);
     chunk_elems_ = std::max<int64_t>(256, ub_free_ / 2 / l0c_ops / 1024 * 256);
@@ -925,6 +926,53 @@ void Emitter::emit_instr(int pc) {
     line("}");
     for (int b : frees_[static_cast<size_t>(pc)]) line(cat("q", b, ".FreeTensor(", buf(b), ");"));
     return;
+  }
+  if ((in.kind == InstrKind::kReduce || in.kind == InstrKind::kBcastMid) && l0c_ops > 0 &&
+      l0c_bytes > ub_free_ / 2) {
+    // Blocks of outer rows o: src0 [o, r, i] (and BcastMid's src1 [o, i]) staged per block.
+    const Shape& sd = p_.buffers[in.src[0]].dims;
+    const int64_t o = outer_of(sd, in.axis), r = sd[static_cast<size_t>(in.axis)],
+                  i = inner_of(sd, in.axis);
+    if (o * r * i > 0) {
+      const int64_t rows =
+          std::clamp<int64_t>(ub_free_ / 2 / l0c_ops / std::max<int64_t>(1, r * i * 4), 1, o);
+      line(cat("for (int64_t c = 0; c < ", o, "; c += ", rows, ") {"));
+      indent_ += 2;
+      line(cat("const int64_t rows = ", o, " - c < ", rows, " ? ", o, " - c : ", rows, ";"));
+      staged_.clear();
+      int64_t off = 0;
+      for (int k = 0; k < 2; ++k) {
+        const int src = in.src[k];
+        if (src < 0 || (k == 1 && in.kind == InstrKind::kReduce)) continue;
+        const int64_t per_row = k == 0 ? r * i : i;
+        if (p_.buffers[src].pos != Pos::kL0C) {
+          staged_.emplace_back(src, cat("b", src, "[c * ", per_row, "]"));
+          continue;
+        }
+        const std::string name = cat("stage[", off, "].ReinterpretCast<", ty(src), ">()");
+        sync("M_FIX");
+        line(cat("AscendC::DataCopy(", name, ", b", src, "[c * ", per_row,
+                 "], AscendC::DataCopyCO12DstParams{1, static_cast<uint16_t>((rows * ", per_row,
+                 " * 4 + 1023) / 1024), 0, 0});"));
+        sync("FIX_V");
+        staged_.emplace_back(src, name);
+        off += align_up(rows * per_row * 4, 32);
+      }
+      stage_bytes_ = std::max(stage_bytes_, off);
+      staged_.emplace_back(
+          in.dst, cat("b", in.dst, "[c * ", in.kind == InstrKind::kReduce ? i : r * i, "]"));
+      o_bound_ = "rows";
+      if (in.kind == InstrKind::kReduce)
+        reduce(pc);
+      else
+        bcast_mid(pc);
+      o_bound_.clear();
+      staged_.clear();
+      indent_ -= 2;
+      line("}");
+      for (int b : frees_[static_cast<size_t>(pc)]) line(cat("q", b, ".FreeTensor(", buf(b), ");"));
+      return;
+    }
   }
   stage_l0c(pc);
   const auto vec = [&](int b) { return numel(p_.buffers[b].dims) > 0; };
