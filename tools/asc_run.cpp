@@ -29,6 +29,7 @@
 #include "registry/strings.h"
 #include "runtime/model.h"
 #include "runtime/precision.h"
+#include "tools/run_emit.h"
 #include "tools/run_generate.h"
 #include "tools/run_inputs.h"
 #include "tools/run_profile.h"
@@ -64,6 +65,7 @@ struct Options {
   std::string prompt_ids;
   bool all_logits = false;
   bool warmup_given = false;
+  std::string emit_ascendc;  // --emit-ascendc DIR
 };
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
@@ -253,6 +255,11 @@ int run(const Options& o) {
   }
   const asc::Graph& g = model->graph();
   const std::vector<asc::NamedTensor> inputs = asc::cli::make_inputs(g, files, dims, o.seed);
+  if (!o.emit_ascendc.empty()) {  // Ascend C source of every kernel instead of a run
+    std::cout << asc::emit_ascendc_dir(*model, inputs, o.emit_ascendc);
+    std::printf("wrote Ascend C kernels to %s\n", o.emit_ascendc.c_str());
+    return 0;
+  }
 
   // Runs: the first (plans), warm-ups, then the timed iterations.
   const asc::sim::SimDevice* sim = model->sim();
@@ -448,6 +455,9 @@ int main(int argc, char** argv) {
   app.add_option("--sample-seed", o.gen.sampling.seed, "seed of the sampler (default 0)");
   app.add_option("--values", o.values, "first values shown per output (default 6)")
       ->check(CLI::Range(0, 1 << 30));
+  app.add_option("--emit-ascendc", o.emit_ascendc,
+                 "write the Ascend C source of every kernel (planned for the 910B), host stubs and "
+                 "a CANN CMake project to DIR instead of running");
   try {
     app.parse(argc, argv);
     o.warmup_given = app.count("--warmup") > 0;

@@ -1,0 +1,608 @@
+#include <cctype>
+
+#include "runtime/devices/ascend/emit_ascendc.h"
+#include "runtime/devices/ascend/emitter.h"
+
+namespace asc::ascend {
+namespace detail {
+
+// Buffers with 2 slots get a TQue each; the others share one TBuf per position at their placed
+// offsets with the queued ranges removed (slotted buffers are live for the whole program, so no
+// other buffer overlaps them).
+void Emitter::layout() {
+  const int nb = static_cast<int>(p_.buffers.size());
+  queued_.assign(nb, false);
+  b_side_.assign(nb, false);
+  region_off_.assign(nb, 0);
+  for (int b = 0; b < nb; ++b) {
+    const BufferDecl& d = p_.buffers[b];
+    queued_[b] = d.copy_in && d.slots == 2 && (d.pos == Pos::kUB || d.pos == Pos::kL1);
+  }
+  for (const Instr& in : p_.instrs)
+    if (in.kind == InstrKind::kLoadL0 && p_.buffers[in.dst].pos == Pos::kL0B)
+      b_side_[in.src[0]] = true;
+  for (int b = 0; b < nb; ++b) {
+    if (queued_[b]) continue;
+    const BufferDecl& d = p_.buffers[b];
+    const int64_t placed = p_.placement.offset[b];
+    int64_t off = placed;
+    for (int q = 0; q < nb; ++q)
+      if (queued_[q] && p_.buffers[q].pos == d.pos &&
+          p_.placement.offset[q] + p_.placement.slot_stride[q] * p_.buffers[q].slots <= placed)
+        off -= p_.placement.slot_stride[q] * p_.buffers[q].slots;
+    region_off_[b] = off;
+    auto& r = region_bytes_[static_cast<int>(d.pos)];
+    r = std::max(r, align_up(std::max<int64_t>(off + d.bytes(), 1), 32));
+  }
+  ub_free_ = kUbBytes - region_bytes_[static_cast<int>(Pos::kUB)];
+  for (int b = 0; b < nb; ++b)
+    if (queued_[b] && p_.buffers[b].pos == Pos::kUB)
+      ub_free_ -= 2 * align_up(p_.buffers[b].bytes(), 32);
+}
+
+// A queued copy-in buffer is freed after its last reader in the copy-in's own loop body.
+void Emitter::plan_frees() {
+  const int ni = static_cast<int>(p_.instrs.size());
+  frees_.assign(ni, {});
+  std::vector<int> stack;
+  std::vector<int> scope_end(ni, ni);  // per instr: end of its innermost enclosing loop
+  {
+    std::vector<int> ends(ni, ni), st;
+    for (int i = 0; i < ni; ++i) {
+      if (p_.instrs[i].kind == InstrKind::kLoopBegin) st.push_back(i);
+      if (p_.instrs[i].kind == InstrKind::kLoopEnd) {
+        ends[st.back()] = i;
+        st.pop_back();
+      }
+    }
+    for (int i = 0; i < ni; ++i) {
+      int enclosing = -1;
+      for (int q = 0; q < i; ++q)
+        if (p_.instrs[q].kind == InstrKind::kLoopBegin && ends[q] > i) enclosing = q;
+      scope_end[i] = enclosing < 0 ? ni : ends[enclosing];
+    }
+  }
+  for (int i = 0; i < ni; ++i) {
+    const Instr& in = p_.instrs[i];
+    if (in.kind != InstrKind::kCopyIn || !queued_[in.dst]) continue;
+    int last = i;
+    for (int j = 0; j < ni; ++j) {
+      if (j == i || !p_.instrs[j].reads(in.dst)) continue;
+      if (j < i || j >= scope_end[i]) fail(i, "a queued copy-in read outside its loop body");
+      last = std::max(last, j);
+    }
+    frees_[last].push_back(in.dst);
+  }
+}
+
+// Declares s<j>, n<j> (start, valid extent), base, full, empty for a box.
+// Declares n<j> (valid extent per dim) and base (GM element offset) for a box; full_/empty_ say
+// whether the box is full / empty for every tile (1), for none (0) or depends on the tile (-1,
+// then `full` and `empty` are declared too).
+void Emitter::box_prologue(const GmBox& box) {
+  bool fixed = true;
+  for (const BoxDim& d : box.dims) fixed = fixed && d.start.var < 0;
+  if (fixed) {
+    int64_t base = box.offset;
+    bool full = true, empty = false;
+    for (size_t j = 0; j < box.dims.size(); ++j) {
+      const BoxDim& d = box.dims[j];
+      const int64_t n = std::clamp<int64_t>(d.extent - d.start.offset, 0, d.size);
+      line(cat("[[maybe_unused]] const int64_t n", j, " = ", n, ";"));
+      base += d.start.offset * d.stride;
+      full = full && n == d.size;
+      empty = empty || n == 0;
+    }
+    line(cat("[[maybe_unused]] const int64_t base = ", base, ";"));
+    full_ = full ? 1 : 0;
+    empty_ = empty ? 1 : 0;
+    return;
+  }
+  std::string base = cat(box.offset, "LL"), full = "true", empty = "false";
+  for (size_t j = 0; j < box.dims.size(); ++j) {
+    const BoxDim& d = box.dims[j];
+    if (d.start.var < 0) {
+      const int64_t n = std::clamp<int64_t>(d.extent - d.start.offset, 0, d.size);
+      line(cat("[[maybe_unused]] const int64_t n", j, " = ", n, ";"));
+      base += cat(" + ", d.start.offset * d.stride, "LL");
+      if (n != d.size) full = "false";
+      if (n == 0) empty = "true";
+      continue;
+    }
+    line(cat("[[maybe_unused]] const int64_t s", j, " = ", coord(d.start), ";"));
+    line(cat("[[maybe_unused]] const int64_t n", j, " = AscHostClamp(", d.extent, "LL - s", j, ", ",
+             d.size, "LL);"));
+    base += cat(" + s", j, " * ", d.stride, "LL");
+    full += cat(" && n", j, " == ", d.size, "LL");
+    empty += cat(" || n", j, " == 0");
+  }
+  line(cat("[[maybe_unused]] const int64_t base = ", base, ";"));
+  line(cat("[[maybe_unused]] const bool full = ", full, ";"));
+  line(cat("[[maybe_unused]] const bool empty = ", empty, ";"));
+  full_ = empty_ = -1;
+}
+
+// The rows of a box between local tensor `local` (dense over the box sizes) and GM tensor `g`:
+// one DataCopyPad per contiguous innermost run, one per element when that dim is strided.
+void Emitter::box_rows(const GmBox& box, const std::string& local, const std::string& g,
+                       const std::string& t, int64_t es, bool to_gm) {
+  const auto copy = [&](const std::string& l, const std::string& gm, const std::string& bytes) {
+    if (to_gm)
+      line(cat("AscendC::DataCopyPad(", g, "[", gm, "], ", local, "[", l,
+               "], AscendC::DataCopyExtParams{1, ", bytes, ", 0, 0, 0});"));
+    else
+      line(cat("AscendC::DataCopyPad(", local, "[", l, "], ", g, "[", gm,
+               "], AscendC::DataCopyExtParams{1, ", bytes,
+               ", 0, 0, 0}, AscendC::DataCopyPadExtParams<", t, ">{});"));
+  };
+  const int r = static_cast<int>(box.dims.size());
+  if (r == 0) {
+    copy("0", "base", cat(es));
+    return;
+  }
+  std::vector<int64_t> inner_of_dim(static_cast<size_t>(r));
+  int64_t inner = 1;
+  for (int j = r - 1; j >= 0; --j) {
+    inner_of_dim[static_cast<size_t>(j)] = inner;
+    inner *= box.dims[static_cast<size_t>(j)].size;
+  }
+  std::string loff = "0", goff = "base";
+  for (int j = 0; j + 1 < r; ++j) {
+    line(cat("for (int64_t i", j, " = 0; i", j, " < n", j, "; ++i", j, ") {"));
+    indent_ += 2;
+    loff += cat(" + i", j, " * ", inner_of_dim[static_cast<size_t>(j)], "LL");
+    goff += cat(" + i", j, " * ", box.dims[static_cast<size_t>(j)].stride, "LL");
+  }
+  const int l = r - 1;
+  const int64_t stride = box.dims[static_cast<size_t>(l)].stride;
+  if (stride == 1) {
+    copy(loff, goff, cat("static_cast<uint32_t>(n", l, " * ", es, ")"));
+  } else {  // transposed or broadcast innermost dim: one element per copy
+    line(cat("for (int64_t e = 0; e < n", l, "; ++e) {"));
+    indent_ += 2;
+    copy(loff + " + e", cat(goff, " + e * ", stride, "LL"), cat(es));
+    indent_ -= 2;
+    line("}");
+  }
+  for (int j = 0; j + 1 < r; ++j) {
+    indent_ -= 2;
+    line("}");
+  }
+}
+
+void Emitter::copy_in(int pc) {
+  const Instr& in = p_.instrs[pc];
+  const int b = in.dst;
+  const BufferDecl& d = p_.buffers[b];
+  const std::string t = ty(b), g = cat("g", in.arg);
+  const int64_t es = static_cast<int64_t>(dtype_size(d.dtype));
+  if (queued_[b]) line(cat(buf(b), " = q", b, ".AllocTensor<", t, ">();"));
+  line("{");
+  indent_ += 2;
+  box_prologue(in.box);
+  const bool fast = in.box.contiguous() && n_of(b) * es % 32 == 0;
+  int open = 0;
+  if (fast && full_ != 0) {
+    line(cat(full_ == 1 ? "" : "if (full) ", "AscendC::DataCopy(", buf(b), ", ", g, "[base], ",
+             n_of(b), ");"));
+    if (full_ == -1) {
+      line("else {");
+      indent_ += 2;
+      ++open;
+    }
+  }
+  if (!(fast && full_ == 1)) {
+    if (full_ != 1) {
+      line(cat(full_ == 0 ? "" : "if (!full) ", "AscendC::Duplicate(", buf(b), ", ",
+               literal(d.dtype, 0), ", ", n_of(b), ");"));
+      if (d.pos == Pos::kUB) sync("V_MTE2");
+    }
+    if (empty_ != 1) {
+      if (empty_ == -1) {
+        line("if (!empty) {");
+        indent_ += 2;
+        ++open;
+      }
+      box_rows(in.box, buf(b), g, t, es, false);
+    }
+  }
+  for (; open > 0; --open) {
+    indent_ -= 2;
+    line("}");
+  }
+  indent_ -= 2;
+  line("}");
+  if (queued_[b]) {
+    line(cat("q", b, ".EnQue(", buf(b), ");"));
+    line(cat(buf(b), " = q", b, ".DeQue<", t, ">();"));
+  } else {
+    sync(d.pos == Pos::kL1 ? "MTE2_MTE1" : "MTE2_V");
+  }
+}
+
+void Emitter::copy_out(int pc) {
+  const Instr& in = p_.instrs[pc];
+  const int b = in.src[0];
+  const BufferDecl& d = p_.buffers[b];
+  const DType to = p_.args[in.arg].dtype;
+  const std::string g = cat("g", in.arg);
+  const int r = static_cast<int>(in.box.dims.size());
+  const int64_t es = static_cast<int64_t>(dtype_size(to));
+  if (d.pos == Pos::kL0C) {
+    if (d.dtype != DType::kF32) fail(pc, "L0C buffer not f32");
+    const char* quant = to == DType::kF32    ? "NoQuant"
+                        : to == DType::kF16  ? "F322F16"
+                        : to == DType::kBF16 ? "F322BF16"
+                                             : nullptr;
+    if (!quant) fail(pc, cat("Fixpipe to ", dtype_name(to)));
+    if (r == 0 || in.box.dims.back().stride != 1) fail(pc, "Fixpipe to a strided box");
+    sync("M_FIX");
+    line("{");
+    indent_ += 2;
+    box_prologue(in.box);
+    std::string loff = "0", goff = "base";
+    int64_t inner = 1;
+    for (size_t j = 0; j < in.box.dims.size(); ++j) inner *= in.box.dims[j].size;
+    const int64_t cols = in.box.dims.back().size;
+    line(empty_ == -1 ? "if (!empty) {" : empty_ == 1 ? "if (false) {" : "{");
+    indent_ += 2;
+    int64_t acc = inner;
+    for (int j = 0; j + 2 < r; ++j) {
+      acc /= in.box.dims[static_cast<size_t>(j)].size;
+      line(cat("for (int64_t i", j, " = 0; i", j, " < n", j, "; ++i", j, ") {"));
+      indent_ += 2;
+      loff += cat(" + i", j, " * ", acc, "LL");
+      goff += cat(" + i", j, " * ", in.box.dims[static_cast<size_t>(j)].stride, "LL");
+    }
+    const std::string rows = r >= 2 ? cat("n", r - 2) : "1";
+    const int64_t dst_stride = r >= 2 ? in.box.dims[static_cast<size_t>(r - 2)].stride : cols;
+    line(cat("AscendC::FixpipeParamsV220 fp;"));
+    line(cat("fp.nSize = static_cast<uint16_t>(n", r - 1, ");"));
+    line(cat("fp.mSize = static_cast<uint16_t>(", rows, ");"));
+    line(cat("fp.srcStride = ", d.dims.back(), ";"));
+    line(cat("fp.dstStride = ", dst_stride, ";"));
+    line(cat("fp.quantPre = AscendC::QuantMode_t::", quant, ";"));
+    line(cat("AscendC::Fixpipe(", g, "[", goff, "], ", buf(b), "[", loff, "], fp);"));
+    for (int j = 0; j + 2 < r; ++j) {
+      indent_ -= 2;
+      line("}");
+    }
+    indent_ -= 2;
+    line("}");
+    indent_ -= 2;
+    line("}");
+    sync("FIX_M");
+    return;
+  }
+  std::string src = buf(b);
+  if (d.dtype != to) {  // convert in UB first (Fixpipe converts only from L0C)
+    if (d.pos != Pos::kUB) fail(pc, "copy-out converting from L1");
+    need_scratch(n_of(b) * es);
+    src = cat("scratch.ReinterpretCast<", ctype(to), ">()");
+    const char* mode = dtype_is_float(to)        ? "CAST_RINT"
+                       : dtype_is_float(d.dtype) ? "CAST_TRUNC"
+                                                 : "CAST_NONE";
+    line(cat("AscendC::Cast(", src, ", ", buf(b), ", AscendC::RoundMode::", mode, ", ", n_of(b),
+             ");"));
+  }
+  sync("V_MTE3");
+  line("{");
+  indent_ += 2;
+  box_prologue(in.box);
+  const bool fast = in.box.contiguous() && n_of(b) * es % 32 == 0;
+  int open = 0;
+  if (fast && full_ != 0) {
+    line(cat(full_ == 1 ? "" : "if (full) ", "AscendC::DataCopy(", g, "[base], ", src, ", ",
+             n_of(b), ");"));
+    if (full_ == -1) {
+      line("else {");
+      indent_ += 2;
+      ++open;
+    }
+  }
+  if (!(fast && full_ == 1) && empty_ != 1) {
+    if (empty_ == -1) {
+      line("if (!empty) {");
+      indent_ += 2;
+      ++open;
+    }
+    box_rows(in.box, src, g, ctype(to), es, true);
+  }
+  for (; open > 0; --open) {
+    indent_ -= 2;
+    line("}");
+  }
+  indent_ -= 2;
+  line("}");
+  sync("MTE3_V");
+}
+
+void Emitter::emit_instr(int pc) {
+  const Instr& in = p_.instrs[pc];
+  // An elementwise instruction whose L0C operands would take more than half the free UB runs in
+  // chunks of whole 1 KiB L0C blocks.
+  const bool elementwise = in.kind == InstrKind::kUnary || in.kind == InstrKind::kBinary ||
+                           in.kind == InstrKind::kScalar || in.kind == InstrKind::kCast ||
+                           in.kind == InstrKind::kCompare || in.kind == InstrKind::kSelect;
+  int64_t l0c_bytes = 0, l0c_ops = 0;
+  for (int src : in.src)
+    if (src >= 0 && p_.buffers[src].pos == Pos::kL0C) {
+      l0c_bytes += align_up(p_.buffers[src].bytes(), 32);
+      ++l0c_ops;
+    }
+  if (elementwise && l0c_ops > 0 && l0c_bytes > ub_free_ / 2 &&
+      numel(p_.buffers[in.dst].dims) > 0) {
+    const int64_t n = n_of(in.dst);
+    chunk_elems_ = std::max<int64_t>(256, ub_free_ / 2 / l0c_ops / 1024 * 256);
+    line(cat("for (int64_t c = 0; c < ", n, "; c += ", chunk_elems_, ") {"));
+    indent_ += 2;
+    line(cat("const int32_t len = static_cast<int32_t>(", n, " - c < ", chunk_elems_, " ? ", n,
+             " - c : ", chunk_elems_, ");"));
+    chunked_ = true;
+    stage_l0c(pc);
+    switch (in.kind) {
+      case InstrKind::kUnary:
+        unary(pc);
+        break;
+      case InstrKind::kScalar:
+        scalar(pc);
+        break;
+      case InstrKind::kCast:
+        cast(pc);
+        break;
+      default:
+        emit_vector_simple(pc);
+        break;
+    }
+    chunked_ = false;
+    staged_.clear();
+    indent_ -= 2;
+    line("}");
+    for (int b : frees_[static_cast<size_t>(pc)]) line(cat("q", b, ".FreeTensor(", buf(b), ");"));
+    return;
+  }
+  if ((in.kind == InstrKind::kReduce || in.kind == InstrKind::kBcastMid) && l0c_ops > 0 &&
+      l0c_bytes > ub_free_ / 2) {
+    // Blocks of outer rows o: src0 [o, r, i] (and BcastMid's src1 [o, i]) staged per block.
+    const Shape& sd = p_.buffers[in.src[0]].dims;
+    const int64_t o = outer_of(sd, in.axis), r = sd[static_cast<size_t>(in.axis)],
+                  i = inner_of(sd, in.axis);
+    if (o * r * i > 0) {
+      const int64_t rows =
+          std::clamp<int64_t>(ub_free_ / 2 / l0c_ops / std::max<int64_t>(1, r * i * 4), 1, o);
+      line(cat("for (int64_t c = 0; c < ", o, "; c += ", rows, ") {"));
+      indent_ += 2;
+      line(cat("const int64_t rows = ", o, " - c < ", rows, " ? ", o, " - c : ", rows, ";"));
+      staged_.clear();
+      int64_t off = 0;
+      for (int k = 0; k < 2; ++k) {
+        const int src = in.src[k];
+        if (src < 0 || (k == 1 && in.kind == InstrKind::kReduce)) continue;
+        const int64_t per_row = k == 0 ? r * i : i;
+        if (p_.buffers[src].pos != Pos::kL0C) {
+          staged_.emplace_back(src, cat("b", src, "[c * ", per_row, "]"));
+          continue;
+        }
+        const std::string name = cat("stage[", off, "].ReinterpretCast<", ty(src), ">()");
+        sync("M_FIX");
+        line(cat("AscendC::DataCopy(", name, ", b", src, "[c * ", per_row,
+                 "], AscendC::DataCopyCO12DstParams{1, static_cast<uint16_t>((rows * ", per_row,
+                 " * 4 + 1023) / 1024), 0, 0});"));
+        sync("FIX_V");
+        staged_.emplace_back(src, name);
+        off += align_up(rows * per_row * 4, 32);
+      }
+      stage_bytes_ = std::max(stage_bytes_, off);
+      staged_.emplace_back(
+          in.dst, cat("b", in.dst, "[c * ", in.kind == InstrKind::kReduce ? i : r * i, "]"));
+      o_bound_ = "rows";
+      if (in.kind == InstrKind::kReduce)
+        reduce(pc);
+      else
+        bcast_mid(pc);
+      o_bound_.clear();
+      staged_.clear();
+      indent_ -= 2;
+      line("}");
+      for (int b : frees_[static_cast<size_t>(pc)]) line(cat("q", b, ".FreeTensor(", buf(b), ");"));
+      return;
+    }
+  }
+  stage_l0c(pc);
+  const auto vec = [&](int b) { return numel(p_.buffers[b].dims) > 0; };
+  switch (in.kind) {
+    case InstrKind::kLoopBegin:
+      line(cat("for (v[", in.var, "] = 0; v[", in.var, "] < ", in.count, "LL; ++v[", in.var,
+               "]) {"));
+      indent_ += 2;
+      break;
+    case InstrKind::kLoopEnd:
+      indent_ -= 2;
+      line("}");
+      break;
+    case InstrKind::kCopyIn:
+      copy_in(pc);
+      break;
+    case InstrKind::kCopyOut:
+      copy_out(pc);
+      break;
+    case InstrKind::kUnary:
+      if (vec(in.dst)) unary(pc);
+      break;
+    case InstrKind::kBinary:
+      if (vec(in.dst)) emit_vector_simple(pc);
+      break;
+    case InstrKind::kScalar:
+      if (vec(in.dst)) scalar(pc);
+      break;
+    case InstrKind::kBcastMid:
+      bcast_mid(pc);
+      break;
+    case InstrKind::kCompare:
+    case InstrKind::kSelect:
+      if (vec(in.dst)) emit_vector_simple(pc);
+      break;
+    case InstrKind::kCast:
+      if (vec(in.dst)) cast(pc);
+      break;
+    case InstrKind::kReduce:
+      reduce(pc);
+      break;
+    case InstrKind::kDuplicate:
+      if (vec(in.dst))
+        line(cat("AscendC::Duplicate(", buf(in.dst), ", ",
+                 literal(p_.buffers[in.dst].dtype, in.scalar), ", ", n_of(in.dst), ");"));
+      break;
+    case InstrKind::kLoadL0: {
+      const BufferDecl& dd = p_.buffers[in.dst];
+      const BufferDecl& sd = p_.buffers[in.src[0]];
+      if (dd.dtype != sd.dtype || dd.bytes() != sd.bytes()) fail(pc, "load_l0 changing the size");
+      if (sd.pos == Pos::kUB) sync("V_MTE3");  // UB -> GM -> L1 on the 910B (docs)
+      line(cat("AscendC::LoadData(", buf(in.dst), ", ", buf(in.src[0]),
+               ", AscendC::LoadData2DParams{0, ", (dd.bytes() + 511) / 512,
+               ", 1, 0, 0, false, 0});"));
+      sync("MTE1_M");
+      break;
+    }
+    case InstrKind::kMmad: {
+      // [.., m, k] x [.., k, n] with leading dims of 1.
+      const auto last2 = [](const Shape& d) {
+        Shape m = {1, 1};
+        int64_t lead = 1;
+        for (size_t j = 0; j < d.size(); ++j) {
+          if (j + 2 < d.size()) lead *= d[j];
+          if (j + 2 >= d.size()) m[j + 2 - d.size()] = d[j];
+        }
+        return lead == 1 ? m : Shape{};
+      };
+      const Shape a = last2(p_.buffers[in.src[0]].dims), b = last2(p_.buffers[in.src[1]].dims);
+      if (a.empty() || b.empty() || a[1] != b[0]) fail(pc, "mmad operands not [m,k] x [k,n]");
+      line("{");
+      line("  AscendC::MmadParams mp;");
+      line(cat("  mp.m = ", a[0], ";"));
+      line(cat("  mp.n = ", b[1], ";"));
+      line(cat("  mp.k = ", a[1], ";"));
+      line(cat("  mp.cmatrixInitVal = ", in.var < 0 ? "true" : cat("v[", in.var, "] == 0"), ";"));
+      line(cat("  AscendC::Mmad(", buf(in.dst), ", ", buf(in.src[0]), ", ", buf(in.src[1]),
+               ", mp);"));
+      line("}");
+      break;
+    }
+  }
+  staged_.clear();
+  for (int b : frees_[static_cast<size_t>(pc)]) line(cat("q", b, ".FreeTensor(", buf(b), ");"));
+}
+
+std::string Emitter::run() {
+  layout();
+  plan_frees();
+  const int nb = static_cast<int>(p_.buffers.size());
+  const int ni = static_cast<int>(p_.instrs.size());
+  // The tile body first: it decides the scratch size.
+  indent_ = 6;
+  for (int pc = 0; pc < ni; ++pc) emit_instr(pc);
+  const std::string tile_body = body_;
+  body_.clear();
+
+  std::string s;
+  s += cat("// ", p_.op, ": ");
+  for (size_t a = 0; a < p_.args.size(); ++a)
+    s += cat(a == 0                                    ? ""
+             : a == static_cast<size_t>(p_.num_inputs) ? " -> "
+                                                       : ", ",
+             p_.args[a].str());
+  s += cat("\n// grid ", to_string(p_.grid), ", block_dim ", p_.block_dim, ", ", nb, " buffers, ",
+           ni, " instructions (generated by asc)\n");
+  s += "#include \"kernel_operator.h\"\n\n";
+  s += tiling_struct(p_, name_);
+  s += cat("\nnamespace ", name_, "_impl {\n\n");
+  s += "inline int64_t AscHostClamp(int64_t v, int64_t hi) {\n  return v < 0 ? 0 : v > hi ? hi : "
+       "v;\n}\n\n";
+  s += "class Kernel {\n public:\n  __aicore__ inline void Init(";
+  for (size_t a = 0; a < p_.args.size(); ++a) s += cat("GM_ADDR a", a, ", ");
+  s += cat("const ", name_, "TilingData& t) {\n    tiling_ = t;\n");
+  for (size_t a = 0; a < p_.args.size(); ++a)
+    s += cat("    g", a, ".SetGlobalBuffer(reinterpret_cast<__gm__ ", ctype(p_.args[a].dtype),
+             "*>(a", a, "), ", numel(p_.args[a].shape), ");\n");
+  for (int b = 0; b < nb; ++b)
+    if (queued_[b])
+      s += cat("    pipe_.InitBuffer(q", b, ", 2, ", align_up(p_.buffers[b].bytes(), 32), ");\n");
+  static const char* kRegion[6] = {"", "ub", "l1", "l0a", "l0b", "l0c"};
+  for (int pos = 1; pos < 6; ++pos)
+    if (region_bytes_[pos] > 0)
+      s += cat("    pipe_.InitBuffer(", kRegion[pos], "_, ", region_bytes_[pos], ");\n");
+  if (scratch_bytes_ > 0) s += cat("    pipe_.InitBuffer(scratch_, ", scratch_bytes_, ");\n");
+  if (stage_bytes_ > 0) s += cat("    pipe_.InitBuffer(stage_, ", stage_bytes_, ");\n");
+  for (int pos = 1; pos < 6; ++pos)
+    if (region_bytes_[pos] > 0)
+      s += cat("    AscendC::LocalTensor<uint8_t> ", kRegion[pos], " = ", kRegion[pos],
+               "_.Get<uint8_t>();\n");
+  for (int b = 0; b < nb; ++b)
+    if (!queued_[b])
+      s += cat("    ", buf(b), " = ", kRegion[static_cast<int>(p_.buffers[b].pos)], "[",
+               region_off_[b], "].ReinterpretCast<", ty(b), ">();\n");
+  s += "  }\n\n  __aicore__ inline void Process() {\n";
+  if (scratch_bytes_ > 0)
+    s += "    AscendC::LocalTensor<uint8_t> scratch = scratch_.Get<uint8_t>();\n";
+  if (stage_bytes_ > 0) s += "    AscendC::LocalTensor<uint8_t> stage = stage_.Get<uint8_t>();\n";
+  s += "    const int64_t tiles = tiling_.numTiles;\n";
+  s += "    const int64_t cores = tiling_.blockDim < tiles ? tiling_.blockDim : tiles;\n";
+  s += "    if (tiles <= 0 || AscendC::GetBlockIdx() >= cores) return;\n";
+  s += "    const int64_t per = (tiles + cores - 1) / cores;\n";
+  s += "    const int64_t begin = AscendC::GetBlockIdx() * per;\n";
+  s += "    const int64_t end = begin + per < tiles ? begin + per : tiles;\n";
+  s += cat("    int64_t v[", std::max(1, p_.num_vars()), "] = {};\n");
+  s += "    for (int64_t tile = begin; tile < end; ++tile) {\n      int64_t rem = tile;\n";
+  for (int g = p_.grid_rank() - 1; g >= 0; --g)
+    s += cat("      v[", g, "] = rem % tiling_.grid[", g, "];\n      rem /= tiling_.grid[", g,
+             "];\n");
+  s += "      (void)rem;\n      (void)v;\n";
+  s += tile_body;
+  s += "    }\n  }\n\n private:\n  AscendC::TPipe pipe_;\n";
+  for (int b = 0; b < nb; ++b)
+    if (queued_[b])
+      s += cat(
+          "  AscendC::TQue<",
+          p_.buffers[b].pos == Pos::kL1 ? tpos(Pos::kL1, b_side_[b]) : "AscendC::TPosition::VECIN",
+          ", 1> q", b, ";\n");
+  for (int pos = 1; pos < 6; ++pos)
+    if (region_bytes_[pos] > 0)
+      s += cat("  AscendC::TBuf<", tpos(static_cast<Pos>(pos), false), "> ", kRegion[pos], "_;\n");
+  if (scratch_bytes_ > 0) s += "  AscendC::TBuf<AscendC::TPosition::VECCALC> scratch_;\n";
+  if (stage_bytes_ > 0) s += "  AscendC::TBuf<AscendC::TPosition::VECIN> stage_;\n";
+  for (size_t a = 0; a < p_.args.size(); ++a)
+    s += cat("  AscendC::GlobalTensor<", ctype(p_.args[a].dtype), "> g", a, ";\n");
+  for (int b = 0; b < nb; ++b) {
+    const BufferDecl& d = p_.buffers[b];
+    s += cat("  AscendC::LocalTensor<", ty(b), "> ", buf(b), ";  // ", d.name, " ", pos_name(d.pos),
+             " ", dtype_name(d.dtype), to_string(d.dims), queued_[b] ? " (TQue, 2 buffers)" : "",
+             "\n");
+  }
+  s += cat("  ", name_, "TilingData tiling_;\n};\n\n}  // namespace ", name_, "_impl\n\n");
+  s += cat("extern \"C\" __global__ __aicore__ void ", name_, "(");
+  for (size_t a = 0; a < p_.args.size(); ++a) s += cat("GM_ADDR a", a, ", ");
+  s += "GM_ADDR tiling) {\n";
+  s += cat("  ", name_, "TilingData t;\n");
+  s += cat(
+      "  const __gm__ uint8_t* src = tiling;\n  uint8_t* dst = reinterpret_cast<uint8_t*>(&t);\n");
+  s += "  for (size_t i = 0; i < sizeof(t); ++i) dst[i] = src[i];\n";
+  s += cat("  ", name_, "_impl::Kernel op;\n  op.Init(");
+  for (size_t a = 0; a < p_.args.size(); ++a) s += cat("a", a, ", ");
+  s += "t);\n  op.Process();\n}\n";
+  return s;
+}
+
+}  // namespace detail
+
+std::string kernel_ident(const std::string& op) {
+  std::string s;
+  for (char c : op)
+    s += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '_';
+  return s;
+}
+
+std::string emit_kernel(const TileProgram& p, const std::string& name) {
+  return detail::Emitter(p, name).run();
+}
+
+}  // namespace asc::ascend

@@ -1,0 +1,217 @@
+// The Ascend C emitter's internals (docs/ASCENDC.md), shared by emit_ascendc.cpp (buffers,
+// copies, the kernel), emit_vector.cpp (vector and L0C-staging calls) and emit_project.cpp
+// (tiling struct, host stub, CMake project).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "registry/error.h"
+#include "registry/strings.h"
+#include "registry/tile_program.h"
+
+namespace asc::ascend::detail {
+
+inline std::string ctype(DType t) {
+  switch (t) {
+    case DType::kF32:
+      return "float";
+    case DType::kF16:
+      return "half";
+    case DType::kBF16:
+      return "bfloat16_t";
+    case DType::kF64:
+      return "double";
+    case DType::kI8:
+      return "int8_t";
+    case DType::kU8:
+    case DType::kBool:
+      return "uint8_t";
+    case DType::kI16:
+      return "int16_t";
+    case DType::kU16:
+      return "uint16_t";
+    case DType::kI32:
+      return "int32_t";
+    case DType::kU32:
+      return "uint32_t";
+    case DType::kI64:
+      return "int64_t";
+    case DType::kU64:
+      return "uint64_t";
+    case DType::kUndefined:
+      return "uint8_t";  // an absent optional argument, never read
+    default:
+      throw Error(cat("Ascend C emission: no element type for ", dtype_name(t)));
+  }
+}
+
+// A scalar converted to t at emission time (integers: truncated and saturated).
+inline std::string literal(DType t, double v) {
+  const std::string ty = ctype(t);
+  if (t == DType::kBool) return v != 0 ? "static_cast<uint8_t>(1)" : "static_cast<uint8_t>(0)";
+  if (dtype_is_float(t)) {
+    const std::string lim = t == DType::kF64 ? "double" : "float";
+    if (std::isnan(v)) return cat(ty, "(std::numeric_limits<", lim, ">::quiet_NaN())");
+    if (std::isinf(v))
+      return cat(ty, "(", v < 0 ? "-" : "", "std::numeric_limits<", lim, ">::infinity())");
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return t == DType::kF64 ? cat("double(", buf, ")") : cat(ty, "(static_cast<float>(", buf, "))");
+  }
+  double lo = 0, hi = 0;
+  switch (t) {
+    case DType::kI8:
+      lo = -128, hi = 127;
+      break;
+    case DType::kU8:
+      lo = 0, hi = 255;
+      break;
+    case DType::kI16:
+      lo = -32768, hi = 32767;
+      break;
+    case DType::kU16:
+      lo = 0, hi = 65535;
+      break;
+    case DType::kI32:
+      lo = -2147483648.0, hi = 2147483647.0;
+      break;
+    case DType::kU32:
+      lo = 0, hi = 4294967295.0;
+      break;
+    case DType::kI64:
+      lo = -9223372036854775808.0, hi = 9223372036854775807.0;
+      break;
+    case DType::kU64:
+      lo = 0, hi = 18446744073709551615.0;
+      break;
+    default:
+      break;
+  }
+  if (std::isnan(v)) v = 0;
+  v = std::trunc(v);
+  if (v <= lo) return cat("std::numeric_limits<", ty, ">::lowest()");
+  if (v >= hi) return cat("std::numeric_limits<", ty, ">::max()");
+  return cat("static_cast<", ty, ">(", static_cast<int64_t>(v), "LL)");
+}
+
+inline std::string tpos(Pos p, bool b_side) {
+  switch (p) {
+    case Pos::kL1:
+      return b_side ? "AscendC::TPosition::B1" : "AscendC::TPosition::A1";
+    case Pos::kL0A:
+      return "AscendC::TPosition::A2";
+    case Pos::kL0B:
+      return "AscendC::TPosition::B2";
+    case Pos::kL0C:
+      return "AscendC::TPosition::CO1";
+    default:
+      return "AscendC::TPosition::VECCALC";
+  }
+}
+
+constexpr int64_t kUbBytes = 196608;  // the 910B's UB, as the host API checks it
+
+inline int64_t align_up(int64_t v, int64_t a) {
+  return (v + a - 1) / a * a;
+}
+
+inline int64_t outer_of(const Shape& d, int axis) {
+  int64_t o = 1;
+  for (int i = 0; i < axis; ++i) o *= d[i];
+  return o;
+}
+inline int64_t inner_of(const Shape& d, int axis) {
+  int64_t o = 1;
+  for (size_t i = static_cast<size_t>(axis) + 1; i < d.size(); ++i) o *= d[i];
+  return o;
+}
+
+inline std::string coord(const Coord& c) {
+  if (c.var < 0) return cat(c.offset, "LL");
+  return cat("v[", c.var, "] * ", c.scale, "LL + ", c.offset, "LL");
+}
+
+// `struct <name>TilingData` and `<name>MakeTiling()` (kernel and host stub alike).
+std::string tiling_struct(const TileProgram& p, const std::string& name);
+
+class Emitter {
+ public:
+  Emitter(const TileProgram& p, const std::string& name) : p_(p), name_(name) {}
+  std::string run();
+
+ private:
+  const TileProgram& p_;
+  std::string name_;
+  std::string body_;
+  int indent_ = 2;
+  std::vector<bool> queued_;         // per buffer: its own TQue (copy-in with 2 slots)
+  std::vector<bool> b_side_;         // per L1 buffer: feeds L0B
+  std::vector<int64_t> region_off_;  // per non-queued buffer: byte offset in its position's TBuf
+  int64_t region_bytes_[6] = {0, 0, 0, 0, 0, 0};
+  int64_t scratch_bytes_ = 0;    // UB scratch (reduce work space, temporaries)
+  std::vector<int> free_after_;  // per instr: queued buffer to free after it (-1)
+  std::vector<std::vector<int>> frees_;
+  int full_ = -1, empty_ = -1;  // of the last box_prologue: 1 always, 0 never, -1 per tile
+
+  void line(const std::string& s) {
+    body_ += std::string(static_cast<size_t>(indent_), ' ') + s + "\n";
+  }
+  std::string buf(int b) const {
+    for (const auto& [id, name] : staged_)
+      if (id == b) return name;
+    return chunked_ ? cat("b", b, "[c]") : cat("b", b);
+  }
+  // Element count of an elementwise instruction on b: `len` inside a chunk loop.
+  std::string cnt(int b) const { return chunked_ ? std::string("len") : cat(n_of(b)); }
+  bool chunked_ = false;  // emitting one chunk of an elementwise instruction (offset c, len)
+  std::string o_bound_;   // Reduce/BcastMid on a block of outer rows: their count
+  std::vector<std::pair<int, std::string>> staged_;  // L0C operands read from their UB copy
+  int64_t stage_bytes_ = 0;                          // UB room for those copies
+  int64_t ub_free_ = 0;                              // UB left after queues and the region
+  int64_t chunk_elems_ = 0;                          // elements per chunk when chunked_
+  std::string ty(int b) const { return ctype(p_.buffers[b].dtype); }
+  int64_t n_of(int b) const { return numel(p_.buffers[b].dims); }
+  [[noreturn]] void fail(int pc, const std::string& why) const {
+    throw Error(cat(p_.op, ": Ascend C emission: instruction ", pc, " (",
+                    instr_name(p_.instrs[pc].kind), "): ", why));
+  }
+  bool aliases(int a, int b) const {
+    if (a == b) return true;
+    if (queued_[a] || queued_[b] || p_.buffers[a].pos != p_.buffers[b].pos) return false;
+    const int64_t a0 = region_off_[a], a1 = a0 + p_.buffers[a].bytes();
+    const int64_t b0 = region_off_[b], b1 = b0 + p_.buffers[b].bytes();
+    return a0 < b1 && b0 < a1;
+  }
+  void need_scratch(int64_t bytes) {
+    scratch_bytes_ = std::max(scratch_bytes_, align_up(bytes, 32));
+  }
+  void layout();
+  void plan_frees();
+  void sync(const char* event) {
+    line(cat("AscendC::SetFlag<AscendC::HardEvent::", event, ">(AscendC::EVENT_ID0);"));
+    line(cat("AscendC::WaitFlag<AscendC::HardEvent::", event, ">(AscendC::EVENT_ID0);"));
+  }
+  void box_prologue(const GmBox& box);
+  void box_rows(const GmBox& box, const std::string& local, const std::string& g,
+                const std::string& t, int64_t es, bool to_gm);
+  void emit_instr(int pc);
+  void stage_l0c(int pc);
+  void emit_vector_simple(int pc);
+  void copy_in(int pc);
+  void copy_out(int pc);
+  void unary(int pc);
+  void scalar(int pc);
+  void binary_call(BinaryOp op, const std::string& d, const std::string& a, const std::string& b,
+                   const std::string& n, int pc);
+  void bcast_mid(int pc);
+  void reduce(int pc);
+  void cast(int pc);
+};
+
+}  // namespace asc::ascend::detail

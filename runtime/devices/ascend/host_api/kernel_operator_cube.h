@@ -1,0 +1,106 @@
+// Host API (kernel_operator.h): LoadData, Mmad, Fixpipe and the L0C -> UB copy, with L0A/L0B/L0C
+// kept row-major (ND), not in the hardware's fractal layouts (docs/ASCENDC.md).
+#pragma once
+
+#include "kernel_operator_core.h"
+
+namespace AscendC {
+
+// ---- cube (ND layouts here, see the header comment) ----
+struct LoadData2DParams {
+  uint16_t startIndex = 0;
+  uint8_t repeatTimes = 0;  // 512-byte fractals
+  uint16_t srcStride = 1;
+  uint8_t sid = 0;
+  uint16_t dstGap = 0;
+  bool ifTranspose = false;
+  uint8_t addrMode = 0;
+};
+// L1 (A1/B1; a UB source stands for UB -> GM -> L1 on the 910B) -> L0A/L0B: repeatTimes * 512
+// bytes (the last fractal may be partial when the tensors end first).
+template <typename T>
+inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                     const LoadData2DParams& p) {
+  HostCheck(dst.GetPosition() == TPosition::A2 || dst.GetPosition() == TPosition::B2, "LoadData",
+            "destination is not L0A/L0B");
+  HostCheck(dst.HostOffset() % 512 == 0, "LoadData", "L0 address not 512-byte aligned");
+  const size_t bytes = std::min<size_t>(static_cast<size_t>(p.repeatTimes) * 512,
+                                        std::min(dst.GetSize(), src.GetSize()) * sizeof(T));
+  std::memcpy(dst.GetPhyAddr(), src.GetPhyAddr(), bytes);
+}
+// L0C (CO1) -> UB: blockCount blocks of blockLen 1 KiB units (16 x 16 f32). On the 910B this
+// stands for Fixpipe to a GM workspace and a copy back into UB (docs/ASCENDC.md).
+struct DataCopyCO12DstParams {
+  uint16_t blockCount = 1;
+  uint16_t blockLen = 0;
+  uint16_t srcStride = 0;
+  uint16_t dstStride = 0;
+};
+template <typename T>
+inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                     const DataCopyCO12DstParams& p) {
+  HostCheck(src.GetPosition() == TPosition::CO1 && MemOf(dst.GetPosition()) == MemKind::kUB,
+            "DataCopy", "not L0C -> UB");
+  HostCheck(dst.HostOffset() % 32 == 0, "DataCopy", "UB address not 32-byte aligned");
+  const size_t bytes = std::min<size_t>(static_cast<size_t>(p.blockCount) * p.blockLen * 1024,
+                                        std::min(dst.GetSize(), src.GetSize()) * sizeof(T));
+  std::memcpy(dst.GetPhyAddr(), src.GetPhyAddr(), bytes);
+}
+struct MmadParams {
+  uint16_t m = 0, n = 0, k = 0;
+  bool isBias = false;
+  bool cmatrixInitVal = true;  // true: C = A x B; false: C += A x B
+};
+// C[m, n] (f32, L0C) (+)= A[m, k] (L0A) x B[k, n] (L0B), row-major; products and sums in float.
+template <typename C, typename A, typename B>
+inline void Mmad(const LocalTensor<C>& c, const LocalTensor<A>& a, const LocalTensor<B>& b,
+                 const MmadParams& p) {
+  HostCheck(c.GetPosition() == TPosition::CO1 && a.GetPosition() == TPosition::A2 &&
+                b.GetPosition() == TPosition::B2,
+            "Mmad", "operands not in L0C/L0A/L0B");
+  HostCheck(c.HostOffset() % 1024 == 0, "Mmad", "L0C address not 1 KiB aligned");
+  HostCheck(static_cast<uint64_t>(p.m) * p.n <= c.GetSize() &&
+                static_cast<uint64_t>(p.m) * p.k <= a.GetSize() &&
+                static_cast<uint64_t>(p.k) * p.n <= b.GetSize(),
+            "Mmad", "m/n/k past the operands");
+  C* cp = c.GetPhyAddr();
+  const A* ap = a.GetPhyAddr();
+  const B* bp = b.GetPhyAddr();
+  for (uint32_t i = 0; i < p.m; ++i) {
+    C* row = cp + static_cast<size_t>(i) * p.n;
+    if (p.cmatrixInitVal)
+      for (uint32_t j = 0; j < p.n; ++j) row[j] = C(0);
+    for (uint32_t l = 0; l < p.k; ++l) {
+      const float av = static_cast<float>(ap[static_cast<size_t>(i) * p.k + l]);
+      const B* brow = bp + static_cast<size_t>(l) * p.n;
+      for (uint32_t j = 0; j < p.n; ++j) row[j] += av * static_cast<float>(brow[j]);
+    }
+  }
+}
+enum class QuantMode_t : uint8_t { NoQuant, F322F16, F322BF16 };
+struct FixpipeParamsV220 {
+  uint16_t nSize = 0;      // columns written
+  uint16_t mSize = 0;      // rows written
+  uint16_t srcStride = 0;  // L0C row stride (elements)
+  uint32_t dstStride = 0;  // GM row stride (elements)
+  QuantMode_t quantPre = QuantMode_t::NoQuant;
+};
+// L0C (f32) -> GM with conversion to D (the quantPre mode).
+template <typename D, typename S>
+inline void Fixpipe(const GlobalTensor<D>& dst, const LocalTensor<S>& src,
+                    const FixpipeParamsV220& p) {
+  HostCheck(src.GetPosition() == TPosition::CO1, "Fixpipe", "source is not L0C");
+  HostCheck((std::is_same_v<D, float> && p.quantPre == QuantMode_t::NoQuant) ||
+                (std::is_same_v<D, half> && p.quantPre == QuantMode_t::F322F16) ||
+                (std::is_same_v<D, bfloat16_t> && p.quantPre == QuantMode_t::F322BF16),
+            "Fixpipe", "quantPre does not match the destination type");
+  HostCheck(
+      p.mSize == 0 || static_cast<uint64_t>(p.mSize - 1) * p.srcStride + p.nSize <= src.GetSize(),
+      "Fixpipe", "rows past the L0C tensor");
+  for (uint32_t r = 0; r < p.mSize; ++r)
+    for (uint32_t c = 0; c < p.nSize; ++c)
+      dst.GetPhyAddr()[static_cast<size_t>(r) * p.dstStride + c] = static_cast<D>(
+          static_cast<float>(src.GetPhyAddr()[static_cast<size_t>(r) * p.srcStride + c]));
+}
+
+}  // namespace AscendC

@@ -1,0 +1,18 @@
+// One emitted kernel of the verification test: the op case it came from, the spec it was planned
+// for, and its host runner (nullptr when emission failed: `error` says why).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace asc::test {
+
+struct EmitEntry {
+  int case_index;    // into all_op_cases()
+  int variant;       // 0: ascend910b(); 1: the shrunk 910B spec (emit_spec())
+  const char* name;  // kernel name
+  void (*run)(uint8_t* const* args);
+  const char* error;  // "" when emitted
+};
+
+}  // namespace asc::test

@@ -1,0 +1,45 @@
+// asc-run --emit-ascendc: the Ascend C project written for the bundled tiny MLP (docs/ASCENDC.md).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/tools/run_tool.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(AscRunEmit, WritesEveryKernelAStubAndACannProject) {
+  const fs::path d = fs::temp_directory_path() / ("asc_run_emit_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  const fs::path out = d / "kernels";
+  const auto r = asc::test::run_tool(ASC_RUN_EXE,
+                                     std::string("'") + ASC_TINY_MLP_ONNX +
+                                         "' --dim batch=4 --emit-ascendc '" + out.string() + "'",
+                                     d);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string cmake = asc::test::slurp(out / "CMakeLists.txt");
+  EXPECT_NE(cmake.find("ascendc_library(asc_kernels"), std::string::npos) << cmake;
+  EXPECT_NE(cmake.find("ascendc.cmake"), std::string::npos) << cmake;
+  const std::string readme = asc::test::slurp(out / "README.md");
+  // The tiny MLP's tile kernels: matmuls (fused with their bias), softmax, reduce, ...
+  for (const char* k : {"fusedmatmulbias_0", "softmax_0", "reducemean_0", "relu_0"}) {
+    EXPECT_NE(readme.find(k), std::string::npos) << k << "\n" << readme;
+    const std::string src = asc::test::slurp(out / (std::string(k) + ".cpp"));
+    EXPECT_NE(src.find(std::string("extern \"C\" __global__ __aicore__ void ") + k + "("),
+              std::string::npos)
+        << src.substr(0, 400);
+    EXPECT_NE(src.find("TilingData"), std::string::npos);
+    EXPECT_NE(cmake.find(std::string(k) + ".cpp"), std::string::npos);
+    const std::string host = asc::test::slurp(out / (std::string(k) + "_host.cpp"));
+    EXPECT_NE(host.find(std::string("aclrtlaunch_") + k + "("), std::string::npos) << host;
+    EXPECT_NE(host.find("aclrtMalloc"), std::string::npos);
+  }
+  EXPECT_NE(asc::test::slurp(out / "main.cpp").find("aclInit"), std::string::npos);
+  fs::remove_all(d);
+}
+
+}  // namespace
