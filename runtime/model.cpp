@@ -12,6 +12,9 @@
 #include "runtime/graph_passes.h"
 #include "runtime/op_runner.h"
 #include "runtime/precision.h"
+#ifdef ASC_WITH_CANN
+#include "runtime/devices/ascend/acl_device.h"
+#endif
 
 namespace asc {
 
@@ -20,11 +23,23 @@ Model::Model(Graph graph, ModelOptions options)
       options_(std::move(options)),
       plans_(options_.plan_cache),
       programs_(options_.program_cache) {
-  if (options_.device != "cpu") sim_ = std::make_unique<sim::SimDevice>(options_.device);
+  if (options_.device == "ascend") {
+#ifdef ASC_WITH_CANN
+    acl_ = std::make_shared<ascend::AclDevice>();
+#else
+    throw Error(
+        cat("device 'ascend' is not available: asc was built without CANN (configure "
+            "with -DASC_WITH_CANN=ON and ASCEND_HOME_PATH set to the CANN toolkit; "
+            "devices: ",
+            sim::device_names(), ")"));
+#endif
+  } else if (options_.device != "cpu") {
+    sim_ = std::make_unique<sim::SimDevice>(options_.device);
+  }
   if (options_.timing_only && !sim_)
     throw Error(cat("timing-only needs a simulated device (devices: ", sim::device_names(), ")"));
   device_ = std::make_unique<cpu::CpuDevice>(options_.threads);
-  spec_ = sim_ ? sim_->spec() : device_->spec();
+  spec_ = sim_ ? sim_->spec() : acl_ ? ascend910b() : device_->spec();
   graph_.topo_order();  // refuse cycles and dangling inputs at load
   std::vector<int> expose;
   for (const std::string& name : options_.expose) {
@@ -158,10 +173,14 @@ std::shared_ptr<const Plan> Model::plan_for(const std::vector<TensorDesc>& input
   Plan plan = make_plan(graph_, inputs, spec_, options_.optimize, values, &eval, &programs_,
                         output_strides, base.get());
   if (sim_) plan.cost = sim_->predict(graph_, plan);
+#ifdef ASC_WITH_CANN
+  if (acl_) plan.device = acl_->prepare(plan);  // compiles and loads the kernels
+#endif
   return plans_.insert(key, std::make_shared<const Plan>(std::move(plan)));
 }
 
-void Model::run_step(const PlanStep& s, const std::vector<Tensor>& bound) const {
+void Model::run_step(const Plan& plan, size_t index, const std::vector<Tensor>& bound) const {
+  const PlanStep& s = plan.steps[index];
   const Node& n = graph_.nodes[s.node];
   std::vector<Tensor> ins, outs;
   for (int v : n.inputs) ins.push_back(v >= 0 ? bound[v] : Tensor());
@@ -173,6 +192,9 @@ void Model::run_step(const PlanStep& s, const std::vector<Tensor>& bound) const 
       std::vector<void*> args;
       for (auto& t : ins) args.push_back(t.data());
       for (auto& t : outs) args.push_back(t.data());
+#ifdef ASC_WITH_CANN
+      if (acl_) return acl_->launch(plan, index, args);
+#endif
       device_->launch(*s.program, args);
     } else {
       LaunchContext ctx;
@@ -338,20 +360,20 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
   const size_t stats_base = stats ? stats->steps.size() : 0;
   if (stats) stats->steps.resize(stats_base + plan->steps.size());
   auto step = [&](size_t k) {
-    if (!stats) return run_step(plan->steps[k], bound);
+    if (!stats) return run_step(*plan, k, bound);
     StepTiming& st = stats->steps[stats_base + k];  // one slot per step: no lock
     st.node = plan->steps[k].node;
     st.thread = std::this_thread::get_id();
     st.start = std::chrono::steady_clock::now();
-    run_step(plan->steps[k], bound);
+    run_step(*plan, k, bound);
     st.end = std::chrono::steady_clock::now();
     if (k < plan->cost.size()) st.cost = plan->cost[k];
   };
   for (size_t i = 0; i < plan->steps.size();) {
     size_t j = i + 1;
     while (j < plan->steps.size() && plan->steps[j].level == plan->steps[i].level) ++j;
-    if (j - i == 1) {
-      step(i);
+    if (j - i == 1 || acl_) {  // the ascend device: one stream, one step at a time
+      for (size_t k = i; k < j; ++k) step(k);
     } else {
       device_->run([&] { tbb::parallel_for(i, j, step); });
     }

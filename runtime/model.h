@@ -18,10 +18,16 @@
 
 namespace asc {
 
+namespace ascend {
+class AclDevice;  // runtime/devices/ascend/acl_device.h, built only with -DASC_WITH_CANN=ON
+}
+
 struct ModelOptions {
   int threads = 0;  // 0: all hardware threads
   // "cpu", or "sim:910b": plans under the 910B spec, runs on the cpu and predicts every kernel
-  // with the cost model (runtime/devices/sim, docs/SIM.md). Others: Error listing the devices.
+  // with the cost model (runtime/devices/sim, docs/SIM.md), or "ascend": plans under the 910B
+  // spec and launches the emitted kernels through ACL (builds with -DASC_WITH_CANN=ON only;
+  // docs/ASCENDC.md). Others: Error listing the devices.
   std::string device = "cpu";
   bool optimize = true;  // graph fusion (runtime/fusion.h), double buffering, prefetch
   // kF16 / kBF16: f32 weights and activations are stored in that dtype, computed in f32
@@ -149,8 +155,8 @@ class Model {
   // timing_only: the plan's predictions as stats, zeros (or the caller's buffers) as outputs.
   std::vector<NamedTensor> predict_only(const Plan& plan, const std::vector<NamedTensor>& outputs,
                                         RunStats* stats) const;
-  // Runs one planned node on tensors bound to every value.
-  void run_step(const PlanStep& s, const std::vector<Tensor>& bound) const;
+  // Runs step `index` of the plan on tensors bound to every value.
+  void run_step(const Plan& plan, size_t index, const std::vector<Tensor>& bound) const;
   // Runs a control-flow node (If, Loop, Scan) on its inputs through the nested models of its
   // subgraphs (runtime/control_flow.cpp).
   std::vector<Tensor> run_control_flow(const Node& n, const std::vector<Tensor>& ins) const;
@@ -170,6 +176,7 @@ class Model {
   std::vector<bool> strided_inputs_, strided_outputs_;
   std::unique_ptr<cpu::CpuDevice> device_;
   std::unique_ptr<sim::SimDevice> sim_;
+  std::shared_ptr<ascend::AclDevice> acl_;  // the ascend device; null elsewhere
   DeviceSpec spec_;
   LruCache<Plan> plans_;
   LruCache<TileProgram> programs_;

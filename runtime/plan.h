@@ -46,6 +46,8 @@ struct Plan {
   int in_place = 0;  // outputs written over their input's memory
   // Per step, on a simulated device: the cost model's prediction (runtime/devices/sim).
   std::vector<sim::KernelCost> cost;
+  // On the ascend device: its per-plan state (loaded kernels, device memory; acl_device.h).
+  std::shared_ptr<void> device;
 };
 
 // Runs one node on host tensors (the runtime's device); make_plan folds shape arithmetic with it.

@@ -178,6 +178,17 @@ TEST(Model, BadInputsNameWhatIsWrong) {
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "device 'sim:foo' is not available (devices: cpu, sim:910b)");
   }
+#ifndef ASC_WITH_CANN  // a plain build names what it lacks and how to build with it
+  try {
+    Model bad(mlp_graph(b, w), {1, "ascend", true});
+    FAIL() << "ascend accepted without CANN";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(),
+                 "device 'ascend' is not available: asc was built without CANN (configure with "
+                 "-DASC_WITH_CANN=ON and ASCEND_HOME_PATH set to the CANN toolkit; devices: cpu, "
+                 "sim:910b)");
+  }
+#endif
 }
 
 TEST(Model, EightThreadsShareOneModel) {

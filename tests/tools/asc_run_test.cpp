@@ -211,6 +211,11 @@ TEST(AscRun, BadInputsAreExit1) {
       {" --input x=" + (d / "none.pb").string(), "none.pb"},  // missing file
       {" --dim batch=1000000000000000", "does not fit"},      // absurd size, refused early
       {" --device sim:foo", "device 'sim:foo' is not available (devices: cpu, sim:910b)"},
+#ifndef ASC_WITH_CANN
+      {" --device ascend",
+       "device 'ascend' is not available: asc was built without CANN "
+       "(configure with -DASC_WITH_CANN=ON and ASCEND_HOME_PATH set"},
+#endif
   };
   for (const auto& [args, needle] : cases) {
     const Result r = run_asc(kModel + args, d);

@@ -3,6 +3,7 @@
 // kernel_operator.h, and against runtime/devices/ascend/host_api/kernel_operator.h on the host.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ std::string emit_host_stub(const TileProgram& p, const std::string& name);
 // For the host verification only: `void <name>_cpu_run(uint8_t* const* args)` running the kernel
 // on blocks 0..blockDim-1 with AscendC::RunKernel and the program's tiling.
 std::string emit_cpu_runner(const TileProgram& p, const std::string& name);
+
+// The tiling struct's contents as the kernel's last GM argument reads them: grid (rank >= 1,
+// padded with 1), numTiles, blockDim; `<name>TilingData` is exactly these int64_t words.
+std::vector<int64_t> tiling_words(const TileProgram& p);
 
 // CMakeLists.txt for the CANN toolchain building every kernel (ascendc_library) and the stubs.
 std::string emit_cmake(const std::vector<std::string>& kernel_names);

@@ -14,14 +14,23 @@ std::string tiling_struct(const TileProgram& p, const std::string& name) {
            "  int64_t numTiles;\n  int64_t blockDim;  // cores; core c runs tiles [c * per, (c + "
            "1) * per)\n};\n");
   s += cat("inline ", name, "TilingData ", name, "MakeTiling() {\n  ", name, "TilingData t{};\n");
-  for (int g = 0; g < gr; ++g)
-    s += cat("  t.grid[", g, "] = ", g < p.grid_rank() ? p.grid[static_cast<size_t>(g)] : 1, ";\n");
-  s += cat("  t.numTiles = ", p.num_tiles(),
-           ";\n  t.blockDim = ", std::max<int64_t>(1, p.block_dim), ";\n  return t;\n}\n#endif\n");
+  const std::vector<int64_t> w = tiling_words(p);
+  for (int g = 0; g < gr; ++g) s += cat("  t.grid[", g, "] = ", w[static_cast<size_t>(g)], ";\n");
+  s += cat("  t.numTiles = ", w[static_cast<size_t>(gr)],
+           ";\n  t.blockDim = ", w[static_cast<size_t>(gr) + 1], ";\n  return t;\n}\n#endif\n");
   return s;
 }
 
 }  // namespace detail
+
+std::vector<int64_t> tiling_words(const TileProgram& p) {
+  const int gr = std::max(1, p.grid_rank());
+  std::vector<int64_t> w;
+  for (int g = 0; g < gr; ++g) w.push_back(g < p.grid_rank() ? p.grid[static_cast<size_t>(g)] : 1);
+  w.push_back(p.num_tiles());
+  w.push_back(std::max<int64_t>(1, p.block_dim));
+  return w;
+}
 
 using detail::tiling_struct;
 

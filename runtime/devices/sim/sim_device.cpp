@@ -8,7 +8,11 @@
 namespace asc::sim {
 
 std::string device_names() {
+#ifdef ASC_WITH_CANN
+  return "cpu, sim:910b, ascend";
+#else
   return "cpu, sim:910b";
+#endif
 }
 
 bool is_sim_device(const std::string& name) {
