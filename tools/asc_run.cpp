@@ -133,6 +133,22 @@ Summary summarize(const asc::Tensor& t, int first) {
   return s;
 }
 
+// Sequences and optionals: their elements' types ("2 elements: f32[3], f32[2]"); strings: the
+// first few values. These have no min, max or mean.
+std::string describe_object(const asc::Tensor& t, int first) {
+  std::string s;
+  if (const asc::TensorList* l = t.list()) {
+    s = asc::cat(l->items.size(), l->items.size() == 1 ? " element" : " elements");
+    for (size_t k = 0; k < l->items.size() && k < static_cast<size_t>(first); ++k)
+      s += asc::cat(k ? ", " : ": ", l->items[k].desc().str());
+    if (l->items.size() > static_cast<size_t>(first)) s += ", ...";
+    return s;
+  }
+  for (int64_t i = 0; i < t.numel() && i < first; ++i)
+    s += asc::cat(i ? ", " : "[", "'", t.strings()[i], "'");
+  return s.empty() ? "[]" : s + (t.numel() > first ? ", ...]" : "]");
+}
+
 std::string fmt_values(const std::vector<double>& v, int64_t numel) {
   std::string s = "[";
   char buf[32];
@@ -337,6 +353,12 @@ int run(const Options& o) {
                              {"dtype", std::string(asc::dtype_name(in.tensor.dtype()))}});
     j["outputs"] = json::array();
     for (const auto& out : outputs) {
+      if (asc::dtype_is_host_object(out.tensor.dtype())) {
+        j["outputs"].push_back({{"name", out.name},
+                                {"dtype", std::string(asc::dtype_name(out.tensor.dtype()))},
+                                {"value", describe_object(out.tensor, o.values)}});
+        continue;
+      }
       const Summary s = summarize(out.tensor, o.values);
       j["outputs"].push_back({{"name", out.name},
                               {"shape", shape_json(out.tensor.shape())},
@@ -367,6 +389,11 @@ int run(const Options& o) {
                 files.count(in.name) ? asc::cat("  from ", files.at(in.name)).c_str()
                                      : asc::cat("  random, seed ", o.seed).c_str());
   for (const auto& out : outputs) {
+    if (asc::dtype_is_host_object(out.tensor.dtype())) {
+      std::printf("output  %-20s %-16s %s\n", out.name.c_str(), out.tensor.desc().str().c_str(),
+                  describe_object(out.tensor, o.values).c_str());
+      continue;
+    }
     const Summary s = summarize(out.tensor, o.values);
     std::printf("output  %-20s %-16s min %-11.5g max %-11.5g mean %-11.5g %s\n", out.name.c_str(),
                 out.tensor.desc().str().c_str(), s.min, s.max, s.mean,

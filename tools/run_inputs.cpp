@@ -122,7 +122,7 @@ std::vector<NamedTensor> make_inputs(const Graph& g,
     const Value& v = g.values[id];
     auto f = files.find(v.name);
     if (f != files.end())
-      out.push_back({v.name, read_tensor_proto_file(f->second)});
+      out.push_back({v.name, read_value_proto_file(f->second, v.type.dtype)});
     else
       out.push_back({v.name, random_input(v, input_shape(v, dims), rng)});
   }

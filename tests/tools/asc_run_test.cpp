@@ -13,6 +13,7 @@
 
 #include "importers/onnx/onnx_importer.h"
 #include "importers/onnx/tensor_proto.h"
+#include "registry/strings.h"
 #include "runtime/model.h"
 #include "tests/tools/run_tool.h"
 
@@ -49,6 +50,31 @@ TEST(AscRun, RunsTheBundledModel) {
   EXPECT_NE(r.out.find("f32[3,8]"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("median"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("MatMul"), std::string::npos) << "profile table:\n" << r.out;
+}
+
+// Sequence inputs read from SequenceProto files; a sequence output is described by its
+// elements (no min/max/mean) and written as a SequenceProto.
+TEST(AscRun, SequencesInAndOut) {
+  const fs::path d = temp_dir();
+  const fs::path c = "/usr/include/onnx/backend/test/data/node/test_sequence_map_add_2_sequences";
+  ASSERT_TRUE(fs::exists(c)) << "libonnx-testdata (scripts/install-deps.sh) is missing";
+  const std::string data = (c / "test_data_set_0").string();
+  const Result r = run_asc(asc::cat("'", (c / "model.onnx").string(), "' --input x0='", data,
+                                    "/input_0.pb' --input x1='", data,
+                                    "/input_1.pb' --output-dir '", (d / "out").string(), "'"),
+                           d);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("3 elements: f32[6], f32[1], f32[4]"), std::string::npos) << r.out;
+  const asc::Tensor y =
+      asc::read_value_proto_file((d / "out" / "output_0.pb").string(), asc::DType::kSequence);
+  const asc::Tensor want = asc::read_value_proto_file(data + "/output_0.pb", asc::DType::kSequence);
+  ASSERT_EQ(y.list()->items.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) {
+    const asc::Tensor& a = y.list()->items[k];
+    const asc::Tensor& b = want.list()->items[k];
+    ASSERT_EQ(a.shape(), b.shape());
+    for (int64_t i = 0; i < a.numel(); ++i) EXPECT_NEAR(a.at(i), b.at(i), 1e-6);
+  }
 }
 
 TEST(AscRun, JsonHasTheKeysAndNothingElseOnStdout) {
