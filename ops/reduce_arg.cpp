@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ops/reduce.h"
+#include "ops/slabs.h"
 #include "registry/error.h"
 #include "registry/infer.h"
 #include "registry/strings.h"
@@ -58,18 +59,6 @@ std::vector<TensorType> infer_arg(const ArgVersion& v, const InferContext& c) {
       out.push_back(Dim(int64_t{1}));
   }
   return {{DType::kI64, out}};
-}
-
-// [outer, n, inner] of `shape` around `axis`.
-struct Slabs {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-
-Slabs slabs_of(const Shape& s, int64_t axis) {
-  Slabs r;
-  for (int64_t d = 0; d < static_cast<int64_t>(s.size()); ++d)
-    (d < axis ? r.outer : d == axis ? r.n : r.inner) *= s[d];
-  return r;
 }
 
 // y[o, i] = arg best of x[o, :, i]; Better(a, b) says whether a replaces the current best b.

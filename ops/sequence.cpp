@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "ops/ops.h"
+#include "ops/slabs.h"
 #include "registry/error.h"
 #include "registry/infer.h"
 #include "registry/strings.h"
@@ -79,17 +80,6 @@ void copy_elements(Tensor& dst, int64_t d, const Tensor& src, int64_t s, int64_t
               static_cast<const std::byte*>(src.data()) + s * es, count * es);
 }
 
-// Sizes of a tensor around `axis`: the dims before it, the axis, and the elements after it.
-struct AxisSplit {
-  int64_t outer = 1, dim = 1, inner = 1;
-};
-AxisSplit axis_split(const Shape& shape, int64_t axis) {
-  AxisSplit a;
-  for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i)
-    (i < axis ? a.outer : i == axis ? a.dim : a.inner) *= shape[i];
-  return a;
-}
-
 int64_t normalise_axis(int64_t axis, int64_t rank, std::string_view op) {
   if (axis < -rank || axis >= rank)
     throw ShapeError(cat(op, ": axis ", axis, " is out of range for rank ", rank));
@@ -140,7 +130,7 @@ SplitPlan split_plan(const Attrs& a, std::span<const Tensor> in) {
 void split_kernel(const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
   const SplitPlan p = split_plan(*ctx.attrs, in);
   const Tensor x = in[0].is_contiguous() ? in[0] : in[0].clone();
-  const AxisSplit a = axis_split(x.shape(), p.axis);
+  const Slabs a = slabs_of(x.shape(), p.axis);
   TensorList& l = *out[0].list();
   l.elem = x.dtype();
   int64_t begin = 0;
@@ -150,7 +140,7 @@ void split_kernel(const LaunchContext& ctx, std::span<const Tensor> in, std::spa
     if (p.squeeze) shape.erase(shape.begin() + p.axis);
     Tensor piece(x.dtype(), shape);
     for (int64_t o = 0; o < a.outer; ++o)
-      copy_elements(piece, o * len * a.inner, x, (o * a.dim + begin) * a.inner, len * a.inner);
+      copy_elements(piece, o * len * a.inner, x, (o * a.n + begin) * a.inner, len * a.inner);
     l.items.push_back(std::move(piece));
     begin += len;
   }
@@ -221,13 +211,13 @@ std::vector<TensorType> concat_infer(const InferContext& c) {
 void concat_kernel(const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
   const TensorList& l = list_of(in[0], "ConcatFromSequence");
   const int64_t axis = concat_shape(l, *ctx.attrs).second;
-  const AxisSplit o = axis_split(out[0].shape(), axis);
+  const Slabs o = slabs_of(out[0].shape(), axis);
   int64_t begin = 0;
   for (const Tensor& item : l.items) {
     const Tensor t = item.is_contiguous() ? item : item.clone();
     const int64_t len = t.numel() / std::max<int64_t>(o.outer * o.inner, 1);
     for (int64_t r = 0; r < o.outer; ++r)
-      copy_elements(out[0], (r * o.dim + begin) * o.inner, t, r * len * o.inner, len * o.inner);
+      copy_elements(out[0], (r * o.n + begin) * o.inner, t, r * len * o.inner, len * o.inner);
     begin += len;
   }
 }
