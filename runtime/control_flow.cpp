@@ -68,10 +68,22 @@ std::vector<NamedTensor> feed(const Graph& outer, const Node& n, const std::vect
   return f;
 }
 
-std::vector<Tensor> run_sub(const Model& sub, const char* attr, std::vector<NamedTensor> f) {
+// What a body run reports to the node's run: the step hook, and its predicted kernels summed.
+struct Report {
+  const RunStats* stats = nullptr;
+  sim::KernelCost* cost = nullptr;
+};
+
+std::vector<Tensor> run_sub(const Model& sub, const char* attr, std::vector<NamedTensor> f,
+                            const Report& report) {
   try {
+    RunStats stats;
+    if (report.stats) stats.on_step = report.stats->on_step;
+    const bool want = report.cost || stats.on_step;
     std::vector<Tensor> r;
-    for (auto& o : sub.run(f)) r.push_back(std::move(o.tensor));
+    for (auto& o : sub.run(f, {}, want ? &stats : nullptr)) r.push_back(std::move(o.tensor));
+    if (report.cost)
+      for (const StepTiming& st : stats.steps) report.cost->then(st.cost);
     return r;
   } catch (const Error& e) {
     throw Error(cat(attr, ": ", e.what()));
@@ -142,7 +154,7 @@ Tensor along(const Tensor& x, int64_t axis, int64_t t) {
 
 // SequenceMap: out_k[i] = body(seq[i], extra (element i of a sequence, a tensor as is)...)[k].
 std::vector<Tensor> sequence_map(const Graph& outer, const Node& n, const std::vector<Tensor>& ins,
-                                 const Model& body) {
+                                 const Model& body, const Report& report) {
   const size_t own = ins.size() - static_cast<size_t>(n.captured);
   if (own < 1 || !ins[0].list() || ins[0].dtype() != DType::kSequence)
     throw ShapeError("SequenceMap: input 0 must be a sequence");
@@ -161,7 +173,8 @@ std::vector<Tensor> sequence_map(const Graph& outer, const Node& n, const std::v
     std::vector<Tensor> formal;
     for (size_t k = 0; k < own; ++k)
       formal.push_back(ins[k].dtype() == DType::kSequence ? ins[k].list()->items[i] : ins[k]);
-    std::vector<Tensor> out = run_sub(body, "body", feed(outer, n, ins, bg, "body", formal));
+    std::vector<Tensor> out =
+        run_sub(body, "body", feed(outer, n, ins, bg, "body", formal), report);
     if (out.size() != result.size())
       throw ShapeError(
           cat("SequenceMap: the body has ", out.size(), " outputs, the node ", result.size()));
@@ -179,7 +192,9 @@ std::vector<Tensor> sequence_map(const Graph& outer, const Node& n, const std::v
 
 }  // namespace
 
-std::vector<Tensor> Model::run_control_flow(const Node& n, const std::vector<Tensor>& ins) const {
+std::vector<Tensor> Model::run_control_flow(const Node& n, const std::vector<Tensor>& ins,
+                                            const RunStats* stats, sim::KernelCost* cost) const {
+  const Report report{stats, cost};
   const size_t own = ins.size() - static_cast<size_t>(n.captured);
   auto sub_of = [&](const char* attr) -> const Model& {
     const auto it = n.subgraphs.find(attr);
@@ -193,22 +208,24 @@ std::vector<Tensor> Model::run_control_flow(const Node& n, const std::vector<Ten
                                                                           : std::string("none")));
     const char* branch = ins[0].at(0) != 0.0 ? "then_branch" : "else_branch";
     const Model& sub = sub_of(branch);
-    std::vector<Tensor> out = run_sub(sub, branch, feed(graph_, n, ins, sub.graph(), branch, {}));
+    std::vector<Tensor> out =
+        run_sub(sub, branch, feed(graph_, n, ins, sub.graph(), branch, {}), report);
     if (out.size() != n.outputs.size())
       throw ShapeError(
           cat("If: ", branch, " has ", out.size(), " outputs, the node ", n.outputs.size()));
     return out;
   }
-  if (n.op_type == "Loop") return run_loop(n, ins, sub_of("body"));
-  if (n.op_type == "Scan") return run_scan(n, ins, sub_of("body"));
-  if (n.op_type == "SequenceMap") return sequence_map(graph_, n, ins, sub_of("body"));
+  if (n.op_type == "Loop") return run_loop(n, ins, sub_of("body"), stats, cost);
+  if (n.op_type == "Scan") return run_scan(n, ins, sub_of("body"), stats, cost);
+  if (n.op_type == "SequenceMap") return sequence_map(graph_, n, ins, sub_of("body"), report);
   throw UnsupportedError(cat(n.op_type, " is not supported by the runtime's control flow yet"));
 }
 
 // Loop: while (i < M) and cond: (cond, v..., scan...) = body(i, cond, v...); outputs the final
 // v... and each scan output stacked over the iterations.
 std::vector<Tensor> Model::run_loop(const Node& n, const std::vector<Tensor>& ins,
-                                    const Model& body) const {
+                                    const Model& body, const RunStats* stats,
+                                    sim::KernelCost* cost) const {
   const size_t own = ins.size() - static_cast<size_t>(n.captured);
   if (own < 2) throw ShapeError("Loop: needs the inputs M and cond (either may be empty)");
   auto one = [&](size_t k, DType dt, const char* what) {
@@ -235,7 +252,8 @@ std::vector<Tensor> Model::run_loop(const Node& n, const std::vector<Tensor>& in
     std::vector<Tensor> formal = {scalar(DType::kI64, static_cast<double>(i)),
                                   scalar(DType::kBool, cond ? 1.0 : 0.0)};
     formal.insert(formal.end(), v.begin(), v.end());
-    std::vector<Tensor> out = run_sub(body, "body", feed(graph_, n, ins, bg, "body", formal));
+    std::vector<Tensor> out =
+        run_sub(body, "body", feed(graph_, n, ins, bg, "body", formal), {stats, cost});
     if (out[0].numel() != 1 || out[0].dtype() != DType::kBool)
       throw ShapeError(
           cat("Loop: the body's cond output must be one bool element, got ", out[0].desc().str()));
@@ -327,7 +345,8 @@ std::vector<int64_t> ints_or(const Attrs& a, const char* name, size_t n, int64_t
 // input and output, scans along axis 1 and takes an optional first input sequence_lens (only
 // full-length sequences are supported).
 std::vector<Tensor> Model::run_scan(const Node& n, const std::vector<Tensor>& ins,
-                                    const Model& body) const {
+                                    const Model& body, const RunStats* stats,
+                                    sim::KernelCost* cost) const {
   const size_t own = ins.size() - static_cast<size_t>(n.captured);
   const Attrs& a = n.attrs;
   if (!a.has("num_scan_inputs")) throw ModelError("Scan: the attribute num_scan_inputs is missing");
@@ -356,7 +375,8 @@ std::vector<Tensor> Model::run_scan(const Node& n, const std::vector<Tensor>& in
     declared.push_back(o >= 0 ? graph_.values[o].type : TensorType{});
   }
   auto step = [&](std::vector<Tensor> formal) {
-    return run_sub(body, "body", feed(graph_, n, ins, bg, "body", std::move(formal)));
+    return run_sub(body, "body", feed(graph_, n, ins, bg, "body", std::move(formal)),
+                   {stats, cost});
   };
   ScanSpec sp;
   const size_t nx = xs.size();

@@ -231,14 +231,30 @@ std::vector<NamedTensor> Model::run_dynamic(const std::vector<const Tensor*>& fe
     st.thread = std::this_thread::get_id();
     st.start = std::chrono::steady_clock::now();
     std::vector<Tensor> outs;
+    std::shared_ptr<const TileProgram> launched;
     try {
       if (!n.def) throw UnsupportedError(cat("op ", n.op_type, " is not supported"));
       if (n.def->has(kControlFlow)) {
-        outs = run_control_flow(n, ins);
+        outs = run_control_flow(n, ins, stats, sim_ ? &st.cost : nullptr);
       } else {
+        // Planned as a plan's step would be: the model's spec and optimisation level.
         OpRunOptions o;
         o.num_outputs = n.outputs.size();
+        o.optimize = options_.optimize;
+        o.spec = spec_;
+        if (sim_ || (stats && stats->on_step))
+          o.on_program = [&](const TileProgram& p) {
+            launched = std::make_shared<const TileProgram>(p);
+          };
         device_->run([&] { outs = run_op(*n.def, n.attrs, ins, *device_, o); });
+        if (sim_) {
+          PlanStep ps;
+          ps.node = i;
+          for (const Tensor& t : ins) ps.in.push_back(t.defined() ? t.desc() : TensorDesc{});
+          for (const Tensor& t : outs) ps.out.push_back(t.desc());
+          ps.program = launched;
+          st.cost = sim_->predict(graph_, ps);
+        }
       }
     } catch (const Error& e) {
       std::string shapes;
@@ -248,7 +264,10 @@ std::vector<NamedTensor> Model::run_dynamic(const std::vector<const Tensor*>& fe
                            n.opset, "] inputs (", shapes, "): ", e.what()));
     }
     st.end = std::chrono::steady_clock::now();
-    if (stats) stats->steps.push_back(st);
+    if (stats) {
+      stats->steps.push_back(st);
+      if (stats->on_step && !n.def->has(kControlFlow)) stats->on_step(n, launched.get());
+    }
     for (size_t k = 0; k < n.outputs.size() && k < outs.size(); ++k)
       if (n.outputs[k] >= 0) bound[n.outputs[k]] = std::move(outs[k]);
   }
@@ -368,6 +387,7 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
     run_step(*plan, k, bound);
     st.end = std::chrono::steady_clock::now();
     if (k < plan->cost.size()) st.cost = plan->cost[k];
+    if (stats->on_step) stats->on_step(graph_.nodes[st.node], plan->steps[k].program.get());
   };
   for (size_t i = 0; i < plan->steps.size();) {
     size_t j = i + 1;
@@ -404,6 +424,7 @@ std::vector<NamedTensor> Model::predict_only(const Plan& plan,
       st.start = st.end = now;
       if (k < plan.cost.size()) st.cost = plan.cost[k];
       stats->steps.push_back(st);
+      if (stats->on_step) stats->on_step(graph_.nodes[st.node], plan.steps[k].program.get());
     }
   }
   std::vector<NamedTensor> result;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -74,6 +75,11 @@ struct StepTiming {
 };
 struct RunStats {
   std::vector<StepTiming> steps;
+  // Called for every node executed — by the plan, by a dynamic plan node by node, and inside the
+  // runs of If/Loop/Scan/SequenceMap bodies — with the tile program launched for it (null for a
+  // host kernel). Steps of one level call it from several threads at once. asc-run
+  // --emit-ascendc collects the programs of a run with it.
+  std::function<void(const Node&, const TileProgram*)> on_step;
 };
 
 // Activation arenas reused across runs: a run leases one at least as large as its plan needs and
@@ -159,11 +165,14 @@ class Model {
   void run_step(const Plan& plan, size_t index, const std::vector<Tensor>& bound) const;
   // Runs a control-flow node (If, Loop, Scan) on its inputs through the nested models of its
   // subgraphs (runtime/control_flow.cpp).
-  std::vector<Tensor> run_control_flow(const Node& n, const std::vector<Tensor>& ins) const;
-  std::vector<Tensor> run_loop(const Node& n, const std::vector<Tensor>& ins,
-                               const Model& body) const;
-  std::vector<Tensor> run_scan(const Node& n, const std::vector<Tensor>& ins,
-                               const Model& body) const;
+  // `stats` (may be null) passes its on_step to the body runs; `cost` (may be null) gets their
+  // predicted kernels summed on a simulated device.
+  std::vector<Tensor> run_control_flow(const Node& n, const std::vector<Tensor>& ins,
+                                       const RunStats* stats, sim::KernelCost* cost) const;
+  std::vector<Tensor> run_loop(const Node& n, const std::vector<Tensor>& ins, const Model& body,
+                               const RunStats* stats, sim::KernelCost* cost) const;
+  std::vector<Tensor> run_scan(const Node& n, const std::vector<Tensor>& ins, const Model& body,
+                               const RunStats* stats, sim::KernelCost* cost) const;
   // One nested Model per subgraph of every control-flow node (recursively, each builds its own).
   void load_subgraphs();
 

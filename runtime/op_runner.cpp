@@ -92,7 +92,7 @@ std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const 
     for (const auto& t : inputs) ctx.inputs.push_back(t.desc());
     ctx.outputs = out_desc;
     ctx.attrs = &resolved;
-    ctx.spec = &device.spec();
+    ctx.spec = opts.spec ? &*opts.spec : &device.spec();
     for (const auto& t : inputs) ctx.values.push_back(t.defined() ? &t : nullptr);
     ctx.parallel_for = [&device](int64_t n, const std::function<void(int64_t, int64_t)>& body) {
       device.parallel_for(n, body);
@@ -111,6 +111,7 @@ std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const 
   std::vector<void*> args;
   for (const auto& t : inputs) args.push_back(const_cast<void*>(t.data()));
   for (auto& t : outs) args.push_back(t.data());
+  if (opts.on_program) opts.on_program(p);
   device.launch(p, args);
   return outs;
 }

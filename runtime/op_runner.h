@@ -2,6 +2,7 @@
 // trace, place and launch (or call the host kernel). The graph executor and the tests use it.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
@@ -17,6 +18,8 @@ struct OpRunOptions {
   std::optional<TilingData> tiling;  // override the op's tiling function (tiling tests)
   std::optional<DeviceSpec> spec;    // tile for this spec instead of the device's own
   size_t num_outputs = 0;            // the node's output count (InferContext::num_outputs)
+  // Called by run_op with the placed program just before launching it (not for host kernels).
+  std::function<void(const TileProgram&)> on_program;
 };
 
 // Output dtypes and concrete shapes from the op's inference; throws ShapeError naming the op and

@@ -226,6 +226,8 @@ int run(const Options& o) {
     asc::ModelOptions mo;
     mo.threads = o.threads;
     mo.device = o.device;
+    // Emission plans for the 910B: the cpu device's run becomes sim:910b's (the same values).
+    if (!o.emit_ascendc.empty() && o.device == "cpu") mo.device = "sim:910b";
     mo.precision = asc::parse_precision(o.precision);
     mo.optimize = o.optimize != 0;
     mo.fusion = !o.no_fusion;
@@ -484,8 +486,8 @@ int main(int argc, char** argv) {
   app.add_option("--values", o.values, "first values shown per output (default 6)")
       ->check(CLI::Range(0, 1 << 30));
   app.add_option("--emit-ascendc", o.emit_ascendc,
-                 "write the Ascend C source of every kernel (planned for the 910B), host stubs and "
-                 "a CANN CMake project to DIR instead of running");
+                 "run once on sim:910b and write the Ascend C source of every kernel launched "
+                 "(control-flow bodies included), host stubs and a CANN CMake project to DIR");
   try {
     app.parse(argc, argv);
     o.warmup_given = app.count("--warmup") > 0;

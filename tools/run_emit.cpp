@@ -4,12 +4,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 
 #include "registry/error.h"
 #include "registry/strings.h"
 #include "runtime/devices/ascend/emit_ascendc.h"
-#include "runtime/op_runner.h"
-#include "runtime/plan.h"
 
 namespace asc {
 namespace {
@@ -24,84 +23,73 @@ void write_file(const std::filesystem::path& p, const std::string& text) {
 
 std::string emit_ascendc_dir(const Model& model, const std::vector<NamedTensor>& inputs,
                              const std::string& dir) {
-  const Graph& g = model.graph();
-  // Values of the inputs that feed a value-needed parameter, directly or through the nodes that
-  // compute one (as Model::run passes them); the rest stay unknown so nothing real is folded.
-  std::vector<bool> needed(g.values.size(), false);
-  for (const Node& n : g.nodes)
-    for (size_t k = 0; k < n.inputs.size() && n.def; ++k) {
-      const auto& params = n.def->inputs;
-      if (n.inputs[k] >= 0 && !params.empty() &&
-          params[std::min(k, params.size() - 1)].value_needed)
-        needed[static_cast<size_t>(n.inputs[k])] = true;
-    }
-  const std::vector<int> order = g.topo_order();
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    const Node& n = g.nodes[static_cast<size_t>(*it)];
-    bool feeds = false;
-    for (int o : n.outputs) feeds = feeds || (o >= 0 && needed[static_cast<size_t>(o)]);
-    if (!feeds || (n.def && n.def->has(kShapeOf))) continue;
-    for (int v : n.inputs)
-      if (v >= 0) needed[static_cast<size_t>(v)] = true;
-  }
-  std::vector<TensorDesc> descs;
-  std::vector<const Tensor*> values;
-  for (int v : g.inputs) {
-    const std::string& name = g.values[static_cast<size_t>(v)].name;
-    const NamedTensor* t = nullptr;
-    for (const auto& in : inputs)
-      if (in.name == name) t = &in;
-    if (!t) throw Error(cat("--emit-ascendc: no value for input '", name, "'"));
-    descs.push_back(t->tensor.desc());
-    values.push_back(needed[static_cast<size_t>(v)] && t->tensor.numel() <= kFoldMaxElements
-                         ? &t->tensor
-                         : nullptr);
-  }
-  const NodeEval eval = [&model](const Node& n, const Attrs& resolved,
-                                 std::span<const Tensor> ins) {
-    OpRunOptions o;
-    o.num_outputs = n.outputs.size();
-    return run_op(*n.def, resolved, ins, model.device(), o);
-  };
   const DeviceSpec spec = ascend910b();
-  const Plan plan = make_plan(g, descs, spec, model.options().optimize, values, &eval);
+  if (model.spec().name != spec.name)
+    throw Error(cat("--emit-ascendc: the model plans for ", model.spec().name,
+                    "; emission needs a model on the 910B (device sim:910b or ascend)"));
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(cat("cannot create '", dir, "': ", ec.message()));
   const std::filesystem::path out = dir;
 
+  // One run, collecting every program launched: the plan's steps, a dynamic plan's nodes and the
+  // kernels of control-flow bodies (RunStats::on_step). Rows count launches per node and kernel.
+  struct Row {
+    std::string node, kernel, args, grid;
+    int64_t block_dim = 0, launches = 0;
+  };
+  std::mutex mutex;
   std::map<std::string, std::string> by_program;  // dump + args -> kernel name
   std::map<std::string, int> per_op;
   std::vector<std::string> names;
-  std::vector<const TileProgram*> programs;
-  std::string table, host_steps, main_calls;
-  for (const PlanStep& s : plan.steps) {
-    const Node& n = g.nodes[s.node];
-    if (!s.program) {
-      host_steps += cat("| ", n.label(), " | ", n.op_type, " |\n");
-      continue;
+  std::vector<TileProgram> programs;
+  std::vector<Row> rows, host_rows;
+  std::map<std::string, size_t> row_of, host_row_of;
+  RunStats stats;
+  stats.on_step = [&](const Node& n, const TileProgram* p) {
+    std::string key;
+    if (p) {
+      key = p->dump();
+      for (const auto& a : p->args) key += a.str();
     }
-    const TileProgram& p = *s.program;
-    std::string key = p.dump();
-    for (const auto& a : p.args) key += a.str();
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (!p) {
+      auto [it, fresh] = host_row_of.emplace(cat(n.label(), "|", n.op_type), host_rows.size());
+      if (fresh) host_rows.push_back({n.label(), n.op_type, "", "", 0, 0});
+      ++host_rows[it->second].launches;
+      return;
+    }
     auto [it, fresh] = by_program.emplace(key, "");
     if (fresh) {
       const std::string base = ascend::kernel_ident(n.op_type);
       it->second = cat(base, "_", per_op[base]++);
-      write_file(out / (it->second + ".cpp"), ascend::emit_kernel(p, it->second));
-      write_file(out / (it->second + "_host.cpp"), ascend::emit_host_stub(p, it->second));
+      write_file(out / (it->second + ".cpp"), ascend::emit_kernel(*p, it->second));
+      write_file(out / (it->second + "_host.cpp"), ascend::emit_host_stub(*p, it->second));
       names.push_back(it->second);
-      programs.push_back(&p);
+      programs.push_back(*p);
     }
-    std::string args;
-    for (size_t a = 0; a < p.args.size(); ++a)
-      args += cat(a == 0                                   ? ""
-                  : a == static_cast<size_t>(p.num_inputs) ? " -> "
-                                                           : ", ",
-                  p.args[a].str());
-    table += cat("| ", n.label(), " | ", it->second, " | ", args, " | ", to_string(p.grid), " | ",
-                 p.block_dim, " |\n");
+    auto [r, new_row] = row_of.emplace(cat(n.label(), "|", it->second), rows.size());
+    if (new_row) {
+      std::string args;
+      for (size_t a = 0; a < p->args.size(); ++a)
+        args += cat(a == 0                                    ? ""
+                    : a == static_cast<size_t>(p->num_inputs) ? " -> "
+                                                              : ", ",
+                    p->args[a].str());
+      rows.push_back({n.label(), it->second, args, to_string(p->grid), p->block_dim, 0});
+    }
+    ++rows[r->second].launches;
+  };
+  model.run(inputs, {}, &stats);
+  std::string table, host_steps;
+  int64_t launches = 0;
+  for (const Row& r : rows) {
+    table += cat("| ", r.node, " | ", r.kernel, " | ", r.args, " | ", r.grid, " | ", r.block_dim,
+                 " | ", r.launches, " |\n");
+    launches += r.launches;
   }
+  for (const Row& r : host_rows)
+    host_steps += cat("| ", r.node, " | ", r.kernel, " | ", r.launches, " |\n");
   // main.cpp: runs every kernel once on zero-filled buffers (a smoke test on the NPU).
   std::string main =
       "// Runs every emitted kernel once on zero-filled buffers (generated by asc).\n"
@@ -112,7 +100,7 @@ std::string emit_ascendc_dir(const Model& model, const std::vector<NamedTensor>&
       "return 1;\n"
       "  int failed = 0;\n";
   for (size_t k = 0; k < names.size(); ++k) {
-    const TileProgram& p = *programs[k];
+    const TileProgram& p = programs[k];
     main += "  {\n    std::vector<std::vector<unsigned char>> b;\n";
     for (const auto& a : p.args)
       main += cat("    b.emplace_back(", numel(a.shape) * static_cast<int64_t>(dtype_size(a.dtype)),
@@ -128,16 +116,16 @@ std::string emit_ascendc_dir(const Model& model, const std::vector<NamedTensor>&
   write_file(out / "CMakeLists.txt", ascend::emit_cmake(names));
   std::string readme = cat(
       "# Ascend C kernels emitted by asc-run --emit-ascendc\n\n", "Planned for ", spec.str(),
-      ".\n\n", "Build with the CANN toolkit (not available where asc was built):\n\n",
+      "; every kernel one run of the model launched (", launches, " launches, ", names.size(),
+      " distinct programs), control-flow bodies and nodes planned while running included.\n\n",
+      "Build with the CANN toolkit (not available where asc was built):\n\n",
       "    source $ASCEND_HOME_PATH/set_env.sh\n",
       "    cmake -S . -B build -DSOC_VERSION=Ascend910B1 && cmake --build build\n",
       "    ./build/asc_kernels_host\n\n", "## Kernels (", names.size(), " distinct programs)\n\n",
-      "| node | kernel | arguments | grid | block_dim |\n|---|---|---|---|---|\n", table);
+      "| node | kernel | arguments | grid | block_dim | launches |\n|---|---|---|---|---|---|\n",
+      table);
   readme += cat("\n## Host-side steps (no tile kernel: run on the host / AI CPU)\n\n");
-  readme += host_steps.empty() ? "none\n" : "| node | op |\n|---|---|\n" + host_steps;
-  if (!plan.dynamic.empty())
-    readme += cat("\nThe plan is dynamic from here on (shapes depend on data): ", plan.dynamic,
-                  "; later nodes are planned while running and not emitted.\n");
+  readme += host_steps.empty() ? "none\n" : "| node | op | runs |\n|---|---|---|\n" + host_steps;
   write_file(out / "README.md", readme);
   return readme;
 }

@@ -1,5 +1,6 @@
-// asc-run --emit-ascendc DIR: the Ascend C source of every kernel of a model's plan (planned for
-// the 910B spec), a host stub per kernel, a CMake project for CANN and a README (docs/ASCENDC.md).
+// asc-run --emit-ascendc DIR: the Ascend C source of every kernel one run of a model launches
+// (planned for the 910B spec), a host stub per kernel, a CMake project for CANN and a README
+// (docs/ASCENDC.md).
 #pragma once
 
 #include <string>
@@ -9,7 +10,9 @@
 
 namespace asc {
 
-// Plans `model` for `inputs` under ascend910b() and writes DIR; returns the README text.
+// Runs `model` (planned for ascend910b(): device sim:910b or ascend) once on `inputs` and writes
+// DIR with every distinct program launched — the plan's, a dynamic plan's and those of
+// control-flow bodies; returns the README text. A model planned for another spec: Error.
 std::string emit_ascendc_dir(const Model& model, const std::vector<NamedTensor>& inputs,
                              const std::string& dir);
 

@@ -3,6 +3,10 @@
 // branches that disagree get clear errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <mutex>
+
 #include "registry/error.h"
 #include "runtime/model.h"
 #include "tests/importers/onnx_builder.h"
@@ -266,6 +270,52 @@ TEST(ControlFlow, LoopCarriesValuesAndStacksScanOutputs) {
   });
   EXPECT_NE(e.find("the body's cond output must be one bool element"), std::string::npos) << e;
   EXPECT_NE(e.find("loop (Loop)"), std::string::npos) << e;
+}
+
+// A run's on_step sees the kernels launched inside a Loop body, once per iteration (asc-run
+// --emit-ascendc emits them); on sim:910b the Loop's own step carries the body's predicted
+// kernels, and the values are the cpu device's.
+TEST(ControlFlow, RunStatsSeeBodyKernelsAndTheirPredictedCost) {
+  const Graph g = loop_model(true).import();
+  const Model cpu(g, ModelOptions{2, "cpu", true});
+  const Model sim(g, ModelOptions{2, "sim:910b", true});
+  Tensor m(DType::kI64, {}), stop(DType::kF32, {});
+  m.set(0, 4);
+  stop.set(0, 100);
+  const std::vector<NamedTensor> in = {{"x", f32({1.0f, -2.0f, 0.5f})},
+                                       {"v0", f32({10.0f, 20.0f, 30.0f})},
+                                       {"M", m},
+                                       {"stop", stop},
+                                       {"c", flag(true)}};
+  std::mutex mu;
+  std::map<std::string, int> kernels;  // per body node: launches
+  std::vector<std::string> seen;
+  RunStats stats;
+  stats.on_step = [&](const Node& n, const TileProgram* p) {
+    const std::lock_guard<std::mutex> lock(mu);
+    seen.push_back(n.op_type);
+    if (p) ++kernels[n.label()];
+  };
+  const auto want = cpu.run(in);
+  const auto got = sim.run(in, {}, &stats);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t k = 0; k < got.size(); ++k)
+    EXPECT_EQ(values(got[k].tensor), values(want[k].tensor)) << got[k].name;
+
+  ASSERT_FALSE(kernels.empty());
+  int64_t launched = 0;
+  for (const auto& [name, count] : kernels) {
+    EXPECT_EQ(count, 4) << name;  // one launch per iteration
+    launched += count;
+  }
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), "Loop"), 0);  // the node itself launches none
+  const StepTiming* loop = nullptr;
+  for (const StepTiming& st : stats.steps)
+    if (sim.graph().nodes[static_cast<size_t>(st.node)].op_type == "Loop") loop = &st;
+  ASSERT_NE(loop, nullptr);
+  ASSERT_TRUE(loop->cost.valid);
+  EXPECT_GE(loop->cost.launches, launched);
+  EXPECT_GT(loop->cost.cycles, 0.0);
 }
 
 // Scan over xs [2, 4] along axis 1 in reverse: s += xs[:, step]; y = s * b (b read from the outer

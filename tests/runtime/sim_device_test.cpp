@@ -104,5 +104,50 @@ TEST(SimDevice, TimingOnlyExecutesNothing) {
   EXPECT_THROW(Model(graph(w, b), cpu), Error);
 }
 
+// y = ReduceSum(x, axes = ReduceMax(big)): 5000 axis values are too many to key a plan by, so the
+// ReduceSum is planned while running. On sim:910b it is still tiled for the 910B (the values of
+// the ops run one by one under ascend910b(), bit for bit), predicted, and reported to on_step.
+TEST(SimDevice, NodesPlannedWhileRunningAreTiledFor910bAndPredicted) {
+  Graph g;
+  g.opsets[""] = 17;
+  const int x = g.add_value("x", {DType::kF32, SymShape{Dim(96), Dim(64), Dim(40)}});
+  const int big = g.add_value("big", {DType::kI64, SymShape{Dim(5000)}});
+  const int axes = g.add_value("axes", {DType::kI64, std::nullopt});
+  const int y = g.add_value("y", {DType::kF32, std::nullopt});
+  g.inputs = {x, big};
+  g.outputs = {y};
+  g.add_node(node("ReduceMax", {big}, {axes}, Attrs{{"keepdims", int64_t{1}}}));
+  g.add_node(node("ReduceSum", {x, axes}, {y}, Attrs{{"keepdims", int64_t{0}}}));
+  ModelOptions mo;
+  mo.threads = 2;
+  mo.device = "sim:910b";
+  const Model model(std::move(g), mo);
+  const Tensor xv = random({96, 64, 40}, 4);
+  Tensor b(DType::kI64, {5000});
+  for (int64_t i = 0; i < 5000; ++i) b.data_as<int64_t>()[i] = i % 3 ? 2 : 0;
+  RunStats stats;
+  std::vector<int64_t> block_dims;
+  stats.on_step = [&](const Node& n, const TileProgram* p) {
+    if (n.op_type == "ReduceSum") block_dims.push_back(p ? p->block_dim : -1);
+  };
+  const Tensor got = model.run({{"x", xv}, {"big", b}}, {}, &stats).at(0).tensor;
+
+  const cpu::CpuDevice cpu(2);
+  OpRunOptions o;
+  o.spec = ascend910b();
+  Tensor ax(DType::kI64, {1});
+  ax.data_as<int64_t>()[0] = 2;
+  const Tensor want = run_op(*global_registry().find("", "ReduceSum", 17),
+                             Attrs{{"keepdims", int64_t{0}}}, std::vector<Tensor>{xv, ax}, cpu, o)
+                          .at(0);
+  ASSERT_EQ(got.shape(), (Shape{96, 64}));
+  ASSERT_EQ(want.shape(), got.shape());
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), static_cast<size_t>(got.nbytes())), 0);
+  ASSERT_EQ(stats.steps.size(), 2u);
+  for (const StepTiming& st : stats.steps) EXPECT_TRUE(st.cost.valid);
+  ASSERT_EQ(block_dims.size(), 1u);
+  EXPECT_GT(block_dims[0], 2);  // spread over the 910B's cores, not the 2 host threads
+}
+
 }  // namespace
 }  // namespace asc

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "registry/strings.h"
 #include "tests/tools/run_tool.h"
 
 namespace {
@@ -39,6 +40,34 @@ TEST(AscRunEmit, WritesEveryKernelAStubAndACannProject) {
     EXPECT_NE(host.find("aclrtMalloc"), std::string::npos);
   }
   EXPECT_NE(asc::test::slurp(out / "main.cpp").find("aclInit"), std::string::npos);
+  fs::remove_all(d);
+}
+
+// Kernels launched inside control-flow bodies are emitted too: the loop of test_loop13_seq (ONNX's
+// node suite) runs its body five times; the body's Add is one program launched five times.
+TEST(AscRunEmit, EmitsTheKernelsOfLoopBodies) {
+  const fs::path d = fs::temp_directory_path() / asc::cat("asc_run_emit_loop_", ::getpid());
+  fs::remove_all(d);
+  fs::create_directories(d);
+  const fs::path c = "/usr/include/onnx/backend/test/data/node/test_loop13_seq";
+  const fs::path data = c / "test_data_set_0";
+  const fs::path out = d / "kernels";
+  const auto r = asc::test::run_tool(
+      ASC_RUN_EXE,
+      asc::cat("'", (c / "model.onnx").string(), "' --input trip_count='",
+               (data / "input_0.pb").string(), "' --input cond='", (data / "input_1.pb").string(),
+               "' --input seq_empty='", (data / "input_2.pb").string(), "' --emit-ascendc '",
+               out.string(), "'"),
+      d);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string readme = asc::test::slurp(out / "README.md");
+  EXPECT_NE(readme.find("| add_0 | i64[], i64[] -> i64[] | [1] | 1 | 5 |"), std::string::npos)
+      << readme;
+  EXPECT_NE(readme.find("| SequenceInsert | 5 |"), std::string::npos) << readme;
+  const std::string src = asc::test::slurp(out / "add_0.cpp");
+  EXPECT_NE(src.find("extern \"C\" __global__ __aicore__ void add_0("), std::string::npos)
+      << src.substr(0, 400);
+  EXPECT_NE(asc::test::slurp(out / "CMakeLists.txt").find("add_0.cpp"), std::string::npos);
   fs::remove_all(d);
 }
 

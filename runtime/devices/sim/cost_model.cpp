@@ -240,9 +240,27 @@ double KernelCost::cube_utilization(const DeviceSpec& spec) const {
   return denom > 0 ? busy[kCube] / denom : 0.0;
 }
 
+void KernelCost::then(const KernelCost& k) {
+  if (!k.valid || k.view) return;
+  if (!valid) {
+    launches = 0;
+    host = true;
+  }
+  valid = true;
+  host = host && k.host;
+  cube = cube || k.cube;
+  cores = std::max(cores, k.cores);
+  cycles += k.cycles;
+  launch_cycles += k.launch_cycles;
+  for (int q = 0; q < kPipeCount; ++q) busy[q] += k.busy[q];
+  gm_bytes += k.gm_bytes;
+  macs += k.macs;
+  launches += k.launches;
+}
+
 void CostTotals::add(const KernelCost& k) {
   if (!k.valid || k.view) return;
-  ++kernels;
+  kernels += k.launches;
   cycles += k.total_cycles();
   for (int q = 0; q < kPipeCount; ++q) busy[q] += k.busy[q];
   gm_bytes += k.gm_bytes;

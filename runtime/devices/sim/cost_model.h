@@ -52,8 +52,11 @@ struct KernelCost {
   double busy[kPipeCount] = {};  // busy cycles per pipe, summed over the cores
   double gm_bytes = 0;           // bytes moved between GM and the cores (HBM and L2)
   double macs = 0;               // cube MACs issued (padded to the fractal)
+  int64_t launches = 1;          // kernels this cost stands for (a control-flow node: its bodies')
 
   double total_cycles() const { return cycles + launch_cycles; }
+  // Appends `k` run after this on the same stream (the kernels of a control-flow node's bodies).
+  void then(const KernelCost& k);
   // Busy share of one pipe over the kernel's device time on its active cores.
   double utilization(Pipe p) const;
   // Cube busy cycles / (device time including the launch x every cube core of the chip).
