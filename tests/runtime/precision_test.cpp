@@ -77,6 +77,40 @@ TEST(Precision, WeightsAreStoredLowAndResultsStayClose) {
   }
 }
 
+// A weight of 2 MiB and more is converted into memory that starts on a 2 MiB boundary (advised
+// for huge pages; a decoding step streams it); its values are the rounded originals, and the
+// results match the same model with a small weight run through the ordinary path.
+TEST(Precision, LargeWeightsLandOnHugePageBoundaries) {
+  const Tensor w = random({1024, 1100}, 4), x = random({3, 1024}, 5);  // bf16 w: 2.15 MiB
+  Graph g;
+  g.opsets[""] = 17;
+  const int xv = g.add_value("x", {DType::kF32, SymShape{Dim(3), Dim(1024)}});
+  const int wv = g.add_constant("w", w);
+  const int y = g.add_value("y", {DType::kF32, SymShape{Dim(3), Dim(1100)}});
+  g.inputs = {xv};
+  g.outputs = {y};
+  g.add_node(node("MatMul", {xv, wv}, {y}));
+  ModelOptions o{2, "cpu", true};
+  o.precision = DType::kBF16;
+  const Model m(std::move(g), o);
+  const Tensor* cw = nullptr;
+  for (const Value& v : m.graph().values)
+    if (v.constant && v.name == "w") cw = &*v.constant;
+  ASSERT_NE(cw, nullptr);
+  ASSERT_EQ(cw->dtype(), DType::kBF16);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(cw->data()) % (uintptr_t{2} << 20), 0u);
+  for (int64_t i = 0; i < w.numel(); i += 997)
+    EXPECT_NEAR(cw->at(i), w.at(i), std::fabs(w.at(i)) / 128.0 + 1e-30) << i;
+  const Tensor got = m.run({{"x", x}})[0].tensor;
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 1100; j += 37) {
+      double ref = 0;
+      for (int64_t k = 0; k < 1024; ++k) ref += x.at(i * 1024 + k) * cw->at(k * 1100 + j);
+      // x is rounded to bf16 as the model's activations are: a few 1e-3 of the row's magnitude
+      EXPECT_NEAR(got.at(i * 1100 + j), ref, 0.05 + 0.01 * std::fabs(ref)) << i << "," << j;
+    }
+}
+
 // y = Softmax(x + mask) with a -FLT_MAX mask on half the row: in f16/bf16 the mask constant
 // clamps to the dtype's lowest finite value (not -inf), so a fully masked row stays finite.
 TEST(Precision, HugeConstantsClampInsteadOfBecomingInfinite) {
