@@ -65,10 +65,6 @@ void release_pages(const void* p, size_t n,
     }
 }
 
-// A constant in the low dtype (round to nearest even, in parallel chunks); finite values beyond
-// its range clamp to its largest finite value (as model converters do) instead of becoming
-// infinities: a mask of -FLT_MAX stays a huge negative number, so masked rows do not turn into
-// NaN.
 // Storage for a converted constant. Weights of 2 MiB and more go into 2 MiB-aligned memory
 // advised for transparent huge pages: a decoding step streams every weight once, and with
 // 4 KiB pages that stream takes a TLB miss every 4 KiB (a plain read of 2 GB ran 5-10 % faster
@@ -86,6 +82,10 @@ Tensor converted_storage(DType to, const Shape& shape) {
   return Tensor::view(to, shape, p, std::shared_ptr<void>(p, &std::free));
 }
 
+// A constant in the low dtype (round to nearest even, in parallel chunks); finite values beyond
+// its range clamp to its largest finite value (as model converters do) instead of becoming
+// infinities: a mask of -FLT_MAX stays a huge negative number, so masked rows do not turn into
+// NaN.
 Tensor converted(const Tensor& t, DType to) {
   Tensor c = converted_storage(to, t.shape());
   const int64_t n = t.numel();
