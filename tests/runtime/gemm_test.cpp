@@ -143,7 +143,10 @@ std::vector<GemmCase> all_cases() {
                                  {1, 161, 257},
                                  {1, 300, 131},
                                  {1, 64, 2},
-                                 {1, 1000, 130}};
+                                 {1, 1000, 130},
+                                 // row groups of 8: exactly one, one plus a partial group
+                                 {1, 31, 8},
+                                 {1, 48, 15}};
   std::vector<GemmCase> cases;
   for (const char* isa : {"avx512_bf16", "avx512", "avx2", "generic"}) {
     for (DType in : {DType::kF32, DType::kF16, DType::kBF16}) {
@@ -167,6 +170,33 @@ INSTANTIATE_TEST_SUITE_P(Gemm, GemmTest, ::testing::ValuesIn(all_cases()),
                          [](const ::testing::TestParamInfo<GemmCase>& info) {
                            return case_name(info.param);
                          });
+
+// Prefetching the caller's next blocks while gemm_mmad runs: every line of every block is
+// issued exactly once, and the product is the one computed without them.
+TEST(GemmAhead, IssuesEveryLineOnceAndLeavesTheProductAlone) {
+  const int64_t m = 25, n = 70, k = 300;
+  std::mt19937 rng(11);
+  std::vector<float> a_exact, b_exact;
+  const auto a = random_tensor(DType::kF32, m * k, rng, a_exact);
+  const auto b = random_tensor(DType::kF32, k * n, rng, b_exact);
+  std::vector<uint8_t> pa(gemm_packed_a_bytes(DType::kF32, m, k));
+  std::vector<uint8_t> pb(gemm_packed_b_bytes(DType::kF32, k, n));
+  gemm_pack_a(DType::kF32, a.data(), k, 1, m, k, pa.data());
+  gemm_pack_b(DType::kF32, b.data(), n, 1, k, n, pb.data());
+  std::vector<float> plain(m * n), fetched(m * n);
+  gemm_mmad(DType::kF32, pa.data(), pb.data(), plain.data(), n, m, n, k, false);
+
+  std::vector<std::byte> next(64 << 10);
+  GemmAhead ahead;
+  ahead.add(next.data(), 1000, 7, 130);         // 7 rows of 3 lines
+  ahead.add(next.data() + 8000, 64, 40, 64);    // 40 rows of 1 line
+  ahead.add(next.data() + 20000, 64, 100, 64);  // a third block: more than kMaxBlocks, ignored
+  ASSERT_EQ(ahead.count, GemmAhead::kMaxBlocks);
+  ASSERT_EQ(ahead.lines(), 7 * 3 + 40);
+  gemm_mmad(DType::kF32, pa.data(), pb.data(), fetched.data(), n, m, n, k, false, &ahead);
+  EXPECT_EQ(ahead.issued(), ahead.lines());
+  EXPECT_EQ(fetched, plain);
+}
 
 // The packed layouts are a contract with the caller's tiling: pin the documented offsets.
 TEST(GemmLayout, PackedOffsetsMatchHeader) {

@@ -34,8 +34,10 @@ constexpr int kGenMr = 4;
 constexpr int kGenNr = 16;
 
 void generic_mmad_f32(const float* pa, const float* pb, float* c, int64_t ldc, int64_t m, int64_t n,
-                      int64_t k, bool accumulate) {
+                      int64_t k, bool accumulate, GemmAhead* ahead) {
+  const int64_t panels = (m + kGenMr - 1) / kGenMr;
   for (int64_t p = 0; p * kGenMr < m; ++p) {
+    ahead->issue(p, panels);
     const float* a = pa + p * kGenMr * k;
     const int64_t rows = std::min<int64_t>(kGenMr, m - p * kGenMr);
     for (int64_t q = 0; q * kGenNr < n; ++q) {
@@ -274,16 +276,21 @@ void gemm_pack_b(DType in, const void* src, int64_t rs, int64_t cs, int64_t k, i
 }
 
 void gemm_mmad(DType in, const void* pa, const void* pb, float* c, int64_t ldc, int64_t m,
-               int64_t n, int64_t k, bool accumulate) {
+               int64_t n, int64_t k, bool accumulate, GemmAhead* ahead) {
   check_in(in, "gemm_mmad");
-  if (m <= 0 || n <= 0) return;
-  const GemmIsa& isa = active();
-  if (packs_bf16(isa, in))
-    isa.mmad_bf16(static_cast<const uint16_t*>(pa), static_cast<const uint16_t*>(pb), c, ldc, m, n,
-                  k, accumulate);
-  else
-    isa.mmad_f32(static_cast<const float*>(pa), static_cast<const float*>(pb), c, ldc, m, n, k,
-                 accumulate);
+  GemmAhead none;
+  if (!ahead) ahead = &none;
+  ahead->start();
+  if (m > 0 && n > 0) {
+    const GemmIsa& isa = active();
+    if (packs_bf16(isa, in))
+      isa.mmad_bf16(static_cast<const uint16_t*>(pa), static_cast<const uint16_t*>(pb), c, ldc, m,
+                    n, k, accumulate, ahead);
+    else
+      isa.mmad_f32(static_cast<const float*>(pa), static_cast<const float*>(pb), c, ldc, m, n, k,
+                   accumulate, ahead);
+  }
+  ahead->issue(1, 1);  // whatever the kernel did not reach
 }
 
 void gemm_direct(DType in, const void* a, int64_t lda, const void* b, int64_t ldb, float* c,

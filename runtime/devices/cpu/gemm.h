@@ -50,9 +50,58 @@ void gemm_pack_a(DType in, const void* src, int64_t rs, int64_t cs, int64_t m, i
 void gemm_pack_b(DType in, const void* src, int64_t rs, int64_t cs, int64_t k, int64_t n,
                  void* dst);
 
-// C[m, n] (f32, row stride ldc) = (accumulate ? C : 0) + packedA x packedB.
+// Blocks to bring into cache while gemm_mmad computes: the operands of the caller's next loop
+// iteration (a tile's next k block of a weight streamed from DRAM). The kernels spread the
+// prefetches evenly over their micro-kernel calls, so the fetch overlaps the arithmetic instead
+// of stalling ahead of it: the cpu's analogue of a double-buffered copy-in.
+struct GemmAhead {
+  struct Block {
+    const std::byte* base;
+    int64_t stride, rows, row_bytes;  // rows of row_bytes, stride bytes apart
+  };
+  static constexpr int kMaxBlocks = 2;
+  Block blocks[kMaxBlocks];
+  int count = 0;
+
+  void add(const std::byte* base, int64_t stride, int64_t rows, int64_t row_bytes) {
+    if (count < kMaxBlocks && rows > 0 && row_bytes > 0)
+      blocks[count++] = {base, stride, rows, row_bytes};
+  }
+  int64_t lines() const {
+    int64_t n = 0;
+    for (int b = 0; b < count; ++b) n += blocks[b].rows * ((blocks[b].row_bytes + 63) / 64);
+    return n;
+  }
+  // Issues the prefetches (into L2) up to `done` / `total` of all lines, walking the blocks row
+  // by row.
+  void issue(int64_t done, int64_t total) {
+    int64_t todo = (total <= 0 ? lines_ : lines_ * done / total) - issued_;
+    issued_ += todo;
+    for (; todo > 0 && block_ < count; --todo) {
+      const Block& b = blocks[block_];
+      __builtin_prefetch(b.base + row_ * b.stride + col_, 0, 2);
+      if ((col_ += 64) < b.row_bytes) continue;
+      col_ = 0;
+      if (++row_ < b.rows) continue;
+      row_ = 0;
+      ++block_;
+    }
+  }
+  int64_t issued() const { return issued_; }
+  void start() {
+    lines_ = lines();
+    issued_ = block_ = row_ = col_ = 0;
+  }
+
+ private:
+  int64_t lines_ = 0, issued_ = 0, row_ = 0, col_ = 0;
+  int block_ = 0;
+};
+
+// C[m, n] (f32, row stride ldc) = (accumulate ? C : 0) + packedA x packedB. `ahead`, when given,
+// is fetched while the product runs.
 void gemm_mmad(DType in, const void* pa, const void* pb, float* c, int64_t ldc, int64_t m,
-               int64_t n, int64_t k, bool accumulate);
+               int64_t n, int64_t k, bool accumulate, GemmAhead* ahead = nullptr);
 
 // Same product with A and B unpacked (A row stride lda, unit column stride; B row-major with row
 // stride ldb, unit column stride): the path for small m (decode; m <= 16 on AVX-512) where packing
@@ -82,10 +131,11 @@ struct GemmIsa {
   const char* name;
   GemmKernel f32;   // kernel for packed f32 (f32 and f16 inputs; bf16 where bf16 is null)
   GemmKernel bf16;  // kernel for packed bf16 (k_pack 2); mr == 0 when unsupported
+  // `ahead` (never null) is issued in step with the work: ahead->issue(done, total).
   void (*mmad_f32)(const float* pa, const float* pb, float* c, int64_t ldc, int64_t m, int64_t n,
-                   int64_t k, bool accumulate);
+                   int64_t k, bool accumulate, GemmAhead* ahead);
   void (*mmad_bf16)(const uint16_t* pa, const uint16_t* pb, float* c, int64_t ldc, int64_t m,
-                    int64_t n, int64_t k, bool accumulate);
+                    int64_t n, int64_t k, bool accumulate, GemmAhead* ahead);
   void (*direct)(DType in, const float* a, int64_t lda, const void* b, int64_t ldb, float* c,
                  int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate);
   // Optional fast gemm_pack_b for bf16 pairs from a row-major source (row stride ldb); may be null.

@@ -68,7 +68,7 @@ constexpr std::array<Ukr, sizeof...(R)> make_table(std::integer_sequence<int, R.
 }
 
 ASC_AVX2 void mmad_f32(const float* pa, const float* pb, float* c, int64_t ldc, int64_t m,
-                       int64_t n, int64_t k, bool accumulate) {
+                       int64_t n, int64_t k, bool accumulate, GemmAhead* ahead) {
   static constexpr auto table = make_table(std::make_integer_sequence<int, kMr>{});
   if (k == 0) {
     if (!accumulate)
@@ -79,6 +79,7 @@ ASC_AVX2 void mmad_f32(const float* pa, const float* pb, float* c, int64_t ldc, 
     const int64_t kl = std::min(kKc, k - k0);
     const bool load_c = accumulate || k0 > 0;
     for (int64_t q = 0; q * kNr < n; ++q) {
+      ahead->issue(k0 * n + q * kNr * kl, k * n);
       const float* b = pb + (q * k + k0) * kNr;
       for (int64_t p = 0; p * kMr < m; ++p) {
         const float* a = pa + (p * k + k0) * kMr;

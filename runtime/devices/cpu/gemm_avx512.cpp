@@ -121,12 +121,15 @@ struct PickBf16 {
 template <class T, class Table>
 ASC_AVX512 void mmad_loop(const Table& table, const T* pa, const T* pb, float* c, int64_t ldc,
                           int64_t m, int64_t n, int64_t kp, int64_t kc, int64_t elems_per_k,
-                          bool accumulate) {
+                          bool accumulate, GemmAhead* ahead) {
   if (kp == 0) {
     if (!accumulate)
       for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
     return;
   }
+  // Micro-kernel calls in all, for spreading the prefetches of `ahead` over them.
+  const int64_t total = (kp + kc - 1) / kc * ((n + kNr - 1) / kNr) * ((m + kMr - 1) / kMr);
+  int64_t calls = 0;
   for (int64_t k0 = 0; k0 < kp; k0 += kc) {
     const int64_t kl = std::min(kc, kp - k0);
     const bool load_c = accumulate || k0 > 0;
@@ -135,6 +138,7 @@ ASC_AVX512 void mmad_loop(const Table& table, const T* pa, const T* pb, float* c
       const int64_t cols = n - q * kNr;
       const __mmask16 m0 = tail_mask(cols), m1 = tail_mask(cols - 16);
       for (int64_t p = 0; p * kMr < m; ++p) {
+        ahead->issue(++calls, total);
         const T* a = pa + (p * kp + k0) * kMr * elems_per_k;
         const int64_t rows = std::min<int64_t>(kMr, m - p * kMr);
         table[rows - 1](a, b, kNr * elems_per_k, kl, c + p * kMr * ldc + q * kNr, ldc, m0, m1,
@@ -145,16 +149,16 @@ ASC_AVX512 void mmad_loop(const Table& table, const T* pa, const T* pb, float* c
 }
 
 ASC_AVX512 void mmad_f32(const float* pa, const float* pb, float* c, int64_t ldc, int64_t m,
-                         int64_t n, int64_t k, bool accumulate) {
+                         int64_t n, int64_t k, bool accumulate, GemmAhead* ahead) {
   static constexpr auto table = make_table<float, PickF32>(std::make_integer_sequence<int, kMr>{});
-  mmad_loop(table, pa, pb, c, ldc, m, n, k, kKcF32, 1, accumulate);
+  mmad_loop(table, pa, pb, c, ldc, m, n, k, kKcF32, 1, accumulate, ahead);
 }
 
 ASC_AVX512 void mmad_bf16(const uint16_t* pa, const uint16_t* pb, float* c, int64_t ldc, int64_t m,
-                          int64_t n, int64_t k, bool accumulate) {
+                          int64_t n, int64_t k, bool accumulate, GemmAhead* ahead) {
   static constexpr auto table =
       make_table<uint16_t, PickBf16>(std::make_integer_sequence<int, kMr>{});
-  mmad_loop(table, pa, pb, c, ldc, m, n, (k + 1) / 2, kKcBf16 / 2, 2, accumulate);
+  mmad_loop(table, pa, pb, c, ldc, m, n, (k + 1) / 2, kKcBf16 / 2, 2, accumulate, ahead);
 }
 
 // ---- direct path: M rows of A (f32) x B rows streamed once, NV zmm of columns per chunk ----
@@ -227,6 +231,77 @@ ASC_AVX512 void direct_rows(const float* a, int64_t lda, const void* b, int64_t 
   }
 }
 
+// ---- one row of A (a batch-1 decoding step): B streamed as row groups, C as accumulator ----
+//
+// B is read kRowGroup rows at a time, each row over all n columns, into C (n floats, in L1/L2):
+// eight long sequential streams keep the hardware prefetchers busy, where a walk of short column
+// strips down the rows leaves them idle (bench/gemv_layout_bench.cpp: f32 0.5B shapes 1.24-1.42x
+// the strip walk's bandwidth on a Zen 5 guest; bf16 1.1-1.2x).
+constexpr int kRowGroup = 8;
+
+// C[0, 32) (+)= sum over r < R of a[r] * B row r (32 columns; masked when not kFull): B element
+// type In widened to f32. The same columns of the next group's rows are prefetched.
+template <DType In, int R, bool kFull>
+ASC_AVX512 inline void gemv_row_chunk(const __m512* av, const char* b, int64_t ldb_bytes, float* c,
+                                      bool load_c, __mmask16 m0, __mmask16 m1) {
+  __m512 y0 = _mm512_setzero_ps(), y1 = _mm512_setzero_ps();
+  if (load_c) {
+    y0 = kFull ? _mm512_loadu_ps(c) : _mm512_maskz_loadu_ps(m0, c);
+    y1 = kFull ? _mm512_loadu_ps(c + 16) : _mm512_maskz_loadu_ps(m1, c + 16);
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    const char* row = b + r * ldb_bytes;
+    _mm_prefetch(row + R * ldb_bytes, _MM_HINT_T0);
+    if constexpr (In == DType::kF32) _mm_prefetch(row + R * ldb_bytes + 64, _MM_HINT_T0);
+    __m512 w0, w1;
+    if constexpr (kFull && In == DType::kF32) {
+      w0 = _mm512_loadu_ps(row);
+      w1 = _mm512_loadu_ps(row + 64);
+    } else {
+      w0 = load_b<In>(row, 0, m0);
+      w1 = load_b<In>(row, 16, m1);
+    }
+    y0 = _mm512_fmadd_ps(av[r], w0, y0);
+    y1 = _mm512_fmadd_ps(av[r], w1, y1);
+  }
+  if (kFull) {
+    _mm512_storeu_ps(c, y0);
+    _mm512_storeu_ps(c + 16, y1);
+  } else {
+    _mm512_mask_storeu_ps(c, m0, y0);
+    _mm512_mask_storeu_ps(c + 16, m1, y1);
+  }
+}
+
+template <DType In, int R>
+ASC_AVX512 void gemv_row_group(const float* a, const void* b, int64_t ldb, float* c, int64_t n,
+                               bool load_c) {
+  constexpr int64_t kElem = In == DType::kF32 ? 4 : 2;
+  __m512 av[R];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) av[r] = _mm512_set1_ps(a[r]);
+  const char* bb = static_cast<const char*>(b);
+  int64_t j = 0;
+  for (; j + 32 <= n; j += 32)
+    gemv_row_chunk<In, R, true>(av, bb + j * kElem, ldb * kElem, c + j, load_c, 0xffff, 0xffff);
+  if (j < n)
+    gemv_row_chunk<In, R, false>(av, bb + j * kElem, ldb * kElem, c + j, load_c, tail_mask(n - j),
+                                 tail_mask(n - j - 16));
+}
+
+template <DType In>
+ASC_AVX512 void gemv_rows(const float* a, const void* b, int64_t ldb, float* c, int64_t n,
+                          int64_t k, bool accumulate) {
+  constexpr int64_t kElem = In == DType::kF32 ? 4 : 2;
+  const char* bb = static_cast<const char*>(b);
+  int64_t k0 = 0;
+  for (; k0 + kRowGroup <= k; k0 += kRowGroup)
+    gemv_row_group<In, kRowGroup>(a + k0, bb + k0 * ldb * kElem, ldb, c, n, accumulate || k0 > 0);
+  for (; k0 < k; ++k0)
+    gemv_row_group<In, 1>(a + k0, bb + k0 * ldb * kElem, ldb, c, n, accumulate || k0 > 0);
+}
+
 // k block of the direct path: B is walked kb rows x all n at a time, so consecutive column
 // strips hit the same pages and lines (TLB- and prefetch-friendly); C is re-read once per block.
 constexpr int64_t kDirectKb = 128;
@@ -241,6 +316,7 @@ ASC_AVX512 void direct_typed(const float* a, int64_t lda, const void* b, int64_t
       for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
     return;
   }
+  if (m == 1) return gemv_rows<In>(a, b, ldb, c, n, k, accumulate);
   alignas(64) float ap[kDirectKb * kDirectWide];
   for (int64_t k0 = 0; k0 < k; k0 += kDirectKb) {
     const int64_t kl = std::min(kDirectKb, k - k0);
@@ -411,78 +487,78 @@ ASC_AVX512 void direct_rows_bf16(const float* a, int64_t lda, const uint16_t* b,
   }
 }
 
-// Direct path for one row of bf16 A (a batch-1 decoding step): B is walked as the widening
-// path walks it (k blocks of kDirectKb rows x strips of kPairStrip columns), but each pair of
-// rows is interleaved in registers and multiplied with vdpbf16ps against the broadcast pair
-// (a[k], a[k+1]): half the instructions per weight, so the stream is not issue-bound
-// (bench/gemv_layout_bench.cpp: 0.98-1.00 of a plain read against 0.90 widened).
-constexpr int kPairGroups = 4;  // 32-column groups per strip
-constexpr int64_t kPairStrip = 32 * kPairGroups;
+template <int P, bool kFull>
+ASC_AVX512 inline void gemv_pair_chunk(const __m512bh* av, const uint16_t* b, int64_t ldb, float* c,
+                                       bool load_c, bool single, __mmask16 m0, __mmask16 m1) {
+  const __mmask32 mb = __mmask32(m0) | (__mmask32(m1) << 16);
+  __m512 y0 = _mm512_setzero_ps(), y1 = _mm512_setzero_ps();
+  if (load_c) {
+    y0 = kFull ? _mm512_loadu_ps(c) : _mm512_maskz_loadu_ps(m0, c);
+    y1 = kFull ? _mm512_loadu_ps(c + 16) : _mm512_maskz_loadu_ps(m1, c + 16);
+  }
+#pragma GCC unroll 8
+  for (int t = 0; t < P; ++t) {
+    const uint16_t* r0 = b + 2 * t * ldb;
+    // The same columns of the next group's rows (prefetches never fault past B's end).
+    _mm_prefetch(reinterpret_cast<const char*>(r0 + 2 * P * ldb), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(r0 + (2 * P + 1) * ldb), _MM_HINT_T0);
+    const __m512i x0 = kFull ? _mm512_loadu_si512(r0) : _mm512_maskz_loadu_epi16(mb, r0);
+    const __m512i x1 = single && t == P - 1 ? _mm512_setzero_si512()
+                       : kFull              ? _mm512_loadu_si512(r0 + ldb)
+                                            : _mm512_maskz_loadu_epi16(mb, r0 + ldb);
+    __m512i p0, p1;
+    interleave_rows(x0, x1, p0, p1);
+    y0 = _mm512_dpbf16_ps(y0, av[t], (__m512bh)p0);
+    y1 = _mm512_dpbf16_ps(y1, av[t], (__m512bh)p1);
+  }
+  if (kFull) {
+    _mm512_storeu_ps(c, y0);
+    _mm512_storeu_ps(c + 16, y1);
+  } else {
+    _mm512_mask_storeu_ps(c, m0, y0);
+    _mm512_mask_storeu_ps(c + 16, m1, y1);
+  }
+}
 
-ASC_AVX512 void direct_pairs_bf16(const float* a, const uint16_t* b, int64_t ldb, float* c,
-                                  int64_t n, int64_t k, bool accumulate) {
-  uint32_t ap[kDirectKb / 2];
-  for (int64_t k0 = 0; k0 < k; k0 += kDirectKb) {
-    const int64_t kl = std::min(kDirectKb, k - k0), pairs = (kl + 1) / 2;
-    const bool acc_c = accumulate || k0 > 0;
+// bf16 B with dot products: P pairs of rows; each pair interleaved in registers and multiplied
+// with vdpbf16ps against the broadcast pair (a[2t], a[2t+1]). `single`: the last pair has only its
+// first row (k odd), the second is zero. Masked loads and stores only for the column tail (they
+// cost this loop ~40 % on Zen 5).
+template <int P>
+ASC_AVX512 void gemv_pair_group(const uint32_t* ap, const uint16_t* b, int64_t ldb, float* c,
+                                int64_t n, bool load_c, bool single = false) {
+  __m512bh av[P];
+#pragma GCC unroll 8
+  for (int t = 0; t < P; ++t) av[t] = (__m512bh)_mm512_set1_epi32(static_cast<int>(ap[t]));
+  int64_t j = 0;
+  for (; j + 32 <= n; j += 32)
+    gemv_pair_chunk<P, true>(av, b + j, ldb, c + j, load_c, single, 0xffff, 0xffff);
+  if (j < n)
+    gemv_pair_chunk<P, false>(av, b + j, ldb, c + j, load_c, single, tail_mask(n - j),
+                              tail_mask(n - j - 16));
+}
+
+ASC_AVX512 void gemv_pairs_bf16(const float* a, const uint16_t* b, int64_t ldb, float* c, int64_t n,
+                                int64_t k, bool accumulate) {
+  constexpr int kPairs = kRowGroup / 2;
+  uint32_t ap[kPairs];
+  int64_t k0 = 0;
+  auto pack = [&](int pairs) {
     // A came from bf16 and was widened exactly; truncating back is exact.
-    for (int64_t t = 0; t < pairs; ++t) {
+    for (int t = 0; t < pairs; ++t) {
       uint32_t lo, hi = 0;
       std::memcpy(&lo, a + k0 + 2 * t, 4);
-      if (2 * t + 1 < kl) std::memcpy(&hi, a + k0 + 2 * t + 1, 4);
+      if (k0 + 2 * t + 1 < k) std::memcpy(&hi, a + k0 + 2 * t + 1, 4);
       ap[t] = (lo >> 16) | (hi & 0xffff0000u);
     }
-    const uint16_t* bk = b + k0 * ldb;
-    for (int64_t j0 = 0; j0 < n; j0 += kPairStrip) {
-      __mmask32 load[kPairGroups];
-      __mmask16 store[2 * kPairGroups];
-      for (int g = 0; g < kPairGroups; ++g) {
-        store[2 * g] = tail_mask(n - j0 - 32 * g);
-        store[2 * g + 1] = tail_mask(n - j0 - 32 * g - 16);
-        load[g] = __mmask32(store[2 * g]) | (__mmask32(store[2 * g + 1]) << 16);
-      }
-      __m512 acc[2 * kPairGroups];
-#pragma GCC unroll 8
-      for (auto& x : acc) x = _mm512_setzero_ps();
-      for (int64_t t = 0; t < pairs; ++t) {
-        const uint16_t* r0 = bk + 2 * t * ldb + j0;
-        const bool second = 2 * t + 1 < kl;
-        if (2 * t + kDirectPrefetchRows + 1 < kl) {  // the strip's rows a few pairs ahead
-          const char* pf = reinterpret_cast<const char*>(r0 + kDirectPrefetchRows * ldb);
-#pragma GCC unroll 4
-          for (int64_t off = 0; off < kPairStrip * 2; off += 64) {
-            _mm_prefetch(pf + off, _MM_HINT_T0);
-            _mm_prefetch(pf + ldb * 2 + off, _MM_HINT_T0);
-          }
-        }
-        if (j0 + kPairStrip < n) {  // the next strip's rows, a whole strip ahead
-          const char* pf = reinterpret_cast<const char*>(r0 + kPairStrip);
-#pragma GCC unroll 4
-          for (int64_t off = 0; off < kPairStrip * 2; off += 64) {
-            _mm_prefetch(pf + off, _MM_HINT_T1);
-            if (second) _mm_prefetch(pf + ldb * 2 + off, _MM_HINT_T1);
-          }
-        }
-        const __m512bh av = (__m512bh)_mm512_set1_epi32(static_cast<int>(ap[t]));
-#pragma GCC unroll 4
-        for (int g = 0; g < kPairGroups; ++g) {
-          const __m512i x0 = _mm512_maskz_loadu_epi16(load[g], r0 + 32 * g);
-          const __m512i x1 = second ? _mm512_maskz_loadu_epi16(load[g], r0 + ldb + 32 * g)
-                                    : _mm512_setzero_si512();
-          __m512i p0, p1;
-          interleave_rows(x0, x1, p0, p1);
-          acc[2 * g] = _mm512_dpbf16_ps(acc[2 * g], av, (__m512bh)p0);
-          acc[2 * g + 1] = _mm512_dpbf16_ps(acc[2 * g + 1], av, (__m512bh)p1);
-        }
-      }
-#pragma GCC unroll 8
-      for (int v = 0; v < 2 * kPairGroups; ++v) {
-        float* cv = c + j0 + 16 * v;
-        __m512 r = acc[v];
-        if (acc_c) r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(store[v], cv));
-        _mm512_mask_storeu_ps(cv, store[v], r);
-      }
-    }
+  };
+  for (; k0 + kRowGroup <= k; k0 += kRowGroup) {
+    pack(kPairs);
+    gemv_pair_group<kPairs>(ap, b + k0 * ldb, ldb, c, n, accumulate || k0 > 0);
+  }
+  for (; k0 < k; k0 += 2) {
+    pack(1);
+    gemv_pair_group<1>(ap, b + k0 * ldb, ldb, c, n, accumulate || k0 > 0, k0 + 1 == k);
   }
 }
 
@@ -509,7 +585,7 @@ void direct_dot(DType in, const float* a, int64_t lda, const void* b, int64_t ld
     return direct_rows_bf16(a, lda, static_cast<const uint16_t*>(b), ldb, c, ldc, m, n, k,
                             accumulate);
   if (m == 1 && k > 0 && in == DType::kBF16)
-    return direct_pairs_bf16(a, static_cast<const uint16_t*>(b), ldb, c, n, k, accumulate);
+    return gemv_pairs_bf16(a, static_cast<const uint16_t*>(b), ldb, c, n, k, accumulate);
   direct(in, a, lda, b, ldb, c, ldc, m, n, k, accumulate);
 }
 

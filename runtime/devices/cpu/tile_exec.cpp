@@ -273,6 +273,7 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
     for (auto& blk : slots.blocks) blk.src = nullptr;
   int64_t vars[kMaxRank * 2] = {};
   int64_t inner[kMaxRank];
+  GemmAhead ahead;  // next k blocks of the packed matmul operands, fetched by the next mmad
 
   auto slot_ptr = [&](int b) {
     const BufferDecl& d = p.buffers[b];
@@ -359,8 +360,18 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
               ++vars[loop->var];
               const BoxEval next = eval_box(in.box, vars);
               --vars[loop->var];
-              if (!next.empty)
-                prefetch_box(gm(in.arg) + static_cast<size_t>(next.base) * es, in.box, next, es);
+              if (!next.empty) {
+                const std::byte* base = gm(in.arg) + static_cast<size_t>(next.base) * es;
+                int64_t rs, cs, rows, cols;
+                box_matrix(in.box, next, rs, cs, rows, cols);
+                // A packed matmul operand is fetched while the coming mmad computes, spread over
+                // its micro-kernel calls; anything else ahead of time, here.
+                if (low.view_in[pc] && !low.mmad_direct && cs == 1)
+                  ahead.add(base, rs * static_cast<int64_t>(es), rows,
+                            cols * static_cast<int64_t>(es));
+                else
+                  prefetch_box(base, in.box, next, es);
+              }
             }
           }
           break;
@@ -523,11 +534,14 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
               gemm_pack_b(dt, b.ptr, b.rs, b.cs, k, n, tb.data());
               bp = tb.data();
             }
-            gemm_mmad(dt, ap, bp, reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc);
+            gemm_mmad(dt, ap, bp, reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc, &ahead);
+            ahead.count = 0;
             break;
           }
           if (a.packed) {
-            gemm_mmad(dt, a.ptr, b.ptr, reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc);
+            gemm_mmad(dt, a.ptr, b.ptr, reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc,
+                      &ahead);
+            ahead.count = 0;
           } else {
             gemm_direct(dt, a.ptr, a.rs, b.ptr, b.rs, reinterpret_cast<float*>(c.ptr), c.rs, m, n,
                         k, acc);
