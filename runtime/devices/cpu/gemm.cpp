@@ -268,9 +268,8 @@ void gemm_pack_b(DType in, const void* src, int64_t rs, int64_t cs, int64_t k, i
     isa.pack_b_bf16_rows(static_cast<const uint16_t*>(src), rs, k, n, static_cast<uint16_t*>(dst));
   else if (g.k_pack == 2)
     pack_panels_bf16(src, cs, rs, n, k, g.nr, static_cast<uint16_t*>(dst));
-  else if (in != DType::kF32 && cs == 1 && isa.pack_b_widen_rows)
-    isa.pack_b_widen_rows(in, static_cast<const uint16_t*>(src), rs, k, n,
-                          static_cast<float*>(dst));
+  else if (cs == 1 && isa.pack_b_rows)
+    isa.pack_b_rows(in, src, rs, k, n, static_cast<float*>(dst));
   else
     pack_panels_f32(in, src, cs, rs, n, k, g.nr, static_cast<float*>(dst));
 }

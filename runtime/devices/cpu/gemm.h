@@ -140,9 +140,9 @@ struct GemmIsa {
                  int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate);
   // Optional fast gemm_pack_b for bf16 pairs from a row-major source (row stride ldb); may be null.
   void (*pack_b_bf16_rows)(const uint16_t* src, int64_t ldb, int64_t k, int64_t n, uint16_t* dst);
-  // Optional fast gemm_pack_b of a row-major f16/bf16 source into f32 panels; may be null.
-  void (*pack_b_widen_rows)(DType in, const uint16_t* src, int64_t ldb, int64_t k, int64_t n,
-                            float* dst);
+  // Optional fast gemm_pack_b of a row-major f32/f16/bf16 source (row stride ldb) into f32
+  // panels; may be null.
+  void (*pack_b_rows)(DType in, const void* src, int64_t ldb, int64_t k, int64_t n, float* dst);
 };
 
 const GemmIsa* gemm_isa_avx512();       // nullptr when the CPU lacks AVX-512F/BW/VL/DQ
