@@ -171,6 +171,39 @@ INSTANTIATE_TEST_SUITE_P(Gemm, GemmTest, ::testing::ValuesIn(all_cases()),
                            return case_name(info.param);
                          });
 
+// B packed panel by panel inside the product gives the product of B packed first, bit for bit
+// (same panels, same k chunks), over shapes with partial panels, several k chunks and C kept.
+TEST(GemmBRows, EqualsPackingBFirst) {
+  if (!gemm_mmad_b_rows_supported(DType::kF32)) GTEST_SKIP() << "no b-rows kernel on this CPU";
+  struct Shape {
+    int64_t m, n, k;
+  };
+  for (const Shape s : {Shape{1, 1, 1}, Shape{13, 33, 65}, Shape{25, 70, 300}, Shape{132, 608, 160},
+                        Shape{37, 129, 700}, Shape{12, 32, 0}}) {
+    for (bool accumulate : {false, true}) {
+      std::mt19937 rng(static_cast<uint32_t>(s.m * 31 + s.n * 7 + s.k));
+      std::vector<float> a_exact, b_exact;
+      const int64_t ldb = s.n + 5;
+      const auto a = random_tensor(DType::kF32, s.m * s.k, rng, a_exact);
+      const auto b = random_tensor(DType::kF32, s.k * ldb, rng, b_exact);
+      std::vector<uint8_t> pa(gemm_packed_a_bytes(DType::kF32, s.m, s.k) + 1);
+      std::vector<uint8_t> pb(gemm_packed_b_bytes(DType::kF32, s.k, s.n) + 1);
+      gemm_pack_a(DType::kF32, a.data(), s.k, 1, s.m, s.k, pa.data());
+      gemm_pack_b(DType::kF32, b.data(), ldb, 1, s.k, s.n, pb.data());
+      const int64_t ldc = s.n + 2;
+      std::vector<float> packed(s.m * ldc), rows;
+      std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+      for (float& x : packed) x = dist(rng);
+      rows = packed;
+      gemm_mmad(DType::kF32, pa.data(), pb.data(), packed.data(), ldc, s.m, s.n, s.k, accumulate);
+      ASSERT_TRUE(gemm_mmad_b_rows(DType::kF32, pa.data(), b.data(), ldb, rows.data(), ldc, s.m,
+                                   s.n, s.k, accumulate));
+      EXPECT_EQ(rows, packed) << s.m << "x" << s.n << "x" << s.k << " accumulate " << accumulate;
+    }
+  }
+  EXPECT_FALSE(gemm_mmad_b_rows(DType::kBF16, nullptr, nullptr, 0, nullptr, 0, 1, 1, 1, false));
+}
+
 // Prefetching the caller's next blocks while gemm_mmad runs: every line of every block is
 // issued exactly once, and the product is the one computed without them.
 TEST(GemmAhead, IssuesEveryLineOnceAndLeavesTheProductAlone) {

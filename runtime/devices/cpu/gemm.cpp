@@ -85,6 +85,7 @@ const GemmIsa& gemm_isa_generic() {
                            nullptr,
                            generic_direct,
                            nullptr,
+                           nullptr,
                            nullptr};
   return isa;
 }
@@ -290,6 +291,23 @@ void gemm_mmad(DType in, const void* pa, const void* pb, float* c, int64_t ldc, 
                    accumulate, ahead);
   }
   ahead->issue(1, 1);  // whatever the kernel did not reach
+}
+
+bool gemm_mmad_b_rows_supported(DType in) {
+  return in == DType::kF32 && active().mmad_f32_b_rows != nullptr;
+}
+
+bool gemm_mmad_b_rows(DType in, const void* pa, const void* b, int64_t ldb, float* c, int64_t ldc,
+                      int64_t m, int64_t n, int64_t k, bool accumulate, GemmAhead* ahead) {
+  if (!gemm_mmad_b_rows_supported(in)) return false;
+  GemmAhead none;
+  if (!ahead) ahead = &none;
+  ahead->start();
+  if (m > 0 && n > 0)
+    active().mmad_f32_b_rows(static_cast<const float*>(pa), static_cast<const float*>(b), ldb, c,
+                             ldc, m, n, k, accumulate, ahead);
+  ahead->issue(1, 1);
+  return true;
 }
 
 void gemm_direct(DType in, const void* a, int64_t lda, const void* b, int64_t ldb, float* c,

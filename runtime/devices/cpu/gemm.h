@@ -103,6 +103,16 @@ struct GemmAhead {
 void gemm_mmad(DType in, const void* pa, const void* pb, float* c, int64_t ldc, int64_t m,
                int64_t n, int64_t k, bool accumulate, GemmAhead* ahead = nullptr);
 
+// Same product with B unpacked (row-major f32, row stride ldb, unit column stride): each panel of
+// nr columns is packed right before the micro-kernels that use it while the next panel's rows are
+// prefetched, so a B streamed from DRAM arrives under the arithmetic and only one panel (kc x nr)
+// occupies the cache (packing a whole block first reads it at DRAM latency, ~15 % of a Qwen
+// prefill). `ahead` as for gemm_mmad. Returns false, doing nothing, where the ISA has no such
+// kernel (pack B instead).
+bool gemm_mmad_b_rows(DType in, const void* pa, const void* b, int64_t ldb, float* c, int64_t ldc,
+                      int64_t m, int64_t n, int64_t k, bool accumulate, GemmAhead* ahead = nullptr);
+bool gemm_mmad_b_rows_supported(DType in);
+
 // Same product with A and B unpacked (A row stride lda, unit column stride; B row-major with row
 // stride ldb, unit column stride): the path for small m (decode; m <= 16 on AVX-512) where packing
 // B would cost more than it saves. B is streamed once in blocks of ~128 rows x all n (TLB- and
@@ -140,6 +150,9 @@ struct GemmIsa {
                  int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate);
   // Optional fast gemm_pack_b for bf16 pairs from a row-major source (row stride ldb); may be null.
   void (*pack_b_bf16_rows)(const uint16_t* src, int64_t ldb, int64_t k, int64_t n, uint16_t* dst);
+  // Optional gemm_mmad_b_rows for f32; may be null.
+  void (*mmad_f32_b_rows)(const float* pa, const float* b, int64_t ldb, float* c, int64_t ldc,
+                          int64_t m, int64_t n, int64_t k, bool accumulate, GemmAhead* ahead);
   // Optional fast gemm_pack_b of a row-major f32/f16/bf16 source (row stride ldb) into f32
   // panels; may be null.
   void (*pack_b_rows)(DType in, const void* src, int64_t ldb, int64_t k, int64_t n, float* dst);

@@ -215,6 +215,7 @@ const GemmIsa* gemm_isa_avx2() {
                               nullptr,
                               direct,
                               nullptr,
+                              nullptr,
                               nullptr};
     return &avx2;
   }();

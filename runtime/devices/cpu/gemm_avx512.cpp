@@ -161,6 +161,65 @@ ASC_AVX512 void mmad_bf16(const uint16_t* pa, const uint16_t* pb, float* c, int6
   mmad_loop(table, pa, pb, c, ldc, m, n, (k + 1) / 2, kKcBf16 / 2, 2, accumulate, ahead);
 }
 
+constexpr int64_t kBRowsAhead = 2;  // panels
+
+// B from its rows, one panel at a time (gemm_mmad_b_rows): the panel of kNr columns x kl rows is
+// packed into a per-thread buffer (the f32 packed layout), run against every A panel, while the
+// next panel's rows are prefetched, spread over those micro-kernel calls.
+ASC_AVX512 void mmad_f32_b_rows(const float* pa, const float* b, int64_t ldb, float* c, int64_t ldc,
+                                int64_t m, int64_t n, int64_t k, bool accumulate,
+                                GemmAhead* ahead) {
+  static constexpr auto table = make_table<float, PickF32>(std::make_integer_sequence<int, kMr>{});
+  if (k == 0) {
+    if (!accumulate)
+      for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    return;
+  }
+  alignas(64) static thread_local float panel[kKcF32 * kNr];
+  const int64_t panels_a = (m + kMr - 1) / kMr, panels_b = (n + kNr - 1) / kNr;
+  const int64_t total = (k + kKcF32 - 1) / kKcF32 * panels_b * panels_a;
+  int64_t calls = 0;
+  for (int64_t k0 = 0; k0 < k; k0 += kKcF32) {
+    const int64_t kl = std::min(kKcF32, k - k0);
+    const bool load_c = accumulate || k0 > 0;
+    for (int64_t q = 0; q < panels_b; ++q) {
+      const int64_t cols = n - q * kNr;
+      const float* src = b + k0 * ldb + q * kNr;
+      if (cols >= kNr) {
+        for (int64_t kk = 0; kk < kl; ++kk) {
+          _mm512_store_ps(panel + kk * kNr, _mm512_loadu_ps(src + kk * ldb));
+          _mm512_store_ps(panel + kk * kNr + 16, _mm512_loadu_ps(src + kk * ldb + 16));
+        }
+      } else {
+        const __mmask16 m0 = tail_mask(cols), m1 = tail_mask(cols - 16);
+        for (int64_t kk = 0; kk < kl; ++kk) {
+          _mm512_store_ps(panel + kk * kNr, _mm512_maskz_loadu_ps(m0, src + kk * ldb));
+          _mm512_store_ps(panel + kk * kNr + 16, _mm512_maskz_loadu_ps(m1, src + kk * ldb + 16));
+        }
+      }
+      // The panel kBRowsAhead on: in this chunk's columns, else in the next chunk's.
+      const int64_t t = q + kBRowsAhead, t2 = t - panels_b;
+      const float* next = t < panels_b                   ? src + kBRowsAhead * kNr
+                          : k0 + kl < k && t2 < panels_b ? b + (k0 + kl) * ldb + t2 * kNr
+                                                         : nullptr;
+      const int64_t next_rows = t < panels_b ? kl : std::min(kKcF32, k - k0 - kl);
+      const __mmask16 m0 = tail_mask(cols), m1 = tail_mask(cols - 16);
+      int64_t row = 0;
+      for (int64_t p = 0; p < panels_a; ++p) {
+        ahead->issue(++calls, total);
+        if (next)
+          for (const int64_t until = next_rows * (p + 1) / panels_a; row < until; ++row) {
+            _mm_prefetch(reinterpret_cast<const char*>(next + row * ldb), _MM_HINT_T1);
+            _mm_prefetch(reinterpret_cast<const char*>(next + row * ldb + 16), _MM_HINT_T1);
+          }
+        table[std::min<int64_t>(kMr, m - p * kMr) - 1](pa + (p * k + k0) * kMr, panel, kNr, kl,
+                                                       c + p * kMr * ldc + q * kNr, ldc, m0, m1,
+                                                       load_c);
+      }
+    }
+  }
+}
+
 // ---- direct path: M rows of A (f32) x B rows streamed once, NV zmm of columns per chunk ----
 
 template <DType In>
@@ -662,6 +721,7 @@ const GemmIsa* gemm_isa_avx512() {
                                nullptr,
                                direct,
                                nullptr,
+                               mmad_f32_b_rows,
                                pack_b_rows};
     return &widen;
   }();
@@ -678,6 +738,7 @@ const GemmIsa* gemm_isa_avx512_bf16() {
                              mmad_bf16,
                              direct_dot,
                              pack_b_bf16_rows,
+                             mmad_f32_b_rows,
                              pack_b_rows};
     return &dot;
   }();

@@ -153,7 +153,8 @@ struct BufState {
   int64_t rs = 0, cs = 1;      // matrix view strides in elements
   int64_t rows = 0, cols = 0;  // valid matrix extent (mmad operands)
   bool packed = false;
-  uint64_t uses = 0;  // copy-in count: selects the ping-pong slot
+  bool b_rows = false;  // an unpacked B view the mmad packs panel by panel
+  uint64_t uses = 0;    // copy-in count: selects the ping-pong slot
 };
 
 int64_t outer_of(const Shape& d, int axis) {
@@ -251,6 +252,20 @@ Lowering lower(const TileProgram& p) {
   for (const auto& in : p.instrs)
     if (in.kind == InstrKind::kMmad && p.buffers[in.src[0]].dims[0] <= kDirectMaxM)
       low.mmad_direct = true;
+  // A B block used once (not kept) that is a GM view is packed panel by panel by the mmad.
+  low.b_rows.assign(nb, false);
+  low.b_rows_in.assign(ni, false);
+  for (int i = 0; i < ni && !low.mmad_direct; ++i) {
+    const Instr& in = p.instrs[i];
+    if (in.kind != InstrKind::kLoadL0 || p.buffers[in.dst].pos != Pos::kL0B ||
+        low.pack_keep[in.dst] > 0 || producers[in.src[0]].size() != 1 ||
+        consumers[in.src[0]].size() != 1 || !gemm_mmad_b_rows_supported(p.buffers[in.src[0]].dtype))
+      continue;
+    const int c = producers[in.src[0]][0];
+    if (!low.view_in[c]) continue;
+    low.b_rows[in.dst] = true;
+    low.b_rows_in[c] = true;
+  }
   return low;
 }
 
@@ -366,9 +381,11 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
                 box_matrix(in.box, next, rs, cs, rows, cols);
                 // A packed matmul operand is fetched while the coming mmad computes, spread over
                 // its micro-kernel calls; anything else ahead of time, here.
+                // (Of a B packed panel by panel, the first two panels: the mmad fetches the rest.)
                 if (low.view_in[pc] && !low.mmad_direct && cs == 1)
                   ahead.add(base, rs * static_cast<int64_t>(es), rows,
-                            cols * static_cast<int64_t>(es));
+                            (low.b_rows_in[pc] ? std::min<int64_t>(cols, 64) : cols) *
+                                static_cast<int64_t>(es));
                 else
                   prefetch_box(base, in.box, next, es);
               }
@@ -460,9 +477,10 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           const BufState& s = st[in.src[0]];
           BufState& d = st[in.dst];
           const DType dt = p.buffers[in.src[0]].dtype;
-          if (low.mmad_direct && s.cs == 1) {
+          if ((low.mmad_direct || low.b_rows[in.dst]) && s.cs == 1) {
             d = s;
             d.packed = false;
+            d.b_rows = low.b_rows[in.dst];
             break;
           }
           const bool is_a = p.buffers[in.dst].pos == Pos::kL0A;
@@ -518,6 +536,12 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
             if (!acc)
               for (int64_t r = 0; r < m; ++r)
                 std::memset(c.ptr + r * c.rs * 4, 0, static_cast<size_t>(n) * 4);
+            break;
+          }
+          if (a.packed && b.b_rows &&
+              gemm_mmad_b_rows(dt, a.ptr, b.ptr, b.rs, reinterpret_cast<float*>(c.ptr), c.rs, m, n,
+                               k, acc, &ahead)) {
+            ahead.count = 0;
             break;
           }
           if (a.packed != b.packed) {  // direct form refused for one operand: pack both

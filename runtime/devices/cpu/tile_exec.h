@@ -18,8 +18,11 @@ struct Lowering {
   // repacked every time). Non-zero only when the block's GM view does not move with the grid
   // axis that changes from one tile to the next (e.g. the A panel while a core walks N tiles).
   std::vector<int> pack_keep;
-  std::vector<int> alias_out;   // per buffer: index of the copy-out it may be written through
-  bool mmad_direct = false;     // small-m matmul: skip packing, stream B
+  std::vector<int> alias_out;  // per buffer: index of the copy-out it may be written through
+  bool mmad_direct = false;    // small-m matmul: skip packing, stream B
+  // Per L0B buffer: B stays a GM view, packed panel by panel inside the mmad
+  // (gemm_mmad_b_rows); per copy-in instr: it feeds such a buffer.
+  std::vector<bool> b_rows, b_rows_in;
   std::vector<int> loop_end;    // per kLoopBegin: index of its kLoopEnd
   std::vector<int> loop_begin;  // per kLoopEnd: index of its kLoopBegin
 };
