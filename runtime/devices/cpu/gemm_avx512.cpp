@@ -161,7 +161,11 @@ ASC_AVX512 void mmad_bf16(const uint16_t* pa, const uint16_t* pb, float* c, int6
   mmad_loop(table, pa, pb, c, ldc, m, n, (k + 1) / 2, kKcBf16 / 2, 2, accumulate, ahead);
 }
 
-constexpr int64_t kBRowsAhead = 2;  // panels
+// gemm_mmad_b_rows: prefetch distance in panels (1, 2, 4 and 8 measured the same), and its k chunk:
+// 64 rows, so one chunk's rows (a page each for a large weight) fit the L1 DTLB (+2-3 % prefill
+// against 256).
+constexpr int64_t kBRowsAhead = 2;
+constexpr int64_t kKcBRows = 64;
 
 // B from its rows, one panel at a time (gemm_mmad_b_rows): the panel of kNr columns x kl rows is
 // packed into a per-thread buffer (the f32 packed layout), run against every A panel, while the
@@ -175,12 +179,12 @@ ASC_AVX512 void mmad_f32_b_rows(const float* pa, const float* b, int64_t ldb, fl
       for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
     return;
   }
-  alignas(64) static thread_local float panel[kKcF32 * kNr];
+  alignas(64) static thread_local float panel[kKcBRows * kNr];
   const int64_t panels_a = (m + kMr - 1) / kMr, panels_b = (n + kNr - 1) / kNr;
-  const int64_t total = (k + kKcF32 - 1) / kKcF32 * panels_b * panels_a;
+  const int64_t total = (k + kKcBRows - 1) / kKcBRows * panels_b * panels_a;
   int64_t calls = 0;
-  for (int64_t k0 = 0; k0 < k; k0 += kKcF32) {
-    const int64_t kl = std::min(kKcF32, k - k0);
+  for (int64_t k0 = 0; k0 < k; k0 += kKcBRows) {
+    const int64_t kl = std::min(kKcBRows, k - k0);
     const bool load_c = accumulate || k0 > 0;
     for (int64_t q = 0; q < panels_b; ++q) {
       const int64_t cols = n - q * kNr;
@@ -202,7 +206,7 @@ ASC_AVX512 void mmad_f32_b_rows(const float* pa, const float* b, int64_t ldb, fl
       const float* next = t < panels_b                   ? src + kBRowsAhead * kNr
                           : k0 + kl < k && t2 < panels_b ? b + (k0 + kl) * ldb + t2 * kNr
                                                          : nullptr;
-      const int64_t next_rows = t < panels_b ? kl : std::min(kKcF32, k - k0 - kl);
+      const int64_t next_rows = t < panels_b ? kl : std::min(kKcBRows, k - k0 - kl);
       const __mmask16 m0 = tail_mask(cols), m1 = tail_mask(cols - 16);
       int64_t row = 0;
       for (int64_t p = 0; p < panels_a; ++p) {
