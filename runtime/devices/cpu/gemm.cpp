@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/devices/cpu/vec.h"
+
 namespace asc::cpu {
 namespace {
 
@@ -319,10 +321,14 @@ void gemm_direct(DType in, const void* a, int64_t lda, const void* b, int64_t ld
     isa.direct(in, static_cast<const float*>(a), lda, b, ldb, c, ldc, m, n, k, accumulate);
     return;
   }
-  // A is small on this path (m rows): convert it to f32 once.
-  std::vector<float> af(static_cast<size_t>(m * k));
+  // A is small on this path (m rows): convert it to f32 once, into a buffer the thread keeps (a
+  // bf16 decoding step makes thousands of these calls).
+  static thread_local std::vector<float> af;
+  if (af.size() < static_cast<size_t>(m * k)) af.resize(static_cast<size_t>(m * k));
+  const size_t es = dtype_size(in);
   for (int64_t i = 0; i < m; ++i)
-    for (int64_t kk = 0; kk < k; ++kk) af[i * k + kk] = load_f32(in, a, i * lda + kk);
+    vec_cast(in, DType::kF32, static_cast<const std::byte*>(a) + i * lda * es, af.data() + i * k,
+             k);
   isa.direct(in, af.data(), k, b, ldb, c, ldc, m, n, k, accumulate);
 }
 
