@@ -115,9 +115,10 @@ bool gemm_mmad_b_rows_supported(DType in);
 
 // Same product with A and B unpacked (A row stride lda, unit column stride; B row-major with row
 // stride ldb, unit column stride): the path for small m (decode; m <= 16 on AVX-512) where packing
-// B would cost more than it saves. B is streamed once in blocks of ~128 rows x all n (TLB- and
-// prefetch-friendly) at close to memory bandwidth; C is re-read once per such block. m <= 8 reads B
-// once; 9..16 rows run as one block (f32: 16 x 16 tiles; bf16: 12 x 32 dot-product tiles).
+// B would cost more than it saves. m = 1 (AVX-512) reads B as groups of 8 rows, each over all n,
+// with C as the accumulator (eight sequential streams); otherwise B is streamed once in blocks of
+// ~128 rows x all n (TLB- and prefetch-friendly), C re-read once per block. m <= 8 reads B once;
+// 9..16 rows run as one block (f32: 16 x 16 tiles; bf16: 12 x 32 dot-product tiles).
 void gemm_direct(DType in, const void* a, int64_t lda, const void* b, int64_t ldb, float* c,
                  int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate);
 

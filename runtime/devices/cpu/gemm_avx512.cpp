@@ -298,8 +298,8 @@ ASC_AVX512 void direct_rows(const float* a, int64_t lda, const void* b, int64_t 
 //
 // B is read kRowGroup rows at a time, each row over all n columns, into C (n floats, in L1/L2):
 // eight long sequential streams keep the hardware prefetchers busy, where a walk of short column
-// strips down the rows leaves them idle (bench/gemv_layout_bench.cpp: f32 0.5B shapes 1.24-1.42x
-// the strip walk's bandwidth on a Zen 5 guest; bf16 1.1-1.2x).
+// strips down the rows leaves them idle (docs/PERFORMANCE.md, the Zen 5 section: the 0.5B decode
+// step's f32 MatMuls went from 0.86 to 1.01-1.02 of oneDNN's speed in asc-decode-gemv-bench).
 constexpr int kRowGroup = 8;
 
 // C[0, 32) (+)= sum over r < R of a[r] * B row r (32 columns; masked when not kFull): B element
