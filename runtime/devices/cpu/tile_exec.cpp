@@ -517,6 +517,7 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           d.rows = s.rows;
           d.cols = s.cols;
           d.packed = true;
+          d.b_rows = false;
           break;
         }
         case InstrKind::kMmad: {
