@@ -1,4 +1,5 @@
-// AVX-512 GEMM micro-kernels (f32 FMA; bf16 dot products, or bf16/f16 widened to f32). Compiled
+// AVX-512 GEMM micro-kernels (f32 FMA; bf16 dot products, or bf16/f16 widened to f32); the
+// one-row GEMV is in gemv_avx512.cpp. Compiled
 // without -march: every function that uses the intrinsics carries ASC_AVX512 and runs only after
 // the CPU check.
 #include <immintrin.h>
@@ -13,8 +14,7 @@
 #include <vector>
 
 #include "runtime/devices/cpu/gemm.h"
-
-#define ASC_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,fma")))
+#include "runtime/devices/cpu/gemm_avx512.h"
 
 namespace asc::cpu::gemm_detail {
 namespace {
@@ -25,10 +25,6 @@ constexpr int kNr = 32;
 // k chunk of the L1 blocking: one B panel chunk is kKcF32 * 32 * 4 bytes (or the bf16 analogue).
 constexpr int64_t kKcF32 = 256;
 constexpr int64_t kKcBf16 = 512;  // in k (= 256 pairs)
-
-ASC_AVX512 inline __mmask16 tail_mask(int64_t cols) {
-  return cols >= 16 ? __mmask16(0xffff) : cols <= 0 ? __mmask16(0) : __mmask16((1u << cols) - 1);
-}
 
 // C[MR rows, 32 cols] (masked by m0/m1) = (load_c ? C : 0) + acc.
 template <int MR>
@@ -226,21 +222,6 @@ ASC_AVX512 void mmad_f32_b_rows(const float* pa, const float* b, int64_t ldb, fl
 
 // ---- direct path: M rows of A (f32) x B rows streamed once, NV zmm of columns per chunk ----
 
-template <DType In>
-ASC_AVX512 inline __m512 load_b(const void* b, int64_t idx, __mmask16 mask) {
-  if constexpr (In == DType::kF32) {
-    return _mm512_maskz_loadu_ps(mask, static_cast<const float*>(b) + idx);
-  } else if constexpr (In == DType::kF16) {
-    // The maskz forms avoid g++ 12's spurious -Wmaybe-uninitialized on _mm512_undefined_*().
-    const __m256i h = _mm256_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(b) + idx);
-    return _mm512_maskz_cvtph_ps(mask, h);
-  } else {
-    const __m256i h = _mm256_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(b) + idx);
-    return _mm512_castsi512_ps(
-        _mm512_maskz_slli_epi32(mask, _mm512_maskz_cvtepu16_epi32(mask, h), 16));
-  }
-}
-
 constexpr int64_t kDirectPrefetchRows = 6;
 
 // A element (i, kk) is a[i*lda + kk], or a[kk*kPackedA + i] when kPackedA > 0 (a k block of A
@@ -294,77 +275,6 @@ ASC_AVX512 void direct_rows(const float* a, int64_t lda, const void* b, int64_t 
   }
 }
 
-// ---- one row of A (a batch-1 decoding step): B streamed as row groups, C as accumulator ----
-//
-// B is read kRowGroup rows at a time, each row over all n columns, into C (n floats, in L1/L2):
-// eight long sequential streams keep the hardware prefetchers busy, where a walk of short column
-// strips down the rows leaves them idle (docs/PERFORMANCE.md, the Zen 5 section: the 0.5B decode
-// step's f32 MatMuls went from 0.86 to 1.01-1.02 of oneDNN's speed in asc-decode-gemv-bench).
-constexpr int kRowGroup = 8;
-
-// C[0, 32) (+)= sum over r < R of a[r] * B row r (32 columns; masked when not kFull): B element
-// type In widened to f32. The same columns of the next group's rows are prefetched.
-template <DType In, int R, bool kFull>
-ASC_AVX512 inline void gemv_row_chunk(const __m512* av, const char* b, int64_t ldb_bytes, float* c,
-                                      bool load_c, __mmask16 m0, __mmask16 m1) {
-  __m512 y0 = _mm512_setzero_ps(), y1 = _mm512_setzero_ps();
-  if (load_c) {
-    y0 = kFull ? _mm512_loadu_ps(c) : _mm512_maskz_loadu_ps(m0, c);
-    y1 = kFull ? _mm512_loadu_ps(c + 16) : _mm512_maskz_loadu_ps(m1, c + 16);
-  }
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) {
-    const char* row = b + r * ldb_bytes;
-    _mm_prefetch(row + R * ldb_bytes, _MM_HINT_T0);
-    if constexpr (In == DType::kF32) _mm_prefetch(row + R * ldb_bytes + 64, _MM_HINT_T0);
-    __m512 w0, w1;
-    if constexpr (kFull && In == DType::kF32) {
-      w0 = _mm512_loadu_ps(row);
-      w1 = _mm512_loadu_ps(row + 64);
-    } else {
-      w0 = load_b<In>(row, 0, m0);
-      w1 = load_b<In>(row, 16, m1);
-    }
-    y0 = _mm512_fmadd_ps(av[r], w0, y0);
-    y1 = _mm512_fmadd_ps(av[r], w1, y1);
-  }
-  if (kFull) {
-    _mm512_storeu_ps(c, y0);
-    _mm512_storeu_ps(c + 16, y1);
-  } else {
-    _mm512_mask_storeu_ps(c, m0, y0);
-    _mm512_mask_storeu_ps(c + 16, m1, y1);
-  }
-}
-
-template <DType In, int R>
-ASC_AVX512 void gemv_row_group(const float* a, const void* b, int64_t ldb, float* c, int64_t n,
-                               bool load_c) {
-  constexpr int64_t kElem = In == DType::kF32 ? 4 : 2;
-  __m512 av[R];
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) av[r] = _mm512_set1_ps(a[r]);
-  const char* bb = static_cast<const char*>(b);
-  int64_t j = 0;
-  for (; j + 32 <= n; j += 32)
-    gemv_row_chunk<In, R, true>(av, bb + j * kElem, ldb * kElem, c + j, load_c, 0xffff, 0xffff);
-  if (j < n)
-    gemv_row_chunk<In, R, false>(av, bb + j * kElem, ldb * kElem, c + j, load_c, tail_mask(n - j),
-                                 tail_mask(n - j - 16));
-}
-
-template <DType In>
-ASC_AVX512 void gemv_rows(const float* a, const void* b, int64_t ldb, float* c, int64_t n,
-                          int64_t k, bool accumulate) {
-  constexpr int64_t kElem = In == DType::kF32 ? 4 : 2;
-  const char* bb = static_cast<const char*>(b);
-  int64_t k0 = 0;
-  for (; k0 + kRowGroup <= k; k0 += kRowGroup)
-    gemv_row_group<In, kRowGroup>(a + k0, bb + k0 * ldb * kElem, ldb, c, n, accumulate || k0 > 0);
-  for (; k0 < k; ++k0)
-    gemv_row_group<In, 1>(a + k0, bb + k0 * ldb * kElem, ldb, c, n, accumulate || k0 > 0);
-}
-
 // k block of the direct path: B is walked kb rows x all n at a time, so consecutive column
 // strips hit the same pages and lines (TLB- and prefetch-friendly); C is re-read once per block.
 constexpr int64_t kDirectKb = 128;
@@ -379,7 +289,7 @@ ASC_AVX512 void direct_typed(const float* a, int64_t lda, const void* b, int64_t
       for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
     return;
   }
-  if (m == 1) return gemv_rows<In>(a, b, ldb, c, n, k, accumulate);
+  if (m == 1) return gemv_rows(In, a, b, ldb, c, n, k, accumulate);
   alignas(64) float ap[kDirectKb * kDirectWide];
   for (int64_t k0 = 0; k0 < k; k0 += kDirectKb) {
     const int64_t kl = std::min(kDirectKb, k - k0);
@@ -427,14 +337,6 @@ ASC_AVX512 void direct_typed(const float* a, int64_t lda, const void* b, int64_t
 }
 
 // ---- bf16 pairs straight from a row-major B: two rows interleaved in registers ----
-
-// unpacklo/hi_epi16 of rows kk, kk+1 give pairs for columns {0-3, 8-11, 16-19, 24-27} (lo) and
-// {4-7, ...} (hi); these permutations restore column order (lanes of 64 bits = 4 bf16 columns).
-ASC_AVX512 inline void interleave_rows(__m512i r0, __m512i r1, __m512i& out0, __m512i& out1) {
-  const __m512i lo = _mm512_unpacklo_epi16(r0, r1), hi = _mm512_unpackhi_epi16(r0, r1);
-  out0 = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), hi);
-  out1 = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15), hi);
-}
 
 // B [k, n] bf16 row-major (row stride ldb) -> panels of 32 columns, pairs of k interleaved.
 ASC_AVX512 void pack_b_bf16_rows(const uint16_t* src, int64_t ldb, int64_t k, int64_t n,
@@ -563,81 +465,6 @@ ASC_AVX512 void direct_rows_bf16(const float* a, int64_t lda, const uint16_t* b,
                                                        ldb, kl, c + p * kMr * ldc + j0, ldc, m0, m1,
                                                        accumulate || k0 > 0);
     }
-  }
-}
-
-template <int P, bool kFull>
-ASC_AVX512 inline void gemv_pair_chunk(const __m512bh* av, const uint16_t* b, int64_t ldb, float* c,
-                                       bool load_c, bool single, __mmask16 m0, __mmask16 m1) {
-  const __mmask32 mb = __mmask32(m0) | (__mmask32(m1) << 16);
-  __m512 y0 = _mm512_setzero_ps(), y1 = _mm512_setzero_ps();
-  if (load_c) {
-    y0 = kFull ? _mm512_loadu_ps(c) : _mm512_maskz_loadu_ps(m0, c);
-    y1 = kFull ? _mm512_loadu_ps(c + 16) : _mm512_maskz_loadu_ps(m1, c + 16);
-  }
-#pragma GCC unroll 8
-  for (int t = 0; t < P; ++t) {
-    const uint16_t* r0 = b + 2 * t * ldb;
-    // The same columns of the next group's rows (prefetches never fault past B's end).
-    _mm_prefetch(reinterpret_cast<const char*>(r0 + 2 * P * ldb), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(r0 + (2 * P + 1) * ldb), _MM_HINT_T0);
-    const __m512i x0 = kFull ? _mm512_loadu_si512(r0) : _mm512_maskz_loadu_epi16(mb, r0);
-    const __m512i x1 = single && t == P - 1 ? _mm512_setzero_si512()
-                       : kFull              ? _mm512_loadu_si512(r0 + ldb)
-                                            : _mm512_maskz_loadu_epi16(mb, r0 + ldb);
-    __m512i p0, p1;
-    interleave_rows(x0, x1, p0, p1);
-    y0 = _mm512_dpbf16_ps(y0, av[t], (__m512bh)p0);
-    y1 = _mm512_dpbf16_ps(y1, av[t], (__m512bh)p1);
-  }
-  if (kFull) {
-    _mm512_storeu_ps(c, y0);
-    _mm512_storeu_ps(c + 16, y1);
-  } else {
-    _mm512_mask_storeu_ps(c, m0, y0);
-    _mm512_mask_storeu_ps(c + 16, m1, y1);
-  }
-}
-
-// bf16 B with dot products: P pairs of rows; each pair interleaved in registers and multiplied
-// with vdpbf16ps against the broadcast pair (a[2t], a[2t+1]). `single`: the last pair has only its
-// first row (k odd), the second is zero. Masked loads and stores only for the column tail (they
-// cost this loop ~40 % on Zen 5).
-template <int P>
-ASC_AVX512 void gemv_pair_group(const uint32_t* ap, const uint16_t* b, int64_t ldb, float* c,
-                                int64_t n, bool load_c, bool single = false) {
-  __m512bh av[P];
-#pragma GCC unroll 8
-  for (int t = 0; t < P; ++t) av[t] = (__m512bh)_mm512_set1_epi32(static_cast<int>(ap[t]));
-  int64_t j = 0;
-  for (; j + 32 <= n; j += 32)
-    gemv_pair_chunk<P, true>(av, b + j, ldb, c + j, load_c, single, 0xffff, 0xffff);
-  if (j < n)
-    gemv_pair_chunk<P, false>(av, b + j, ldb, c + j, load_c, single, tail_mask(n - j),
-                              tail_mask(n - j - 16));
-}
-
-ASC_AVX512 void gemv_pairs_bf16(const float* a, const uint16_t* b, int64_t ldb, float* c, int64_t n,
-                                int64_t k, bool accumulate) {
-  constexpr int kPairs = kRowGroup / 2;
-  uint32_t ap[kPairs];
-  int64_t k0 = 0;
-  auto pack = [&](int pairs) {
-    // A came from bf16 and was widened exactly; truncating back is exact.
-    for (int t = 0; t < pairs; ++t) {
-      uint32_t lo, hi = 0;
-      std::memcpy(&lo, a + k0 + 2 * t, 4);
-      if (k0 + 2 * t + 1 < k) std::memcpy(&hi, a + k0 + 2 * t + 1, 4);
-      ap[t] = (lo >> 16) | (hi & 0xffff0000u);
-    }
-  };
-  for (; k0 + kRowGroup <= k; k0 += kRowGroup) {
-    pack(kPairs);
-    gemv_pair_group<kPairs>(ap, b + k0 * ldb, ldb, c, n, accumulate || k0 > 0);
-  }
-  for (; k0 < k; k0 += 2) {
-    pack(1);
-    gemv_pair_group<1>(ap, b + k0 * ldb, ldb, c, n, accumulate || k0 > 0, k0 + 1 == k);
   }
 }
 

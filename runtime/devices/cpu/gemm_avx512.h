@@ -1,0 +1,52 @@
+// Shared pieces of the AVX-512 GEMM kernels (gemm_avx512.cpp) and the one-row GEMV
+// (gemv_avx512.cpp). Internal to runtime/devices/cpu: every function carries ASC_AVX512 and runs
+// only after the CPU check.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "registry/dtype.h"
+
+#define ASC_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,fma")))
+
+namespace asc::cpu::gemm_detail {
+
+ASC_AVX512 inline __mmask16 tail_mask(int64_t cols) {
+  return cols >= 16 ? __mmask16(0xffff) : cols <= 0 ? __mmask16(0) : __mmask16((1u << cols) - 1);
+}
+
+// 16 columns of B element type In at b[idx..], widened to f32 (masked).
+template <DType In>
+ASC_AVX512 inline __m512 load_b(const void* b, int64_t idx, __mmask16 mask) {
+  if constexpr (In == DType::kF32) {
+    return _mm512_maskz_loadu_ps(mask, static_cast<const float*>(b) + idx);
+  } else if constexpr (In == DType::kF16) {
+    // The maskz forms avoid g++ 12's spurious -Wmaybe-uninitialized on _mm512_undefined_*().
+    const __m256i h = _mm256_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(b) + idx);
+    return _mm512_maskz_cvtph_ps(mask, h);
+  } else {
+    const __m256i h = _mm256_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(b) + idx);
+    return _mm512_castsi512_ps(
+        _mm512_maskz_slli_epi32(mask, _mm512_maskz_cvtepu16_epi32(mask, h), 16));
+  }
+}
+
+// unpacklo/hi_epi16 of rows kk, kk+1 give pairs for columns {0-3, 8-11, 16-19, 24-27} (lo) and
+// {4-7, ...} (hi); these permutations restore column order (lanes of 64 bits = 4 bf16 columns).
+ASC_AVX512 inline void interleave_rows(__m512i r0, __m512i r1, __m512i& out0, __m512i& out1) {
+  const __m512i lo = _mm512_unpacklo_epi16(r0, r1), hi = _mm512_unpackhi_epi16(r0, r1);
+  out0 = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), hi);
+  out1 = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15), hi);
+}
+
+// One row of A times B (row-major, row stride ldb, element type in; A already f32): C[0, n)
+// (+)= a x B, B read as groups of rows (gemv_avx512.cpp). gemv_rows widens B to f32;
+// gemv_pairs_bf16 runs bf16 B on vdpbf16ps (A came from bf16).
+void gemv_rows(DType in, const float* a, const void* b, int64_t ldb, float* c, int64_t n, int64_t k,
+               bool accumulate);
+ASC_AVX512 void gemv_pairs_bf16(const float* a, const uint16_t* b, int64_t ldb, float* c, int64_t n,
+                                int64_t k, bool accumulate);
+
+}  // namespace asc::cpu::gemm_detail

@@ -1,0 +1,174 @@
+// The one-row GEMV of the CPU device (a batch-1 decoding step) on AVX-512: B streamed as groups
+// of rows, C as the accumulator (gemm_avx512.h).
+#include <cstring>
+
+#include "runtime/devices/cpu/gemm_avx512.h"
+
+namespace asc::cpu::gemm_detail {
+namespace {
+
+// ---- one row of A (a batch-1 decoding step): B streamed as row groups, C as accumulator ----
+//
+// B is read kRowGroup rows at a time, each row over all n columns, into C (n floats, in L1/L2):
+// eight long sequential streams keep the hardware prefetchers busy, where a walk of short column
+// strips down the rows leaves them idle (docs/PERFORMANCE.md, the Zen 5 section: the 0.5B decode
+// step's f32 MatMuls went from 0.86 to 1.01-1.02 of oneDNN's speed in asc-decode-gemv-bench).
+constexpr int kRowGroup = 8;
+
+// A 32-float chunk of C: loaded (zero when !load_c) and stored back, masked only when not kFull
+// (masked loads and stores on every chunk cost these loops ~40 % on Zen 5).
+template <bool kFull>
+ASC_AVX512 inline void load_c32(const float* c, bool load_c, __mmask16 m0, __mmask16 m1, __m512& y0,
+                                __m512& y1) {
+  y0 = y1 = _mm512_setzero_ps();
+  if (!load_c) return;
+  y0 = kFull ? _mm512_loadu_ps(c) : _mm512_maskz_loadu_ps(m0, c);
+  y1 = kFull ? _mm512_loadu_ps(c + 16) : _mm512_maskz_loadu_ps(m1, c + 16);
+}
+
+template <bool kFull>
+ASC_AVX512 inline void store_c32(float* c, __mmask16 m0, __mmask16 m1, __m512 y0, __m512 y1) {
+  if (kFull) {
+    _mm512_storeu_ps(c, y0);
+    _mm512_storeu_ps(c + 16, y1);
+  } else {
+    _mm512_mask_storeu_ps(c, m0, y0);
+    _mm512_mask_storeu_ps(c + 16, m1, y1);
+  }
+}
+
+// C[0, 32) (+)= sum over r < R of a[r] * B row r (32 columns; masked when not kFull): B element
+// type In widened to f32. The same columns of the next group's rows are prefetched.
+template <DType In, int R, bool kFull>
+ASC_AVX512 inline void gemv_row_chunk(const __m512* av, const char* b, int64_t ldb_bytes, float* c,
+                                      bool load_c, __mmask16 m0, __mmask16 m1) {
+  __m512 y0, y1;
+  load_c32<kFull>(c, load_c, m0, m1, y0, y1);
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) {
+    const char* row = b + r * ldb_bytes;
+    _mm_prefetch(row + R * ldb_bytes, _MM_HINT_T0);
+    if constexpr (In == DType::kF32) _mm_prefetch(row + R * ldb_bytes + 64, _MM_HINT_T0);
+    __m512 w0, w1;
+    if constexpr (kFull && In == DType::kF32) {
+      w0 = _mm512_loadu_ps(row);
+      w1 = _mm512_loadu_ps(row + 64);
+    } else {
+      w0 = load_b<In>(row, 0, m0);
+      w1 = load_b<In>(row, 16, m1);
+    }
+    y0 = _mm512_fmadd_ps(av[r], w0, y0);
+    y1 = _mm512_fmadd_ps(av[r], w1, y1);
+  }
+  store_c32<kFull>(c, m0, m1, y0, y1);
+}
+
+template <DType In, int R>
+ASC_AVX512 void gemv_row_group(const float* a, const void* b, int64_t ldb, float* c, int64_t n,
+                               bool load_c) {
+  constexpr int64_t kElem = In == DType::kF32 ? 4 : 2;
+  __m512 av[R];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r) av[r] = _mm512_set1_ps(a[r]);
+  const char* bb = static_cast<const char*>(b);
+  int64_t j = 0;
+  for (; j + 32 <= n; j += 32)
+    gemv_row_chunk<In, R, true>(av, bb + j * kElem, ldb * kElem, c + j, load_c, 0xffff, 0xffff);
+  if (j < n)
+    gemv_row_chunk<In, R, false>(av, bb + j * kElem, ldb * kElem, c + j, load_c, tail_mask(n - j),
+                                 tail_mask(n - j - 16));
+}
+
+template <DType In>
+ASC_AVX512 void gemv_rows_typed(const float* a, const void* b, int64_t ldb, float* c, int64_t n,
+                                int64_t k, bool accumulate) {
+  constexpr int64_t kElem = In == DType::kF32 ? 4 : 2;
+  const char* bb = static_cast<const char*>(b);
+  int64_t k0 = 0;
+  for (; k0 + kRowGroup <= k; k0 += kRowGroup)
+    gemv_row_group<In, kRowGroup>(a + k0, bb + k0 * ldb * kElem, ldb, c, n, accumulate || k0 > 0);
+  for (; k0 < k; ++k0)
+    gemv_row_group<In, 1>(a + k0, bb + k0 * ldb * kElem, ldb, c, n, accumulate || k0 > 0);
+}
+
+template <int P, bool kFull>
+ASC_AVX512 inline void gemv_pair_chunk(const __m512bh* av, const uint16_t* b, int64_t ldb, float* c,
+                                       bool load_c, bool single, __mmask16 m0, __mmask16 m1) {
+  const __mmask32 mb = __mmask32(m0) | (__mmask32(m1) << 16);
+  __m512 y0, y1;
+  load_c32<kFull>(c, load_c, m0, m1, y0, y1);
+#pragma GCC unroll 8
+  for (int t = 0; t < P; ++t) {
+    const uint16_t* r0 = b + 2 * t * ldb;
+    // The same columns of the next group's rows (prefetches never fault past B's end).
+    _mm_prefetch(reinterpret_cast<const char*>(r0 + 2 * P * ldb), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(r0 + (2 * P + 1) * ldb), _MM_HINT_T0);
+    const __m512i x0 = kFull ? _mm512_loadu_si512(r0) : _mm512_maskz_loadu_epi16(mb, r0);
+    const __m512i x1 = single && t == P - 1 ? _mm512_setzero_si512()
+                       : kFull              ? _mm512_loadu_si512(r0 + ldb)
+                                            : _mm512_maskz_loadu_epi16(mb, r0 + ldb);
+    __m512i p0, p1;
+    interleave_rows(x0, x1, p0, p1);
+    y0 = _mm512_dpbf16_ps(y0, av[t], (__m512bh)p0);
+    y1 = _mm512_dpbf16_ps(y1, av[t], (__m512bh)p1);
+  }
+  store_c32<kFull>(c, m0, m1, y0, y1);
+}
+
+// bf16 B with dot products: P pairs of rows; each pair interleaved in registers and multiplied
+// with vdpbf16ps against the broadcast pair (a[2t], a[2t+1]). `single`: the last pair has only its
+// first row (k odd), the second is zero. Masked loads and stores only for the column tail (they
+// cost this loop ~40 % on Zen 5).
+template <int P>
+ASC_AVX512 void gemv_pair_group(const uint32_t* ap, const uint16_t* b, int64_t ldb, float* c,
+                                int64_t n, bool load_c, bool single = false) {
+  __m512bh av[P];
+#pragma GCC unroll 8
+  for (int t = 0; t < P; ++t) av[t] = (__m512bh)_mm512_set1_epi32(static_cast<int>(ap[t]));
+  int64_t j = 0;
+  for (; j + 32 <= n; j += 32)
+    gemv_pair_chunk<P, true>(av, b + j, ldb, c + j, load_c, single, 0xffff, 0xffff);
+  if (j < n)
+    gemv_pair_chunk<P, false>(av, b + j, ldb, c + j, load_c, single, tail_mask(n - j),
+                              tail_mask(n - j - 16));
+}
+
+}  // namespace
+
+void gemv_rows(DType in, const float* a, const void* b, int64_t ldb, float* c, int64_t n, int64_t k,
+               bool accumulate) {
+  switch (in) {
+    case DType::kF16:
+      return gemv_rows_typed<DType::kF16>(a, b, ldb, c, n, k, accumulate);
+    case DType::kBF16:
+      return gemv_rows_typed<DType::kBF16>(a, b, ldb, c, n, k, accumulate);
+    default:
+      return gemv_rows_typed<DType::kF32>(a, b, ldb, c, n, k, accumulate);
+  }
+}
+
+ASC_AVX512 void gemv_pairs_bf16(const float* a, const uint16_t* b, int64_t ldb, float* c, int64_t n,
+                                int64_t k, bool accumulate) {
+  constexpr int kPairs = kRowGroup / 2;
+  uint32_t ap[kPairs];
+  int64_t k0 = 0;
+  auto pack = [&](int pairs) {
+    // A came from bf16 and was widened exactly; truncating back is exact.
+    for (int t = 0; t < pairs; ++t) {
+      uint32_t lo, hi = 0;
+      std::memcpy(&lo, a + k0 + 2 * t, 4);
+      if (k0 + 2 * t + 1 < k) std::memcpy(&hi, a + k0 + 2 * t + 1, 4);
+      ap[t] = (lo >> 16) | (hi & 0xffff0000u);
+    }
+  };
+  for (; k0 + kRowGroup <= k; k0 += kRowGroup) {
+    pack(kPairs);
+    gemv_pair_group<kPairs>(ap, b + k0 * ldb, ldb, c, n, accumulate || k0 > 0);
+  }
+  for (; k0 < k; k0 += 2) {
+    pack(1);
+    gemv_pair_group<1>(ap, b + k0 * ldb, ldb, c, n, accumulate || k0 > 0, k0 + 1 == k);
+  }
+}
+
+}  // namespace asc::cpu::gemm_detail
