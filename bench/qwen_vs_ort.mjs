@@ -3,6 +3,7 @@
 //
 //   node bench/qwen_vs_ort.mjs MODEL.onnx [--threads 2] [--prompt-len 128] [--generate 32]
 //                                         [--runs 3] [--asc-precision fp32,bf16] [--json]
+//                                         [--weight-cache DIR]
 //
 // Each run starts fresh processes, alternating asc-run --generate and tools/ort/generate.mjs, so
 // both see the same machine state (page cache warm after the first load; the first run of each
@@ -12,7 +13,9 @@
 // load time and peak RSS, the ratios asc / ORT (ORT always fp32 as the model is), and whether the
 // greedy tokens agree. asc-run computes only the last position's logits in prefill (what
 // generation reads; `--all-logits` in asc-run turns that off) — pass `--all-logits` here to
-// compare with every row computed, as ORT does.
+// compare with every row computed, as ORT does. `--weight-cache DIR` passes asc-run's option of
+// that name (fp16/bf16 runs map the weights the first such run converted and wrote there; a
+// first run's load includes the conversion and the write, and counts like the others).
 import { spawnSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,6 +38,7 @@ function parseArgs(argv) {
     else if (a === '--asc-precision') o.precisions = value().split(',');
     else if (a === '--asc-run') o.asc = value();
     else if (a === '--all-logits') o.allLogits = true;
+    else if (a === '--weight-cache') o.weightCache = value();
     else if (a === '--json') o.json = true;
     else if (!a.startsWith('--') && !o.model) o.model = a;
     else throw new Error(`unknown argument '${a}'`);
@@ -67,6 +71,7 @@ function main() {
     for (const p of o.precisions) {
       const args = [o.model, ...common, '--prompt-ids', prompt, '--precision', p, '--json'];
       if (o.allLogits) args.push('--all-logits');
+      if (o.weightCache) args.push('--weight-cache', o.weightCache);
       rows[`asc ${p}`].push(runJson(o.asc, args));
     }
     rows.ort.push(runJson('node', [join(root, 'tools', 'ort', 'generate.mjs'), '--model', o.model,

@@ -61,7 +61,9 @@ Model::Model(Graph graph, ModelOptions options)
     low_io = [](const std::string& name) {
       return name.rfind("past_key_values.", 0) == 0 || name.rfind("present.", 0) == 0;
     };
-  device_->run([&] { convert_precision(graph_, options_.precision, low_io); });  // model threads
+  device_->run([&] {  // model threads
+    convert_precision(graph_, options_.precision, low_io, options_.weight_cache);
+  });
   // Exposed values still produced (or folded into constants) become outputs after the model's.
   for (int v : expose) {
     const bool survives = graph_.values[v].producer >= 0 || graph_.values[v].constant;

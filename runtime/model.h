@@ -16,6 +16,7 @@
 #include "runtime/fusion.h"
 #include "runtime/graph.h"
 #include "runtime/plan.h"
+#include "runtime/weight_cache.h"
 
 namespace asc {
 
@@ -59,6 +60,10 @@ struct ModelOptions {
   // read); outputs are zeros of the planned shapes (caller buffers are left as they are). A plan
   // whose shapes depend on computed values cannot be predicted: Error.
   bool timing_only = false;
+  // Under a low `precision`: where the converted weights are kept between loads
+  // (runtime/weight_cache.h; weight_cache_for makes the options for a model file). Empty file:
+  // every load converts.
+  WeightCacheOptions weight_cache = {};
 };
 
 struct NamedTensor {

@@ -1,5 +1,6 @@
 #include "runtime/precision.h"
 
+#include <spdlog/spdlog.h>
 #include <sys/mman.h>
 #include <tbb/parallel_for.h>
 #include <unistd.h>
@@ -134,7 +135,8 @@ DType parse_precision(const std::string& name) {
 }
 
 int convert_precision(Graph& g, DType to,
-                      const std::function<bool(const std::string& name)>& low_io) {
+                      const std::function<bool(const std::string& name)>& low_io,
+                      const WeightCacheOptions& cache) {
   if (to == DType::kF32 || to == DType::kUndefined) return 0;
   if (to != DType::kF16 && to != DType::kBF16)
     throw Error(cat("precision ", dtype_name(to), " is not one of f32, f16, bf16"));
@@ -145,17 +147,29 @@ int convert_precision(Graph& g, DType to,
       if (n.inputs[k] >= 0 && fixed_dtype_param(n, k)) fixed[n.inputs[k]] = true;
   for (int v : g.outputs) is_output[v] = true;
 
-  int converted_count = 0;
-  const auto ro_maps = read_only_file_maps();
+  std::vector<int> todo;
+  std::vector<CacheEntry> entries;
   for (size_t v = 0; v < nv; ++v) {
-    Value& val = g.values[v];
+    const Value& val = g.values[v];
     if (!val.constant || val.constant->dtype() != DType::kF32 || fixed[v]) continue;
-    Tensor low = converted(*val.constant, to);
-    if (val.constant->data()) release_pages(val.constant->data(), val.constant->nbytes(), ro_maps);
-    val.constant = std::move(low);
-    val.type.dtype = to;
-    ++converted_count;
+    todo.push_back(static_cast<int>(v));
+    entries.push_back({val.name, &*val.constant});
   }
+  std::vector<Tensor> low = weight_cache_load(cache, to, entries);
+  const bool mapped = !low.empty() || todo.empty();
+  if (!mapped)
+    for (const CacheEntry& e : entries) low.push_back(converted(*e.f32, to));
+  if (!mapped && !cache.file.empty()) weight_cache_store(cache, to, entries, low);
+  if (mapped && !cache.file.empty())
+    spdlog::info("weight cache: mapped {} constants from '{}'", todo.size(), cache.file);
+  const auto ro_maps = read_only_file_maps();
+  for (size_t i = 0; i < todo.size(); ++i) {
+    Value& val = g.values[todo[i]];
+    if (val.constant->data()) release_pages(val.constant->data(), val.constant->nbytes(), ro_maps);
+    val.constant = std::move(low[i]);
+    val.type.dtype = to;
+  }
+  const int converted_count = static_cast<int>(todo.size());
   for (Node& n : g.nodes) {
     bool keep_f32 = false;
     for (int o : n.outputs) keep_f32 = keep_f32 || (o >= 0 && fixed[o]);

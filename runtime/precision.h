@@ -7,6 +7,7 @@
 #include <string>
 
 #include "runtime/graph.h"
+#include "runtime/weight_cache.h"
 
 namespace asc {
 
@@ -20,8 +21,11 @@ DType parse_precision(const std::string& name);
 // - f32 graph inputs are cast to `to` once, and declared-f32 graph outputs cast back; those for
 //   which `low_io` says true instead change their own dtype to `to` (no Cast: the caller feeds
 //   and reads `to`, as a generator's KV cache stored at the model's precision).
+// With `cache.file` set, the converted constants come from that file when it matches, and are
+// written to it when not (runtime/weight_cache.h).
 // Returns the number of constants converted.
 int convert_precision(Graph& g, DType to,
-                      const std::function<bool(const std::string& name)>& low_io = {});
+                      const std::function<bool(const std::string& name)>& low_io = {},
+                      const WeightCacheOptions& cache = {});
 
 }  // namespace asc

@@ -53,6 +53,7 @@ struct Options {
   int threads = 0;
   std::string device = "cpu";
   std::string precision = "fp32";
+  std::string weight_cache;
   int optimize = 1;
   bool no_fusion = false;
   bool timing_only = false;
@@ -234,6 +235,8 @@ int run(const Options& o) {
     mo.timing_only = o.timing_only;
     mo.last_logits_only = o.gen.new_tokens > 0 && !o.all_logits;
     mo.kv_cache_precision = o.gen.new_tokens > 0;
+    if (!o.weight_cache.empty() && mo.precision != asc::DType::kF32)
+      mo.weight_cache = asc::weight_cache_for(o.weight_cache, o.model, mo.precision);
     asc::ImportOptions io;
     io.shape_only_weights = o.timing_only;  // no weight is read: its pages are never touched
     model = std::make_unique<asc::Model>(asc::import_onnx_file(o.model, io), mo);
@@ -454,6 +457,9 @@ int main(int argc, char** argv) {
                  "fp32 | fp16 | bf16: store f32 weights and activations in that dtype, computing "
                  "in f32 (default fp32)")
       ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
+  app.add_option("--weight-cache", o.weight_cache,
+                 "directory for the weights --precision fp16/bf16 converts: the first load "
+                 "writes them there, later loads of the same model file map them");
   app.add_option("--optimize", o.optimize, "1: double buffering and fusion (default); 0: off")
       ->check(CLI::Range(0, 1));
   app.add_flag("--no-fusion", o.no_fusion, "no graph fusion (double buffering stays)");

@@ -194,6 +194,24 @@ TEST(AscRun, PrecisionKeepsF32OutputsCloseToTheF32Run) {
   }
 }
 
+// --weight-cache: the first bf16 load writes one file there, the second maps it; both print what
+// a load without the cache prints.
+TEST(AscRun, WeightCacheRunsGiveTheConvertingRunsOutputs) {
+  const fs::path d = temp_dir();
+  const std::string args = kModel + " --dim batch=3 --json --iterations 1 --precision bf16";
+  const Result plain = run_asc(args, d);
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  for (int run = 0; run < 2; ++run) {
+    const Result r = run_asc(args + " --weight-cache " + (d / "cache").string(), d);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(json::parse(r.out)["outputs"], json::parse(plain.out)["outputs"]) << run;
+    int files = 0;
+    for (const auto& e : fs::directory_iterator(d / "cache"))
+      files += e.path().extension() == ".ascw";
+    EXPECT_EQ(files, 1) << run;
+  }
+}
+
 TEST(AscRun, MissingModelFileIsExit1) {
   const fs::path d = temp_dir();
   const Result r = run_asc((d / "nope.onnx").string(), d);
