@@ -144,6 +144,7 @@ std::vector<Tensor> weight_cache_load(const WeightCacheOptions& o, DType to,
   if (hd.file_bytes > 0) {
     base = ::mmap(nullptr, hd.file_bytes, PROT_READ, MAP_PRIVATE, f.fd, 0);
     if (base == MAP_FAILED) return {};
+    ::madvise(base, hd.file_bytes, MADV_HUGEPAGE);  // 2 MiB folios, as the model's own mapping
   }
   const size_t len = hd.file_bytes;
   std::shared_ptr<void> owner(base, [len](void* p) {
@@ -198,6 +199,9 @@ bool weight_cache_store(const WeightCacheOptions& o, DType to,
       pos = slots[i].offset + slots[i].bytes;
     }
     ok = ok && write_all(f.fd, zeros.data(), hd.file_bytes - pos);
+    // Out of the page cache's small write folios, so later loads read it back in 2 MiB ones
+    // (as models/onnx_writer.cpp does for a model's data file).
+    if (ok && ::fdatasync(f.fd) == 0) ::posix_fadvise(f.fd, 0, 0, POSIX_FADV_DONTNEED);
   }
   if (!ok || ::rename(tmp.c_str(), o.file.c_str()) != 0) {
     const std::string why = std::strerror(errno);
