@@ -3,7 +3,7 @@
 //
 //   node bench/qwen_vs_ort.mjs MODEL.onnx [--threads 2] [--prompt-len 128] [--generate 32]
 //                                         [--runs 3] [--asc-precision fp32,bf16] [--json]
-//                                         [--weight-cache DIR]
+//                                         [--weight-cache DIR] [--same-files]
 //
 // Each run starts fresh processes, alternating asc-run --generate and tools/ort/generate.mjs, so
 // both see the same machine state (page cache warm after the first load; the first run of each
@@ -16,8 +16,17 @@
 // compare with every row computed, as ORT does. `--weight-cache DIR` passes asc-run's option of
 // that name (fp16/bf16 runs map the weights the first such run converted and wrote there; a
 // first run's load includes the conversion and the write, and counts like the others).
+//
+// Each runtime reads its own copy of the model files (ORT's is copied to a temporary folder beside
+// the model and removed at the end; `--same-files` turns that off). The page cache holds a file
+// in the folios of whoever first read it, and the two runtimes prefer different ones on this
+// kernel (docs/PERFORMANCE.md, the Zen 5 guest): asc maps its weights asking for 2 MiB folios and
+// decodes 9-15 tok/s from 4 KiB ones against 19-23 from 2 MiB ones, while ORT's fp32 decode was
+// ~15 % slower reading a file that asc had paged in. With one shared file, whichever runtime ran
+// first would set the other's speed.
 import { spawnSync } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -39,6 +48,7 @@ function parseArgs(argv) {
     else if (a === '--asc-run') o.asc = value();
     else if (a === '--all-logits') o.allLogits = true;
     else if (a === '--weight-cache') o.weightCache = value();
+    else if (a === '--same-files') o.sameFiles = true;
     else if (a === '--json') o.json = true;
     else if (!a.startsWith('--') && !o.model) o.model = a;
     else throw new Error(`unknown argument '${a}'`);
@@ -65,6 +75,24 @@ function main() {
                                 '--threads', String(o.threads), '--json', '--warmup', '0']);
   const prompt = probe.prompt.join(',');
   const common = ['--generate', String(o.generate), '--threads', String(o.threads)];
+  // ORT's copy: the .onnx and every file beside it whose name starts with it (external data).
+  let ortModel = o.model;
+  let ortDir = null;
+  if (!o.sameFiles) {
+    const dir = dirname(resolve(o.model)), base = basename(o.model);
+    ortDir = mkdtempSync(join(dir, '.qwen_vs_ort-'));
+    for (const f of readdirSync(dir))
+      if (f.startsWith(base)) copyFileSync(join(dir, f), join(ortDir, f));
+    ortModel = join(ortDir, base);
+  }
+  try {
+    report(o, measure(o, common, prompt, ortModel));
+  } finally {
+    if (ortDir) rmSync(ortDir, { recursive: true, force: true });
+  }
+}
+
+function measure(o, common, prompt, ortModel) {
   const rows = { ort: [] };
   for (const p of o.precisions) rows[`asc ${p}`] = [];
   for (let r = 0; r < o.runs; ++r) {
@@ -74,9 +102,13 @@ function main() {
       if (o.weightCache) args.push('--weight-cache', o.weightCache);
       rows[`asc ${p}`].push(runJson(o.asc, args));
     }
-    rows.ort.push(runJson('node', [join(root, 'tools', 'ort', 'generate.mjs'), '--model', o.model,
+    rows.ort.push(runJson('node', [join(root, 'tools', 'ort', 'generate.mjs'), '--model', ortModel,
                                    ...common, '--prompt-ids', prompt]));
   }
+  return rows;
+}
+
+function report(o, rows) {
   const summary = {};
   for (const [name, list] of Object.entries(rows)) {
     summary[name] = {
@@ -96,6 +128,7 @@ function main() {
   }
   const meta = { model: o.model, threads: o.threads, prompt_tokens: o.promptLen,
                  new_tokens: o.generate, runs: o.runs, all_logits: o.allLogits,
+                 ort_own_copy: !o.sameFiles,
                  ort_version: rows.ort[0].ort_version };
   if (o.json) {
     console.log(JSON.stringify({ ...meta, results: summary }, null, 2));
