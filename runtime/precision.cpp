@@ -157,15 +157,16 @@ int convert_precision(Graph& g, DType to,
   }
   std::vector<Tensor> low = weight_cache_load(cache, to, entries);
   const bool mapped = !low.empty() || todo.empty();
-  if (!mapped)
-    for (const CacheEntry& e : entries) low.push_back(converted(*e.f32, to));
+  const auto ro_maps = read_only_file_maps();
+  for (const CacheEntry& e : entries) {  // one at a time: the resident set holds one f32 original
+    if (!mapped) low.push_back(converted(*e.f32, to));
+    if (e.f32->data()) release_pages(e.f32->data(), e.f32->nbytes(), ro_maps);
+  }
   if (!mapped && !cache.file.empty()) weight_cache_store(cache, to, entries, low);
   if (mapped && !cache.file.empty())
     spdlog::info("weight cache: mapped {} constants from '{}'", todo.size(), cache.file);
-  const auto ro_maps = read_only_file_maps();
   for (size_t i = 0; i < todo.size(); ++i) {
     Value& val = g.values[todo[i]];
-    if (val.constant->data()) release_pages(val.constant->data(), val.constant->nbytes(), ro_maps);
     val.constant = std::move(low[i]);
     val.type.dtype = to;
   }
