@@ -6,10 +6,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <sstream>
 
 #include "registry/error.h"
 #include "registry/strings.h"
@@ -44,6 +47,38 @@ struct Hash {
   void add(uint64_t v) { add(&v, sizeof v); }
 };
 
+// The files whose mappings hold the entries' data (from /proc/self/maps), sorted: a model's
+// external-data files, which the model file's identity does not cover.
+std::vector<std::string> source_files(const std::vector<CacheEntry>& entries) {
+  struct Map {
+    uintptr_t b, e;
+    std::string path;
+  };
+  std::vector<Map> maps;
+  std::ifstream in("/proc/self/maps");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string range, perms, offset, dev, path;
+    uint64_t inode = 0;
+    if (!(ls >> range >> perms >> offset >> dev >> inode >> path) || inode == 0 || path[0] != '/')
+      continue;
+    const size_t dash = range.find('-');
+    if (dash == std::string::npos) continue;
+    maps.push_back({std::stoull(range.substr(0, dash), nullptr, 16),
+                    std::stoull(range.substr(dash + 1), nullptr, 16), path});
+  }
+  std::vector<std::string> files;
+  for (const CacheEntry& e : entries) {
+    const auto p = reinterpret_cast<uintptr_t>(e.f32->data());
+    for (const Map& m : maps)
+      if (m.b <= p && p < m.e) files.push_back(m.path);
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  return files;
+}
+
 // The key of a conversion: format, dtype, model identity, and per constant its name, shape and
 // four samples of its bytes (the first and last 64, 16 at a third and two thirds): four pages per
 // constant are touched, not the weights (each is a page fault: 16 samples cost a 0.5B load ~50
@@ -53,6 +88,15 @@ uint64_t key_of(const std::string& identity, DType to, const std::vector<CacheEn
   h.add(kVersion);
   h.add(static_cast<uint64_t>(to));
   h.add(identity);
+  for (const std::string& file : source_files(entries)) {  // external data files
+    struct stat st {};
+    h.add(file);
+    if (::stat(file.c_str(), &st) == 0) {
+      h.add(static_cast<uint64_t>(st.st_size));
+      h.add(static_cast<uint64_t>(st.st_mtim.tv_sec));
+      h.add(static_cast<uint64_t>(st.st_mtim.tv_nsec));
+    }
+  }
   for (const CacheEntry& e : entries) {
     h.add(e.name);
     for (int64_t d : e.f32->shape()) h.add(static_cast<uint64_t>(d));

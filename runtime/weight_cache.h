@@ -7,7 +7,8 @@
 //
 // A file is used only when its header matches: the format version, the target dtype, the model's
 // identity (WeightCacheOptions::identity: path, size and modification time of the model file),
-// and, per constant, its name, shape and a sample of its f32 bytes. Anything else (missing,
+// the path, size and modification time of every file the constants are mapped from (external
+// data), and, per constant, its name, shape and a sample of its f32 bytes. Anything else (missing,
 // stale, truncated, unreadable) means: convert as without a cache, then rewrite the file through a
 // temporary and a rename, so that a reader never maps half a file. A file that cannot be written
 // costs a warning, never the load.

@@ -1,6 +1,9 @@
 // The converted-weight cache: a bf16/f16 load writes the converted constants once, later loads map
 // them; a stale, damaged or unwritable file never changes what the model computes.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -131,6 +134,33 @@ TEST_F(WeightCache, ADifferentModelOrWeightIsConvertedAfresh) {
   const Model plain3(affine(w3, b_), options(""));
   const Model changed(affine(w3, b_), options("c.ascw", "model v2"));
   EXPECT_EQ(constant(changed, "w"), constant(plain3, "w"));
+}
+
+// A weight mapped from a file (external data): that file's size and modification time are part
+// of the key, so a rewritten data file is not served from a cache made before.
+TEST_F(WeightCache, AWeightsSourceFileIsPartOfTheKey) {
+  fs::create_directories(dir_);
+  const fs::path data = dir_ / "w.bin";
+  std::ofstream(data, std::ios::binary)
+      .write(static_cast<const char*>(w_.data()), static_cast<std::streamsize>(w_.nbytes()));
+  const auto mapped = [&] {
+    const int fd = ::open(data.c_str(), O_RDONLY);
+    void* p = ::mmap(nullptr, w_.nbytes(), PROT_READ, MAP_PRIVATE, fd, 0);
+    ::close(fd);
+    EXPECT_NE(p, MAP_FAILED);
+    const size_t n = w_.nbytes();
+    return Tensor::view(DType::kF32, w_.shape(), p,
+                        std::shared_ptr<void>(p, [n](void* q) { ::munmap(q, n); }));
+  };
+  const Model plain(affine(w_, b_), options(""));
+  { const Model first(affine(mapped(), b_), options("c.ascw")); }
+  const auto written = fs::last_write_time(dir_ / "c.ascw");
+  { const Model second(affine(mapped(), b_), options("c.ascw")); }
+  EXPECT_EQ(fs::last_write_time(dir_ / "c.ascw"), written);  // the same source: mapped
+  fs::last_write_time(data, fs::last_write_time(data) + std::chrono::seconds(5));
+  const Model touched(affine(mapped(), b_), options("c.ascw"));
+  EXPECT_NE(fs::last_write_time(dir_ / "c.ascw"), written);  // converted and written again
+  EXPECT_EQ(constant(touched, "w"), constant(plain, "w"));
 }
 
 TEST_F(WeightCache, ADamagedFileIsIgnoredAndReplaced) {
