@@ -10,14 +10,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <new>
-#include <sstream>
 
 #include "ops/ops.h"
 #include "registry/error.h"
 #include "registry/strings.h"
 #include "runtime/devices/cpu/vec.h"
+#include "runtime/file_maps.h"
 
 namespace asc {
 namespace {
@@ -29,38 +28,17 @@ bool fixed_dtype_param(const Node& n, size_t k) {
   return dtype_from_name(p.type) != DType::kUndefined;
 }
 
-// Read-only file mappings of this process ([begin, end) addresses), from /proc/self/maps.
-std::vector<std::pair<uintptr_t, uintptr_t>> read_only_file_maps() {
-  std::vector<std::pair<uintptr_t, uintptr_t>> r;
-  std::ifstream maps("/proc/self/maps");
-  std::string line;
-  while (std::getline(maps, line)) {
-    std::istringstream ls(line);
-    std::string range, perms, offset, dev;
-    uint64_t inode = 0;
-    if (!(ls >> range >> perms >> offset >> dev >> inode) || inode == 0 || perms.size() < 2 ||
-        perms[1] != '-')
-      continue;
-    const size_t dash = range.find('-');
-    if (dash == std::string::npos) continue;
-    r.emplace_back(std::stoull(range.substr(0, dash), nullptr, 16),
-                   std::stoull(range.substr(dash + 1), nullptr, 16));
-  }
-  return r;
-}
-
 // Drops this process's page-table entries for the whole pages of [p, p + n) when they lie in a
 // read-only file mapping (a memory-mapped weight file): the f32 original of a converted weight
 // then stops counting toward the resident set (the page cache keeps the file). Heap memory and
 // writable mappings are never touched.
-void release_pages(const void* p, size_t n,
-                   const std::vector<std::pair<uintptr_t, uintptr_t>>& ro_maps) {
+void release_pages(const void* p, size_t n, const std::vector<FileMap>& maps) {
   static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   const uintptr_t b = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
   const uintptr_t e = (reinterpret_cast<uintptr_t>(p) + n) / page * page;
   if (e <= b) return;
-  for (const auto& [mb, me] : ro_maps)
-    if (mb <= b && e <= me) {
+  for (const FileMap& m : maps)
+    if (m.read_only && m.begin <= b && e <= m.end) {
       madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
       return;
     }
@@ -157,10 +135,10 @@ int convert_precision(Graph& g, DType to,
   }
   std::vector<Tensor> low = weight_cache_load(cache, to, entries);
   const bool mapped = !low.empty() || todo.empty();
-  const auto ro_maps = read_only_file_maps();
+  const std::vector<FileMap> maps = file_maps();
   for (const CacheEntry& e : entries) {  // one at a time: the resident set holds one f32 original
     if (!mapped) low.push_back(converted(*e.f32, to));
-    if (e.f32->data()) release_pages(e.f32->data(), e.f32->nbytes(), ro_maps);
+    if (e.f32->data()) release_pages(e.f32->data(), e.f32->nbytes(), maps);
   }
   if (!mapped && !cache.file.empty()) weight_cache_store(cache, to, entries, low);
   if (mapped && !cache.file.empty())

@@ -10,12 +10,11 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "registry/error.h"
 #include "registry/strings.h"
+#include "runtime/file_maps.h"
 
 namespace asc {
 namespace {
@@ -50,29 +49,12 @@ struct Hash {
 // The files whose mappings hold the entries' data (from /proc/self/maps), sorted: a model's
 // external-data files, which the model file's identity does not cover.
 std::vector<std::string> source_files(const std::vector<CacheEntry>& entries) {
-  struct Map {
-    uintptr_t b, e;
-    std::string path;
-  };
-  std::vector<Map> maps;
-  std::ifstream in("/proc/self/maps");
-  std::string line;
-  while (std::getline(in, line)) {
-    std::istringstream ls(line);
-    std::string range, perms, offset, dev, path;
-    uint64_t inode = 0;
-    if (!(ls >> range >> perms >> offset >> dev >> inode >> path) || inode == 0 || path[0] != '/')
-      continue;
-    const size_t dash = range.find('-');
-    if (dash == std::string::npos) continue;
-    maps.push_back({std::stoull(range.substr(0, dash), nullptr, 16),
-                    std::stoull(range.substr(dash + 1), nullptr, 16), path});
-  }
+  const std::vector<FileMap> maps = file_maps();
   std::vector<std::string> files;
   for (const CacheEntry& e : entries) {
     const auto p = reinterpret_cast<uintptr_t>(e.f32->data());
-    for (const Map& m : maps)
-      if (m.b <= p && p < m.e) files.push_back(m.path);
+    for (const FileMap& m : maps)
+      if (m.begin <= p && p < m.end && !m.path.empty()) files.push_back(m.path);
   }
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());
