@@ -21,10 +21,11 @@ namespace asc::fused {
 
 inline constexpr const char* kDomain = "ai.asc";
 
-void add_norm(Registry& r);         // FusedRMSNorm
-void add_matmul(Registry& r);       // FusedMatMulBias
-void add_rotary(Registry& r);       // FusedRotary
-void add_elementwise(Registry& r);  // FusedElementwise
+void add_norm(Registry& r);           // FusedRMSNorm
+void add_matmul(Registry& r);         // FusedMatMulBias
+void add_packed_matmul(Registry& r);  // PackedMatMul (fused_matmul_packed.cpp)
+void add_rotary(Registry& r);         // FusedRotary
+void add_elementwise(Registry& r);    // FusedElementwise
 
 // ---- FusedElementwise's chain -------------------------------------------------------------------
 // Step k runs op (domain, type, opset) on its operands and yields one value; the fused output is

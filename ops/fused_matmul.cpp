@@ -30,12 +30,16 @@ bool has_bias(const std::vector<TensorDesc>& in) {
   return in.size() > 2 && in[2].dtype != DType::kUndefined;
 }
 
-void check_activation(const std::string& act) {
+}  // namespace
+
+void check_matmul_activation(const std::string& act) {
   for (const char* a : kActivations)
     if (act == a) return;
   throw ShapeError(cat("FusedMatMulBias: activation '", act,
                        "' is not one of none, relu, sigmoid, tanh, silu, gelu, gelu_tanh"));
 }
+
+namespace {
 
 MmView fused_view(const LaunchContext& ctx) {
   MmView v = matmul_view(ctx.inputs[0].shape, ctx.inputs[1].shape);
@@ -44,7 +48,9 @@ MmView fused_view(const LaunchContext& ctx) {
   return v;
 }
 
-Buf activation(TileBuilder& t, const std::string& act, Buf x) {
+}  // namespace
+
+Buf matmul_activation(TileBuilder& t, const std::string& act, Buf x) {
   if (act == "relu") return t.unary(UnaryOp::kRelu, x);
   if (act == "sigmoid") return t.unary(UnaryOp::kSigmoid, x);
   if (act == "tanh") return t.unary(UnaryOp::kTanh, x);
@@ -60,7 +66,7 @@ Buf activation(TileBuilder& t, const std::string& act, Buf x) {
   return x;
 }
 
-double ref_activation(const std::string& act, double x) {
+double ref_matmul_activation(const std::string& act, double x) {
   if (act == "relu") return x > 0 ? x : 0.0;
   if (act == "sigmoid") return 1.0 / (1.0 + std::exp(-x));
   if (act == "tanh") return std::tanh(x);
@@ -72,10 +78,8 @@ double ref_activation(const std::string& act, double x) {
   return x;
 }
 
-void fused_matmul_kernel(TileBuilder& t) {
+Buf matmul_epilogue(TileBuilder& t, const MmView& v, const MmTile& tile) {
   const LaunchContext& ctx = t.ctx();
-  const MmView v = fused_view(ctx);
-  const MmTile tile = matmul_accumulate(t, v);
   Buf y = tile.c;
   if (has_bias(ctx.inputs)) {
     const bool one = numel(ctx.inputs[2].shape) == 1;  // a single element broadcasts along N
@@ -85,12 +89,19 @@ void fused_matmul_kernel(TileBuilder& t) {
     Buf b = t.cast(t.copy_in(2, box, Pos::kUB, "bias"), DType::kF32);
     y = t.bcast_mid(BinaryOp::kAdd, y, b, 0);
   }
-  y = activation(t, ctx.attr().s("activation"), y);
-  t.copy_out(0, y, matmul_out_box(v, tile));
+  return matmul_activation(t, ctx.attr().s("activation"), y);
+}
+
+namespace {
+
+void fused_matmul_kernel(TileBuilder& t) {
+  const MmView v = fused_view(t.ctx());
+  const MmTile tile = matmul_accumulate(t, v);
+  t.copy_out(0, matmul_epilogue(t, v, tile), matmul_out_box(v, tile));
 }
 
 std::vector<TensorType> infer_fused_matmul(const InferContext& c) {
-  check_activation(c.attrs.s("activation"));
+  check_matmul_activation(c.attrs.s("activation"));
   std::vector<TensorType> out = infer_matmul(c);
   if (c.inputs.size() < 3 || c.inputs[2].dtype == DType::kUndefined) return out;
   const auto& b = c.inputs[1].shape;
@@ -113,6 +124,8 @@ std::vector<TensorType> infer_fused_matmul(const InferContext& c) {
   return out;
 }
 
+}  // namespace
+
 // In double: the product, then bias and activation, rounded once into Y.
 void ref_fused_matmul(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
   Tensor prod(DType::kF64, out[0].shape());
@@ -125,11 +138,9 @@ void ref_fused_matmul(const Attrs& a, std::span<const Tensor> in, std::span<Tens
   for (int64_t i = 0; i < prod.numel(); ++i) {
     double y = prod.at(i);
     if (bias) y += in[2].at(bias_len == 1 ? 0 : i % n);
-    out[0].set(i, ref_activation(act, y));
+    out[0].set(i, ref_matmul_activation(act, y));
   }
 }
-
-}  // namespace
 
 void add_matmul(Registry& r) {
   r.add(def_op("FusedMatMulBias", 1, INT_MAX, kDomain)

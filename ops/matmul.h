@@ -4,6 +4,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <vector>
 
 #include "registry/dsl.h"
@@ -43,6 +44,18 @@ MmTile matmul_accumulate(TileBuilder& t, const MmView& v);
 GmBox matmul_box(const MmView& v, const Shape& batch_strides, BoxDim rows, BoxDim cols);
 // The tile's box of Y.
 GmBox matmul_out_box(const MmView& v, const MmTile& tile);
+
+namespace fused {
+// FusedMatMulBias's epilogue (ops/fused_matmul.cpp), shared with PackedMatMul: y = act(c + bias)
+// on the tile's f32 product, bias being input 2 when given (one element, or along N), act the
+// node's `activation` attribute.
+void check_matmul_activation(const std::string& act);  // ShapeError for an unknown name
+Buf matmul_activation(TileBuilder& t, const std::string& act, Buf x);
+double ref_matmul_activation(const std::string& act, double x);
+Buf matmul_epilogue(TileBuilder& t, const MmView& v, const MmTile& tile);
+// FusedMatMulBias's reference: A x B (inputs 0, 1), + bias (input 2, optional), activation.
+void ref_fused_matmul(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out);
+}  // namespace fused
 
 std::vector<TensorType> infer_matmul(const InferContext& c);
 // Naive numpy matmul in double (inputs 0 and 1, output 0).

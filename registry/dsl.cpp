@@ -245,6 +245,22 @@ Buf TileBuilder::load_l0(Buf l1, Pos pos) {
   return emit(in, pos, dtype(l1), dims(l1), pos == Pos::kL0A ? "a0" : "b0");
 }
 
+Buf TileBuilder::load_l0_panels(Buf l1, int64_t panel, int k_pack, int64_t n) {
+  check(l1, "load_l0_panels");
+  const Shape& d = dims(l1);
+  if (d.size() != 2 || panel <= 0 || (k_pack != 1 && k_pack != 2) || d[1] % panel != 0 ||
+      (d[1] / panel) % k_pack != 0)
+    throw ShapeError(cat(prog_.op, ": load_l0_panels needs [panels, k * ", panel,
+                         "] with k a multiple of k_pack ", k_pack, "; got ", to_string(d)));
+  Instr in;
+  in.kind = InstrKind::kLoadL0;
+  in.src[0] = l1.id;
+  in.axis = static_cast<int>(panel);
+  in.op = static_cast<uint8_t>(k_pack);
+  in.count = n;
+  return emit(in, Pos::kL0B, dtype(l1), {d[1] / panel, d[0] * panel}, "b0");
+}
+
 void TileBuilder::mmad(Buf c, Buf a, Buf b, Coord k) {
   check(c, "mmad");
   check(a, "mmad");

@@ -73,7 +73,13 @@ class TileBuilder {
   // Cube unit. c is an L0C f32 [m, n] buffer; a is L0A [m, k], b is L0B [k, n]; each may carry
   // leading size-1 dims (a batched GM box gives [1, .., m, k]).
   Buf alloc(Pos pos, DType dtype, Shape dims, std::string name);
-  Buf load_l0(Buf l1, Pos pos);             // L1 -> L0A / L0B in fractal layout
+  Buf load_l0(Buf l1, Pos pos);  // L1 -> L0A / L0B in fractal layout
+  // L1 -> L0B for a B stored pre-packed in GM (weights in the cube's layout ahead of time, as
+  // Ascend's ND -> NZ conversion at model conversion): l1 is [panels, k * panel] — rows of whole
+  // panels of `panel` columns, each k units of k_pack k-rows interleaved — and the result the
+  // [k, panels * panel] operand of mmad, with no layout change; n is the weight's true column
+  // count (the last panel's padding is never part of the product).
+  Buf load_l0_panels(Buf l1, int64_t panel, int k_pack, int64_t n);
   void mmad(Buf c, Buf a, Buf b, Coord k);  // c = (k == 0 ? 0 : c) + a x b
 
   // Splicing (fusion: DESIGN.md "compatible tile programs are spliced"). Runs another op's tile

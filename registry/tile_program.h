@@ -71,7 +71,9 @@ enum class InstrKind : uint8_t {
   kCast,       // dst = cast(src0)
   kReduce,     // dst[o,i] = reduce_r src0[o,r,i]; r is dims[axis]
   kDuplicate,  // dst[:] = scalar
-  kLoadL0,     // dst (L0A/L0B) = fractal layout of src0 (L1)       (MTE1)
+  kLoadL0,     // dst (L0A/L0B) = fractal layout of src0 (L1); axis > 0: src0 already holds
+            // panels of `axis` columns (op = k_pack) of a weight of `count` columns, dst is their
+            // [k, n] (MTE1)
   kMmad,       // dst (L0C, f32) = (var == 0 ? 0 : dst) + src0 x src1 (Cube)
   kLoopBegin,  // for var in [0, count)
   kLoopEnd,

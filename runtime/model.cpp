@@ -61,9 +61,14 @@ Model::Model(Graph graph, ModelOptions options)
     low_io = [](const std::string& name) {
       return name.rfind("past_key_values.", 0) == 0 || name.rfind("present.", 0) == 0;
     };
+  WeightPacking packing;
+  if (options_.pack_weights && !sim_ && !acl_)
+    packing = plan_weight_packing(graph_, options_.precision);
   device_->run([&] {  // model threads
-    convert_precision(graph_, options_.precision, low_io, options_.weight_cache);
+    convert_precision(graph_, options_.precision, low_io, options_.weight_cache,
+                      packing.empty() ? nullptr : &packing);
   });
+  if (!packing.empty()) use_packed_weights(graph_, packing);
   // Exposed values still produced (or folded into constants) become outputs after the model's.
   for (int v : expose) {
     const bool survives = graph_.values[v].producer >= 0 || graph_.values[v].constant;

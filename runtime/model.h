@@ -64,6 +64,10 @@ struct ModelOptions {
   // (runtime/weight_cache.h; weight_cache_for makes the options for a model file). Empty file:
   // every load converts.
   WeightCacheOptions weight_cache = {};
+  // On the cpu device, under a precision that converts the weights: store each MatMul weight in
+  // the cube kernels' packed layout as it is converted, and run those MatMuls as PackedMatMul
+  // (runtime/weight_pack.h; asc-run --pack-weights 0 turns it off).
+  bool pack_weights = true;
 };
 
 struct NamedTensor {

@@ -44,47 +44,16 @@ void release_pages(const void* p, size_t n, const std::vector<FileMap>& maps) {
     }
 }
 
-// Storage for a converted constant. Weights of 2 MiB and more go into 2 MiB-aligned memory
-// advised for transparent huge pages: a decoding step streams every weight once, and with
-// 4 KiB pages that stream takes a TLB miss every 4 KiB (a plain read of 2 GB ran 5-10 % faster
-// from huge pages on the AMD EPYC guest of docs/PERFORMANCE.md). Where THP is off, the advice is
-// ignored and the memory is ordinary.
-Tensor converted_storage(DType to, const Shape& shape) {
-  constexpr size_t kHuge = size_t{2} << 20;
-  const size_t bytes = static_cast<size_t>(numel(shape)) * dtype_size(to);
-  if (bytes < kHuge) return Tensor(to, shape);
-  // Aligned start, no rounding of the size: the last partial 2 MiB keeps small pages, so the
-  // resident set does not grow.
-  void* p = nullptr;
-  if (posix_memalign(&p, kHuge, bytes) != 0) throw std::bad_alloc();
-  madvise(p, bytes / kHuge * kHuge, MADV_HUGEPAGE);
-  return Tensor::view(to, shape, p, std::shared_ptr<void>(p, &std::free));
-}
-
-// A constant in the low dtype (round to nearest even, in parallel chunks); finite values beyond
-// its range clamp to its largest finite value (as model converters do) instead of becoming
-// infinities: a mask of -FLT_MAX stays a huge negative number, so masked rows do not turn into
-// NaN.
+// A constant in the low dtype (convert_values, in parallel chunks).
 Tensor converted(const Tensor& t, DType to) {
-  Tensor c = converted_storage(to, t.shape());
+  Tensor c = weight_storage(to, t.shape());
   const int64_t n = t.numel();
   const float* x = t.data_as<float>();
   uint16_t* y = c.data_as<uint16_t>();
-  const uint16_t max_bits = to == DType::kF16 ? 0x7BFF : 0x7F7F;  // largest finite, no sign
-  const uint16_t inf_bits = to == DType::kF16 ? 0x7C00 : 0x7F80;
   constexpr int64_t kChunk = 1 << 18;
   tbb::parallel_for(int64_t{0}, (n + kChunk - 1) / kChunk, [&](int64_t ci) {
     const int64_t b = ci * kChunk, e = std::min(n, b + kChunk);
-    cpu::vec_cast(DType::kF32, to, x + b, y + b, e - b);
-    // A max-reduction first (it vectorises, where the fix-up loop below took 5-7 % of a bf16
-    // load in `perf`): a chunk without infinities or NaNs (magnitude bits below inf_bits) is
-    // done.
-    uint16_t top = 0;
-    for (int64_t i = b; i < e; ++i) top = std::max<uint16_t>(top, y[i] & 0x7FFF);
-    if (top < inf_bits) return;
-    for (int64_t i = b; i < e; ++i)
-      if ((y[i] & 0x7FFF) == inf_bits && std::isfinite(x[i]))
-        y[i] = static_cast<uint16_t>((y[i] & 0x8000) | max_bits);
+    convert_values(x + b, y + b, e - b, to);
   });
   return c;
 }
@@ -105,6 +74,37 @@ int add_cast(Graph& g, int from, int to_value, DType to) {
 
 }  // namespace
 
+// Storage for a converted constant. Weights of 2 MiB and more go into 2 MiB-aligned memory
+// advised for transparent huge pages: a decoding step streams every weight once, and with
+// 4 KiB pages that stream takes a TLB miss every 4 KiB (a plain read of 2 GB ran 5-10 % faster
+// from huge pages on the AMD EPYC guest of docs/PERFORMANCE.md). Where THP is off, the advice is
+// ignored and the memory is ordinary.
+Tensor weight_storage(DType to, const Shape& shape) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  const size_t bytes = static_cast<size_t>(numel(shape)) * dtype_size(to);
+  if (bytes < kHuge) return Tensor(to, shape);
+  // Aligned start, no rounding of the size: the last partial 2 MiB keeps small pages, so the
+  // resident set does not grow.
+  void* p = nullptr;
+  if (posix_memalign(&p, kHuge, bytes) != 0) throw std::bad_alloc();
+  madvise(p, bytes / kHuge * kHuge, MADV_HUGEPAGE);
+  return Tensor::view(to, shape, p, std::shared_ptr<void>(p, &std::free));
+}
+
+void convert_values(const float* x, uint16_t* y, int64_t n, DType to) {
+  const uint16_t max_bits = to == DType::kF16 ? 0x7BFF : 0x7F7F;  // largest finite, no sign
+  const uint16_t inf_bits = to == DType::kF16 ? 0x7C00 : 0x7F80;
+  cpu::vec_cast(DType::kF32, to, x, y, n);
+  // A max-reduction first (it vectorises, where the fix-up loop below took 5-7 % of a bf16 load
+  // in `perf`): a span without infinities or NaNs (magnitude bits below inf_bits) is done.
+  uint16_t top = 0;
+  for (int64_t i = 0; i < n; ++i) top = std::max<uint16_t>(top, y[i] & 0x7FFF);
+  if (top < inf_bits) return;
+  for (int64_t i = 0; i < n; ++i)
+    if ((y[i] & 0x7FFF) == inf_bits && std::isfinite(x[i]))
+      y[i] = static_cast<uint16_t>((y[i] & 0x8000) | max_bits);
+}
+
 DType parse_precision(const std::string& name) {
   if (name == "fp32") return DType::kF32;
   if (name == "fp16") return DType::kF16;
@@ -114,7 +114,7 @@ DType parse_precision(const std::string& name) {
 
 int convert_precision(Graph& g, DType to,
                       const std::function<bool(const std::string& name)>& low_io,
-                      const WeightCacheOptions& cache) {
+                      const WeightCacheOptions& cache, const WeightPacking* packing) {
   if (to == DType::kF32 || to == DType::kUndefined) return 0;
   if (to != DType::kF16 && to != DType::kBF16)
     throw Error(cat("precision ", dtype_name(to), " is not one of f32, f16, bf16"));
@@ -131,13 +131,18 @@ int convert_precision(Graph& g, DType to,
     const Value& val = g.values[v];
     if (!val.constant || val.constant->dtype() != DType::kF32 || fixed[v]) continue;
     todo.push_back(static_cast<int>(v));
-    entries.push_back({val.name, &*val.constant});
+    entries.push_back({val.name, &*val.constant, {}, {}});
+    if (packing && packing->packs(static_cast<int>(v))) {
+      entries.back().layout = packing->layout();
+      entries.back().shape = packing->packed_shape(val.constant->shape());
+    }
   }
   std::vector<Tensor> low = weight_cache_load(cache, to, entries);
   const bool mapped = !low.empty() || todo.empty();
   const std::vector<FileMap> maps = file_maps();
   for (const CacheEntry& e : entries) {  // one at a time: the resident set holds one f32 original
-    if (!mapped) low.push_back(converted(*e.f32, to));
+    if (!mapped)
+      low.push_back(e.layout.empty() ? converted(*e.f32, to) : packing->pack_converted(*e.f32));
     if (e.f32->data()) release_pages(e.f32->data(), e.f32->nbytes(), maps);
   }
   if (!mapped && !cache.file.empty()) weight_cache_store(cache, to, entries, low);
@@ -147,6 +152,7 @@ int convert_precision(Graph& g, DType to,
     Value& val = g.values[todo[i]];
     val.constant = std::move(low[i]);
     val.type.dtype = to;
+    if (packing && packing->packs(todo[i])) val.type.shape = to_sym(val.constant->shape());
   }
   const int converted_count = static_cast<int>(todo.size());
   for (Node& n : g.nodes) {

@@ -3,11 +3,13 @@
 // f32. Inputs and outputs keep their f32 interface through Cast nodes at the graph's edges.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
 #include "runtime/graph.h"
 #include "runtime/weight_cache.h"
+#include "runtime/weight_pack.h"
 
 namespace asc {
 
@@ -24,8 +26,19 @@ DType parse_precision(const std::string& name);
 // With `cache.file` set, the converted constants come from that file when it matches, and are
 // written to it when not (runtime/weight_cache.h).
 // Returns the number of constants converted.
+// With `packing` (runtime/weight_pack.h), the weights it names are also packed as they are
+// converted (and cached packed); the caller then rewrites their nodes (use_packed_weights).
 int convert_precision(Graph& g, DType to,
                       const std::function<bool(const std::string& name)>& low_io = {},
-                      const WeightCacheOptions& cache = {});
+                      const WeightCacheOptions& cache = {}, const WeightPacking* packing = nullptr);
+
+// x[0, n) in `to` (f16 or bf16), rounded to nearest even; finite values beyond its range clamp to
+// its largest finite value (as model converters do) instead of becoming infinities: a mask of
+// -FLT_MAX stays a huge negative number, so masked rows do not turn into NaN.
+void convert_values(const float* x, uint16_t* y, int64_t n, DType to);
+
+// Storage for a weight written at load (converted or packed): from 2 MiB up, 2 MiB-aligned and
+// advised for transparent huge pages.
+Tensor weight_storage(DType dtype, const Shape& shape);
 
 }  // namespace asc

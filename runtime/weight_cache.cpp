@@ -20,7 +20,7 @@ namespace asc {
 namespace {
 
 constexpr char kMagic[8] = {'A', 'S', 'C', 'W', 'C', 'A', 'C', 'H'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;   // 2: layouts (packed weights)
 constexpr uint64_t kAlign = 4096;  // each tensor starts on a page
 
 struct Header {
@@ -82,6 +82,8 @@ uint64_t key_of(const std::string& identity, DType to, const std::vector<CacheEn
   for (const CacheEntry& e : entries) {
     h.add(e.name);
     for (int64_t d : e.f32->shape()) h.add(static_cast<uint64_t>(d));
+    h.add(e.layout);
+    for (int64_t d : e.stored_shape()) h.add(static_cast<uint64_t>(d));
     const auto* p = static_cast<const unsigned char*>(e.f32->data());
     const size_t n = e.f32->nbytes();
     if (!p || n == 0) continue;
@@ -161,7 +163,7 @@ std::vector<Tensor> weight_cache_load(const WeightCacheOptions& o, DType to,
   if (!slots.empty() && !read_at(f.fd, slots.data(), slots.size() * sizeof(Slot), sizeof hd))
     return {};
   for (size_t i = 0; i < entries.size(); ++i) {
-    const uint64_t want = static_cast<uint64_t>(entries[i].f32->numel()) * dtype_size(to);
+    const uint64_t want = static_cast<uint64_t>(numel(entries[i].stored_shape())) * dtype_size(to);
     if (slots[i].bytes != want || slots[i].offset > hd.file_bytes ||
         hd.file_bytes - slots[i].offset < want)
       return {};
@@ -179,7 +181,7 @@ std::vector<Tensor> weight_cache_load(const WeightCacheOptions& o, DType to,
   std::vector<Tensor> out;
   out.reserve(entries.size());
   for (size_t i = 0; i < entries.size(); ++i)
-    out.push_back(Tensor::view(to, entries[i].f32->shape(),
+    out.push_back(Tensor::view(to, entries[i].stored_shape(),
                                static_cast<char*>(base) + slots[i].offset, owner));
   return out;
 }

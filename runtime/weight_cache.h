@@ -33,10 +33,16 @@ struct WeightCacheOptions {
 WeightCacheOptions weight_cache_for(const std::string& dir, const std::string& model_path,
                                     DType to);
 
-// One f32 constant to convert: its value name and data.
+// One f32 constant to convert: its value name and data, and when the conversion also changes its
+// layout (weights packed for the cube, runtime/weight_pack.h) the layout's name and the stored
+// shape; both are part of the key.
 struct CacheEntry {
   std::string name;
   const Tensor* f32 = nullptr;
+  std::string layout;  // empty: the f32 constant's own layout and shape
+  Shape shape;         // the stored shape when `layout` is set
+
+  const Shape& stored_shape() const { return layout.empty() ? f32->shape() : shape; }
 };
 
 // The converted tensors (dtype `to`, one per entry, views of the mapped file) when `o.file`

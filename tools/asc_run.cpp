@@ -55,6 +55,7 @@ struct Options {
   std::string precision = "fp32";
   std::string weight_cache;
   int optimize = 1;
+  int pack_weights = 1;
   bool no_fusion = false;
   bool timing_only = false;
   bool profile = false;
@@ -232,6 +233,7 @@ int run(const Options& o) {
     mo.precision = asc::parse_precision(o.precision);
     mo.optimize = o.optimize != 0;
     mo.fusion = !o.no_fusion;
+    mo.pack_weights = o.pack_weights != 0;
     mo.timing_only = o.timing_only;
     mo.last_logits_only = o.gen.new_tokens > 0 && !o.all_logits;
     mo.kv_cache_precision = o.gen.new_tokens > 0;
@@ -460,6 +462,10 @@ int main(int argc, char** argv) {
   app.add_option("--weight-cache", o.weight_cache,
                  "directory for the weights --precision fp16/bf16 converts: the first load "
                  "writes them there, later loads of the same model file map them");
+  app.add_option("--pack-weights", o.pack_weights,
+                 "1: under --precision bf16, store MatMul weights in the cpu kernels' packed "
+                 "layout as they are converted (default); 0: keep them row-major")
+      ->check(CLI::Range(0, 1));
   app.add_option("--optimize", o.optimize, "1: double buffering and fusion (default); 0: off")
       ->check(CLI::Range(0, 1));
   app.add_flag("--no-fusion", o.no_fusion, "no graph fusion (double buffering stays)");

@@ -2,7 +2,10 @@
 // to 1/16 and 3 cores, so that tails, many tiles and several tiles per core happen.
 #pragma once
 
+#include <string_view>
+
 #include "registry/device_spec.h"
+#include "registry/op_def.h"
 
 namespace asc::test {
 
@@ -17,6 +20,13 @@ inline DeviceSpec emit_spec(int variant) {
     s.vector_cores = s.cube_cores = 3;
   }
   return s;
+}
+
+// Tile-kernel ops the emitter does not take: ai.asc PackedMatMul reads a weight stored in the
+// cpu device's packed layout (runtime/weight_pack.h), which only the cpu device's load makes; a
+// model for the ascend device keeps its MatMuls (docs/ASCENDC.md).
+inline bool emission_exempt(const OpDef& op) {
+  return op.domain == "ai.asc" && op.type == "PackedMatMul";
 }
 
 }  // namespace asc::test

@@ -1,10 +1,11 @@
 // Cases of the fused family (ai.asc): FusedRMSNorm with and without scale, scale with leading 1s,
 // long rows; FusedMatMulBias with every activation, bias [N], [1, N] and one element, batch
 // broadcast, 1-D A, empty M and K = 0, decode-shaped M = 1; FusedSwiGLU and FusedRotary with
-// broadcast operands; FusedElementwise chains over broadcast, bool, integer and attribute steps.
-// f32, f16 and bf16; odd sizes throughout.
+// broadcast operands; PackedMatMul in the cpu kernels' layout; FusedElementwise chains over
+// broadcast, bool, integer and attribute steps. f32, f16 and bf16; odd sizes throughout.
 #include "ops/fused.h"
 #include "ops/op_cases.h"
+#include "runtime/devices/cpu/gemm.h"
 
 namespace asc::test {
 namespace {
@@ -55,6 +56,37 @@ void add_matmul(std::vector<OpCase>& v) {
   mm(kF32, {130, 70}, {70, 150}, Shape{150}, "silu", "multi_tile");
   mm(kF16, {5, 24}, {24, 17}, Shape{17}, "relu", "");
   mm(kBF16, {3, 40}, {40, 21}, Shape{21}, "silu", "");
+}
+
+// PackedMatMul in the layout the active cpu kernels read (runtime/weight_pack.h): B random in
+// its packed shape (padding included: the kernels multiply it by A's zero padding or drop the
+// columns). Decode-shaped one-row products (the panel GEMV: sets of four panels, then the
+// rest), a few rows (A packed per call), many rows and k blocks (the packed mmad), odd K and N.
+void add_packed_matmul(std::vector<OpCase>& v) {
+  for (DType dt : {kF32, kBF16}) {
+    const cpu::GemmKernel& g = cpu::gemm_kernel(dt);
+    if (g.packed != dt) continue;  // bf16 widened to f32 panels here: never packed in bf16
+    auto mm = [&](Shape a, int64_t k, int64_t n, bool bias, const char* act, std::string label) {
+      const int64_t kp = (k + g.k_pack - 1) / g.k_pack * g.k_pack;
+      std::vector<InputSpec> ins = {in(dt, a), in(dt, {(n + g.nr - 1) / g.nr, kp * g.nr})};
+      if (bias) ins.push_back(in(dt, {n}));
+      v.push_back(asc_case("PackedMatMul", ins,
+                           {{"k", k},
+                            {"n", n},
+                            {"panel", int64_t{g.nr}},
+                            {"k_pack", int64_t{g.k_pack}},
+                            {"activation", std::string(act)}},
+                           label));
+    };
+    mm({1, 1, 64}, 64, 97, true, "none", "decode");
+    mm({1, 77}, 77, 300, false, "none", "decode_odd_k");
+    mm({1, 5}, 5, 7, true, "silu", "decode_small");
+    mm({3, 40}, 40, 21, true, "relu", "few_rows");
+    mm({2, 3, 33}, 33, 65, false, "none", "batched");
+    mm({7}, 7, 9, true, "none", "vector_a");
+    mm({130, 301}, 301, 150, true, "silu", "multi_tile");
+    mm({1, 1100}, 1100, 40, false, "none", "decode_long_k");
+  }
 }
 
 void add_swiglu_rotary(std::vector<OpCase>& v) {
@@ -124,6 +156,7 @@ std::vector<OpCase> cases_fused() {
   std::vector<OpCase> v;
   add_rms(v);
   add_matmul(v);
+  add_packed_matmul(v);
   add_swiglu_rotary(v);
   add_chains(v);
   return v;

@@ -11,17 +11,12 @@
 #include "registry/error.h"
 #include "runtime/fusion.h"
 #include "runtime/model.h"
+#include "tests/runtime/random_tensor.h"
 
 namespace asc {
 namespace {
 
-Tensor random(Shape shape, uint32_t seed, float lo = -1.f, float hi = 1.f) {
-  Tensor t(DType::kF32, std::move(shape));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(lo, hi);
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, u(rng));
-  return t;
-}
+using test::random;
 
 Tensor scalar(float v) {
   Tensor t(DType::kF32, {});

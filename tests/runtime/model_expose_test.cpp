@@ -8,6 +8,7 @@
 #include "ops/ops.h"
 #include "registry/error.h"
 #include "runtime/model.h"
+#include "tests/runtime/random_tensor.h"
 
 namespace asc {
 namespace {
@@ -43,13 +44,7 @@ Graph chain_graph(const Tensor& b) {
   return g;
 }
 
-Tensor random(Shape shape, uint32_t seed) {
-  Tensor t(DType::kF32, std::move(shape));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, u(rng));
-  return t;
-}
+using test::random;
 
 const Tensor* find(const std::vector<NamedTensor>& outs, const std::string& name) {
   for (const auto& o : outs)

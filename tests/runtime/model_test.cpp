@@ -8,6 +8,7 @@
 #include "ops/ops.h"
 #include "registry/error.h"
 #include "runtime/model.h"
+#include "tests/runtime/random_tensor.h"
 
 namespace asc {
 namespace {
@@ -45,13 +46,7 @@ Graph mlp_graph(const Tensor& b, const Tensor& w) {
   return g;
 }
 
-Tensor random(Shape s, uint32_t seed) {
-  Tensor t(DType::kF32, std::move(s));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, u(rng));
-  return t;
-}
+using test::random;
 
 // The same computation, naively in double.
 std::vector<double> expected(const Tensor& x, const Tensor& b, const Tensor& w) {

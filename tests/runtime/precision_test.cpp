@@ -10,6 +10,7 @@
 #include "registry/error.h"
 #include "runtime/model.h"
 #include "runtime/precision.h"
+#include "tests/runtime/random_tensor.h"
 
 namespace asc {
 namespace {
@@ -25,13 +26,7 @@ Node node(const std::string& op, std::vector<int> in, std::vector<int> out, Attr
   return n;
 }
 
-Tensor random(Shape s, uint32_t seed) {
-  Tensor t(DType::kF32, std::move(s));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, u(rng));
-  return t;
-}
+using test::random;
 
 // y = softmax(relu(x @ w + b)) with x f32[n, 16], w f32[16, 8], b f32[8].
 Graph mlp(const Tensor& w, const Tensor& b) {
@@ -92,6 +87,7 @@ TEST(Precision, LargeWeightsLandOnHugePageBoundaries) {
   g.add_node(node("MatMul", {xv, wv}, {y}));
   ModelOptions o{2, "cpu", true};
   o.precision = DType::kBF16;
+  o.pack_weights = false;  // the row-major converted weight (weight_pack_test.cpp: packed ones)
   const Model m(std::move(g), o);
   const Tensor* cw = nullptr;
   for (const Value& v : m.graph().values)

@@ -10,17 +10,12 @@
 #include "registry/error.h"
 #include "runtime/model.h"
 #include "runtime/op_runner.h"
+#include "tests/runtime/random_tensor.h"
 
 namespace asc {
 namespace {
 
-Tensor random(Shape s, uint32_t seed) {
-  Tensor t(DType::kF32, std::move(s));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, u(rng));
-  return t;
-}
+using test::random;
 
 Node node(const std::string& op, std::vector<int> in, std::vector<int> out, Attrs attrs = {}) {
   Node n;

@@ -18,19 +18,14 @@
 #include "registry/strings.h"
 #include "runtime/model.h"
 #include "runtime/weight_cache.h"
+#include "tests/runtime/random_tensor.h"
 
 namespace asc {
 namespace {
 
 namespace fs = std::filesystem;
 
-Tensor random(Shape s, uint32_t seed) {
-  Tensor t(DType::kF32, std::move(s));
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, u(rng));
-  return t;
-}
+using test::random;
 
 // y = x @ w + b with x f32[n, 24], w f32[24, 40], b f32[40].
 Graph affine(const Tensor& w, const Tensor& b) {

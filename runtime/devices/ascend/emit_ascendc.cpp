@@ -457,6 +457,7 @@ void Emitter::emit_instr(int pc) {
       const BufferDecl& dd = p_.buffers[in.dst];
       const BufferDecl& sd = p_.buffers[in.src[0]];
       if (dd.dtype != sd.dtype || dd.bytes() != sd.bytes()) fail(pc, "load_l0 changing the size");
+      if (in.axis > 0) fail(pc, "load_l0_panels (weights pre-packed for the cpu device)");
       if (sd.pos == Pos::kUB) sync("V_MTE3");  // UB -> GM -> L1 on the 910B (docs)
       line(cat("AscendC::LoadData(", buf(in.dst), ", ", buf(in.src[0]),
                ", AscendC::LoadData2DParams{0, ", (dd.bytes() + 511) / 512,

@@ -88,6 +88,7 @@ const GemmIsa& gemm_isa_generic() {
                            generic_direct,
                            nullptr,
                            nullptr,
+                           nullptr,
                            nullptr};
   return isa;
 }
@@ -293,6 +294,55 @@ void gemm_mmad(DType in, const void* pa, const void* pb, float* c, int64_t ldc, 
                    accumulate, ahead);
   }
   ahead->issue(1, 1);  // whatever the kernel did not reach
+}
+
+void gemm_mmad_panels(DType in, const void* pa, const void* pb, int64_t panel_stride, float* c,
+                      int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate,
+                      GemmAhead* ahead) {
+  check_in(in, "gemm_mmad_panels");
+  const GemmKernel& g = gemm_kernel(in);
+  GemmAhead none;
+  if (!ahead) ahead = &none;
+  ahead->start();
+  // One panel per call of the ISA's loop nest; `ahead` is issued in step with the panels.
+  const int64_t panels = ceil_div(n, g.nr);
+  const size_t es = dtype_size(g.packed);
+  for (int64_t q = 0; q < panels && m > 0; ++q) {
+    const void* b = static_cast<const std::byte*>(pb) + static_cast<size_t>(q * panel_stride) * es;
+    const int64_t cols = std::min<int64_t>(g.nr, n - q * g.nr);
+    const GemmIsa& isa = active();
+    if (packs_bf16(isa, in))
+      isa.mmad_bf16(static_cast<const uint16_t*>(pa), static_cast<const uint16_t*>(b), c + q * g.nr,
+                    ldc, m, cols, k, accumulate, &none);
+    else
+      isa.mmad_f32(static_cast<const float*>(pa), static_cast<const float*>(b), c + q * g.nr, ldc,
+                   m, cols, k, accumulate, &none);
+    ahead->issue(q + 1, panels);
+  }
+  ahead->issue(1, 1);
+}
+
+void gemm_direct_panels(DType in, const void* a, int64_t lda, const void* pb, int64_t panel_stride,
+                        float* c, int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate) {
+  check_in(in, "gemm_direct_panels");
+  if (m <= 0 || n <= 0) return;
+  const GemmIsa& isa = active();
+  const GemmKernel& g = gemm_kernel(in);
+  const int64_t kp = ceil_div(k, g.k_pack);
+  static thread_local std::vector<std::byte> buf;  // A as the kernels take it, kept per thread
+  if (m == 1 && isa.gemv_panels && g.nr == 32) {
+    const void* row = a;
+    if (g.packed != in || k % g.k_pack != 0) {  // widen to f32, or pad the last bf16 pair
+      buf.assign(static_cast<size_t>(kp * g.k_pack) * dtype_size(g.packed), std::byte{0});
+      vec_cast(in, g.packed, a, buf.data(), k);
+      row = buf.data();
+    }
+    isa.gemv_panels(g.packed, row, pb, panel_stride, c, n, kp, accumulate);
+    return;
+  }
+  buf.resize(gemm_packed_a_bytes(in, m, k));
+  gemm_pack_a(in, a, lda, 1, m, k, buf.data());
+  gemm_mmad_panels(in, buf.data(), pb, panel_stride, c, ldc, m, n, k, accumulate);
 }
 
 bool gemm_mmad_b_rows_supported(DType in) {

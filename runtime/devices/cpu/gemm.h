@@ -113,6 +113,20 @@ bool gemm_mmad_b_rows(DType in, const void* pa, const void* b, int64_t ldb, floa
                       int64_t m, int64_t n, int64_t k, bool accumulate, GemmAhead* ahead = nullptr);
 bool gemm_mmad_b_rows_supported(DType in);
 
+// B pre-packed: a whole weight [K, N] packed once (gemm_pack_b, at load) and kept, whose panels
+// of nr columns lie `panel_stride` elements apart; pb points at the block's first panel, at its
+// first k row (a k block of the weight is the same rows of every panel). The analogue of weights
+// stored in Ascend's fractal layout ahead of time. Same product as gemm_mmad; the layout must be
+// the active ISA's (gemm_kernel(in): nr, k_pack, packed dtype).
+void gemm_mmad_panels(DType in, const void* pa, const void* pb, int64_t panel_stride, float* c,
+                      int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate,
+                      GemmAhead* ahead = nullptr);
+// The same with A unpacked (type `in`, row stride lda, unit column stride): the decode path. One
+// row streams kPanelStreams panels at a time with the sums in registers (AVX-512); more rows pack
+// A and run gemm_mmad_panels.
+void gemm_direct_panels(DType in, const void* a, int64_t lda, const void* pb, int64_t panel_stride,
+                        float* c, int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate);
+
 // Same product with A and B unpacked (A row stride lda, unit column stride; B row-major with row
 // stride ldb, unit column stride): the path for small m (decode; m <= 16 on AVX-512) where packing
 // B would cost more than it saves. m = 1 (AVX-512) reads B as groups of 8 rows, each over all n,
@@ -157,6 +171,10 @@ struct GemmIsa {
   // Optional fast gemm_pack_b of a row-major f32/f16/bf16 source (row stride ldb) into f32
   // panels; may be null.
   void (*pack_b_rows)(DType in, const void* src, int64_t ldb, int64_t k, int64_t n, float* dst);
+  // Optional one-row product against pre-packed B panels of 32 columns (gemm_direct_panels); a
+  // holds kp k units of the packed dtype (f32 values, or bf16 pairs); may be null.
+  void (*gemv_panels)(DType packed, const void* a, const void* pb, int64_t stride, float* c,
+                      int64_t n, int64_t kp, bool accumulate);
 };
 
 const GemmIsa* gemm_isa_avx512();       // nullptr when the CPU lacks AVX-512F/BW/VL/DQ

@@ -216,6 +216,7 @@ const GemmIsa* gemm_isa_avx2() {
                               direct,
                               nullptr,
                               nullptr,
+                              nullptr,
                               nullptr};
     return &avx2;
   }();

@@ -553,7 +553,8 @@ const GemmIsa* gemm_isa_avx512() {
                                direct,
                                nullptr,
                                mmad_f32_b_rows,
-                               pack_b_rows};
+                               pack_b_rows,
+                               gemv_panels};
     return &widen;
   }();
   return isa;
@@ -570,7 +571,8 @@ const GemmIsa* gemm_isa_avx512_bf16() {
                              direct_dot,
                              pack_b_bf16_rows,
                              mmad_f32_b_rows,
-                             pack_b_rows};
+                             pack_b_rows,
+                             gemv_panels};
     return &dot;
   }();
   return isa;

@@ -46,6 +46,11 @@ ASC_AVX512 inline void interleave_rows(__m512i r0, __m512i r1, __m512i& out0, __
 // gemv_pairs_bf16 runs bf16 B on vdpbf16ps (A came from bf16).
 void gemv_rows(DType in, const float* a, const void* b, int64_t ldb, float* c, int64_t n, int64_t k,
                bool accumulate);
+// One row of A against B pre-packed in panels of 32 columns (gemm.h's packed B layout over the
+// whole k; `stride` elements from one panel to the next; kp k units: k for f32, pairs for bf16):
+// C[0, n) (+)= a x B. `a` holds kp f32 values, or for bf16 kp pairs (a[2u] low, a[2u+1] high).
+ASC_AVX512 void gemv_panels(DType packed, const void* a, const void* pb, int64_t stride, float* c,
+                            int64_t n, int64_t kp, bool accumulate);
 ASC_AVX512 void gemv_pairs_bf16(const float* a, const uint16_t* b, int64_t ldb, float* c, int64_t n,
                                 int64_t k, bool accumulate);
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "registry/error.h"
+#include "registry/strings.h"
 #include "runtime/devices/cpu/gemm.h"
 #include "runtime/devices/cpu/vec.h"
 
@@ -153,8 +154,9 @@ struct BufState {
   int64_t rs = 0, cs = 1;      // matrix view strides in elements
   int64_t rows = 0, cols = 0;  // valid matrix extent (mmad operands)
   bool packed = false;
-  bool b_rows = false;  // an unpacked B view the mmad packs panel by panel
-  uint64_t uses = 0;    // copy-in count: selects the ping-pong slot
+  bool b_rows = false;       // an unpacked B view the mmad packs panel by panel
+  int64_t panel_stride = 0;  // packed B pre-packed in GM: elements between its panels
+  uint64_t uses = 0;         // copy-in count: selects the ping-pong slot
 };
 
 int64_t outer_of(const Shape& d, int axis) {
@@ -166,6 +168,16 @@ int64_t inner_of(const Shape& d, int axis) {
   int64_t o = 1;
   for (size_t i = static_cast<size_t>(axis) + 1; i < d.size(); ++i) o *= d[i];
   return o;
+}
+
+// A pre-packed B must be in the layout the active GEMM kernels read: a weight packed for another
+// ISA (gemm_force_isa after load) or copied in with gaps would be read wrongly.
+void check_panels(const TileProgram& p, const Instr& in, DType dt, const BufState& s) {
+  const GemmKernel& g = gemm_kernel(dt);
+  if (in.axis != g.nr || in.op != g.k_pack || g.packed != dt || s.cs != 1)
+    throw Error(cat(p.op, ": B was packed in panels of ", in.axis, " columns (k_pack ", int(in.op),
+                    "), the active GEMM kernels (", gemm_active_isa(), ") read ", g.nr, " (k_pack ",
+                    g.k_pack, ")"));
 }
 
 }  // namespace
@@ -235,7 +247,7 @@ Lowering lower(const TileProgram& p) {
   constexpr int64_t kKeepBytes = 16 << 20;  // per buffer and core
   for (int i = 0; i < ni && per_core > 1 && fastest >= 0; ++i) {
     const Instr& in = p.instrs[i];
-    if (in.kind != InstrKind::kLoadL0 || producers[in.src[0]].empty()) continue;
+    if (in.kind != InstrKind::kLoadL0 || in.axis > 0 || producers[in.src[0]].empty()) continue;
     const int c = producers[in.src[0]][0];
     if (!low.view_in[c]) continue;
     bool moves = false;
@@ -249,6 +261,14 @@ Lowering lower(const TileProgram& p) {
     low.pack_keep[in.dst] =
         static_cast<int>(std::min<int64_t>(blocks, std::max<int64_t>(1, kKeepBytes / bytes)));
   }
+  low.panel_arg.assign(ni, -1);
+  for (int i = 0; i < ni; ++i) {
+    const Instr& in = p.instrs[i];
+    if (in.kind != InstrKind::kLoadL0 || in.axis <= 0) continue;
+    if (producers[in.src[0]].size() != 1 || !low.view_in[producers[in.src[0]][0]])
+      throw Error(p.op + ": load_l0_panels needs a copy-in of whole panels it alone reads");
+    low.panel_arg[i] = p.instrs[producers[in.src[0]][0]].arg;
+  }
   for (const auto& in : p.instrs)
     if (in.kind == InstrKind::kMmad && p.buffers[in.src[0]].dims[0] <= kDirectMaxM)
       low.mmad_direct = true;
@@ -257,7 +277,7 @@ Lowering lower(const TileProgram& p) {
   low.b_rows_in.assign(ni, false);
   for (int i = 0; i < ni && !low.mmad_direct; ++i) {
     const Instr& in = p.instrs[i];
-    if (in.kind != InstrKind::kLoadL0 || p.buffers[in.dst].pos != Pos::kL0B ||
+    if (in.kind != InstrKind::kLoadL0 || in.axis > 0 || p.buffers[in.dst].pos != Pos::kL0B ||
         low.pack_keep[in.dst] > 0 || producers[in.src[0]].size() != 1 ||
         consumers[in.src[0]].size() != 1 || !gemm_mmad_b_rows_supported(p.buffers[in.src[0]].dtype))
       continue;
@@ -477,6 +497,18 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           const BufState& s = st[in.src[0]];
           BufState& d = st[in.dst];
           const DType dt = p.buffers[in.src[0]].dtype;
+          if (in.axis > 0) {  // B pre-packed in GM: its panels are the operand (no layout change)
+            check_panels(p, in, dt, s);
+            const int64_t es = static_cast<int64_t>(dtype_size(dt));
+            const int64_t first = (s.ptr - gm(low.panel_arg[pc])) / es / s.rs;  // first panel
+            d = s;
+            d.rows = s.cols / in.axis;  // k, padded to k_pack
+            d.cols = std::min(s.rows * in.axis, in.count - first * in.axis);
+            d.panel_stride = s.rs;
+            d.packed = true;
+            d.b_rows = false;
+            break;
+          }
           if ((low.mmad_direct || low.b_rows[in.dst]) && s.cs == 1) {
             d = s;
             d.packed = false;
@@ -528,11 +560,24 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           const BufState& b = st[in.src[1]];
           const DType dt = p.buffers[in.src[0]].dtype;
           const int64_t m = a.rows, k = a.cols, n = b.cols;
-          if (k != b.rows)
+          if (k != b.rows && b.panel_stride == 0)
             throw Error(p.op + ": mmad with k " + std::to_string(k) + " vs " +
                         std::to_string(b.rows));
           c.rows = m;
           c.cols = n;
+          if (b.panel_stride > 0) {  // B pre-packed: its k rows are k padded to k_pack
+            if (k > b.rows || b.rows - k >= gemm_kernel(dt).k_pack)
+              throw Error(p.op + ": mmad with k " + std::to_string(k) + " vs pre-packed " +
+                          std::to_string(b.rows));
+            if (a.packed)
+              gemm_mmad_panels(dt, a.ptr, b.ptr, b.panel_stride, reinterpret_cast<float*>(c.ptr),
+                               c.rs, m, n, k, acc, &ahead);
+            else
+              gemm_direct_panels(dt, a.ptr, a.rs, b.ptr, b.panel_stride,
+                                 reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc);
+            ahead.count = 0;
+            break;
+          }
           if (k == 0) {  // empty contraction: C = 0 (or unchanged when accumulating)
             if (!acc)
               for (int64_t r = 0; r < m; ++r)

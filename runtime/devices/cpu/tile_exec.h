@@ -23,6 +23,9 @@ struct Lowering {
   // Per L0B buffer: B stays a GM view, packed panel by panel inside the mmad
   // (gemm_mmad_b_rows); per copy-in instr: it feeds such a buffer.
   std::vector<bool> b_rows, b_rows_in;
+  // Per kLoadL0 of pre-packed panels: the GM argument its L1 source is a view of (the panel the
+  // view starts at gives the columns that exist: the panels' padding is never written out).
+  std::vector<int> panel_arg;
   std::vector<int> loop_end;    // per kLoopBegin: index of its kLoopEnd
   std::vector<int> loop_begin;  // per kLoopEnd: index of its kLoopBegin
 };

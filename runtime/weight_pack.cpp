@@ -1,0 +1,134 @@
+#include "runtime/weight_pack.h"
+
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "registry/error.h"
+#include "registry/strings.h"
+#include "runtime/devices/cpu/gemm.h"
+#include "runtime/fusion.h"
+#include "runtime/precision.h"
+
+namespace asc {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+bool reads_b(const Node& n) {
+  return (n.op_type == "MatMul" && n.domain.empty()) ||
+         (n.op_type == "FusedMatMulBias" && n.domain == "ai.asc");
+}
+
+}  // namespace
+
+bool WeightPacking::empty() const {
+  return std::none_of(kn.begin(), kn.end(), [](const Shape& s) { return !s.empty(); });
+}
+
+std::string WeightPacking::layout() const {
+  return cat("panels", panel, "x", k_pack);
+}
+
+Shape WeightPacking::packed_shape(const Shape& s) const {
+  return {ceil_div(s[1], panel), ceil_div(s[0], k_pack) * k_pack * panel};
+}
+
+namespace {
+
+// Packs `cols` columns starting at panel q0 of a [k, ..] source (dtype w.dtype, row stride ldb;
+// src points at the first of those columns) into p.
+void pack_range(const WeightPacking& w, const void* src, int64_t ldb, int64_t k, int64_t cols,
+                int64_t q0, Tensor& p) {
+  const size_t es = dtype_size(w.dtype);
+  cpu::gemm_pack_b(w.dtype, src, ldb, 1, k, cols,
+                   static_cast<std::byte*>(p.data()) + q0 * p.shape()[1] * es);
+}
+
+constexpr int64_t kGrain = 8;  // panels per task
+
+}  // namespace
+
+Tensor WeightPacking::pack(const Tensor& b) const {
+  if (b.dtype() != dtype || b.shape().size() != 2)
+    throw Error(cat("weight packing: ", dtype_name(b.dtype()), " ", to_string(b.shape()),
+                    " is not a [K, N] ", dtype_name(dtype), " weight"));
+  const int64_t k = b.shape()[0], n = b.shape()[1], panels = ceil_div(n, panel);
+  Tensor p = weight_storage(dtype, packed_shape(b.shape()));
+  tbb::parallel_for(int64_t{0}, ceil_div(panels, kGrain), [&](int64_t t) {
+    const int64_t j0 = t * kGrain * panel, cols = std::min(n, j0 + kGrain * panel) - j0;
+    pack_range(*this, static_cast<const std::byte*>(b.data()) + j0 * dtype_size(dtype), n, k, cols,
+               t * kGrain, p);
+  });
+  return p;
+}
+
+Tensor WeightPacking::pack_converted(const Tensor& w) const {
+  if (w.dtype() != DType::kF32 || w.shape().size() != 2 || dtype_size(dtype) != 2)
+    throw Error(cat("weight packing: ", dtype_name(w.dtype()), " ", to_string(w.shape()),
+                    " is not a [K, N] f32 weight to convert to ", dtype_name(dtype)));
+  const int64_t k = w.shape()[0], n = w.shape()[1], panels = ceil_div(n, panel);
+  Tensor p = weight_storage(dtype, packed_shape(w.shape()));
+  const float* x = w.data_as<float>();
+  tbb::parallel_for(int64_t{0}, ceil_div(panels, kGrain), [&](int64_t t) {
+    const int64_t q0 = t * kGrain, q1 = std::min(panels, q0 + kGrain);
+    const int64_t j0 = q0 * panel, cols = std::min(n, q1 * panel) - j0;
+    std::vector<uint16_t> low(static_cast<size_t>(k * cols));  // these columns, converted
+    for (int64_t r = 0; r < k; ++r)
+      convert_values(x + r * n + j0, low.data() + r * cols, cols, dtype);
+    pack_range(*this, low.data(), cols, k, cols, q0, p);
+  });
+  return p;
+}
+
+WeightPacking plan_weight_packing(const Graph& g, DType to) {
+  WeightPacking p;
+  if (to != DType::kBF16) return p;  // f32: no conversion to ride on; f16 packs widened
+  const cpu::GemmKernel& kern = cpu::gemm_kernel(to);
+  if (kern.packed != to) return p;  // this CPU widens bf16 to f32 panels
+  p.dtype = to;
+  p.panel = kern.nr;
+  p.k_pack = kern.k_pack;
+  std::vector<int> as_b(g.values.size(), 0), other(g.values.size(), 0);
+  for (const Node& n : g.nodes)
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const int v = n.inputs[k];
+      if (v < 0) continue;
+      (k == 1 && reads_b(n) ? as_b : other)[v] += 1;
+    }
+  for (int v : g.outputs) other[v] += 1;
+  p.kn.assign(g.values.size(), Shape{});
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    const Value& val = g.values[v];
+    if (!val.constant || val.constant->dtype() != DType::kF32 || as_b[v] == 0 || other[v] > 0)
+      continue;
+    const Shape& s = val.constant->shape();
+    if (s.size() == 2 && s[0] > 0 && s[1] > 0) p.kn[v] = s;
+  }
+  return p;
+}
+
+int use_packed_weights(Graph& g, const WeightPacking& p) {
+  int rewritten = 0;
+  for (Node& n : g.nodes) {
+    if (!reads_b(n) || n.inputs.size() < 2 || !p.packs(n.inputs[1])) continue;
+    const Shape& kn = p.kn[n.inputs[1]];
+    Node r = fused_node("PackedMatMul", n.name, n.inputs, n.outputs);
+    r.attrs.set("k", kn[0]);
+    r.attrs.set("n", kn[1]);
+    r.attrs.set("panel", p.panel);
+    r.attrs.set("k_pack", static_cast<int64_t>(p.k_pack));
+    r.attrs.set("activation", n.attrs.has("activation") ? n.attrs.s("activation") : "none");
+    n = std::move(r);
+    ++rewritten;
+  }
+  for (size_t v = 0; v < g.values.size(); ++v)
+    if (p.packs(static_cast<int>(v))) g.values[v].type.shape = to_sym(p.packed_shape(p.kn[v]));
+  return rewritten;
+}
+
+}  // namespace asc

@@ -1,0 +1,50 @@
+// Weight packing at load (ModelOptions::pack_weights): the constant weights a MatMul reads as B
+// are stored in the cpu device's packed B layout (runtime/devices/cpu/gemm.h: panels of nr
+// columns over all of K, k_pack k-rows interleaved), and their MatMul / FusedMatMulBias nodes
+// become PackedMatMul (ops/fused_matmul_packed.cpp) — what Ascend's model converter does when it
+// stores weights ND -> NZ for the cube. A decoding step then streams each weight as a few long
+// sequential runs with its sums in registers instead of rows of B read into a C row in cache
+// (docs/PERFORMANCE.md: 0.5B's bf16 weights at 56-66 GB/s instead of 33-40 on the Zen 5 guest).
+//
+// Packing rides on precision conversion (runtime/precision.h), which writes every weight anyway:
+// the packed form is what the converted-weight cache stores. Under fp32 the weights stay mapped
+// from the model file (load in milliseconds); packing them would mean copying them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "registry/tensor.h"
+#include "runtime/graph.h"
+
+namespace asc {
+
+struct WeightPacking {
+  DType dtype = DType::kUndefined;  // of the packed weights (the precision converted to)
+  int64_t panel = 0;                // columns per panel (the kernels' nr)
+  int k_pack = 1;                   // k rows interleaved per column (2: bf16 pairs)
+  std::vector<Shape> kn;            // per graph value: [K, N] of a weight to pack, else empty
+
+  bool packs(int v) const { return v >= 0 && static_cast<size_t>(v) < kn.size() && !kn[v].empty(); }
+  bool empty() const;
+  std::string layout() const;  // "panels32x2": names the layout in cache keys
+  Shape packed_shape(
+      const Shape& kn) const;  // [ceil(N / panel), ceil(K / k_pack) * k_pack * panel]
+  // The packed form of b ([K, N], dtype `dtype`), in memory advised for huge pages.
+  Tensor pack(const Tensor& b) const;
+  // The packed form of f32 weight w converted to `dtype` (convert_values), a few panels at a
+  // time: no whole converted copy is made.
+  Tensor pack_converted(const Tensor& w) const;
+};
+
+// Which constants of g the cpu device's cube kernels read packed at precision `to`: 2-D f32
+// constants with K, N > 0 read only as B (input 1) of MatMul or FusedMatMulBias nodes and not
+// graph outputs. Empty where the active kernels keep no packed form in `to` itself (f32 under
+// fp32 — no conversion to ride on —, f16, bf16 without AVX512_BF16 dot products).
+WeightPacking plan_weight_packing(const Graph& g, DType to);
+
+// After conversion: the nodes reading a packed weight become PackedMatMul (same name, inputs,
+// outputs; attributes k, n, panel, k_pack and the activation). Returns the nodes rewritten.
+int use_packed_weights(Graph& g, const WeightPacking& p);
+
+}  // namespace asc
