@@ -14,7 +14,8 @@
 // greedy tokens agree. asc-run computes only the last position's logits in prefill (what
 // generation reads; `--all-logits` in asc-run turns that off) — pass `--all-logits` here to
 // compare with every row computed, as ORT does. `--weight-cache DIR` passes asc-run's option of
-// that name (fp16/bf16 runs map the weights the first such run converted and wrote there; a
+// that name (every asc run maps the packed weights the first run of its precision converted or
+// packed and wrote there — runtime/weight_pack.h; a
 // first run's load includes the conversion and the write, and counts like the others).
 //
 // Each runtime reads its own copy of the model files (ORT's is copied to a temporary folder beside

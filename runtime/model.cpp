@@ -62,7 +62,9 @@ Model::Model(Graph graph, ModelOptions options)
       return name.rfind("past_key_values.", 0) == 0 || name.rfind("present.", 0) == 0;
     };
   WeightPacking packing;
-  if (options_.pack_weights && !sim_ && !acl_)
+  // fp32 packs only into a weight cache: otherwise its weights stay mapped from the model file.
+  const bool f32 = options_.precision == DType::kF32;
+  if (options_.pack_weights && !sim_ && !acl_ && (!f32 || !options_.weight_cache.file.empty()))
     packing = plan_weight_packing(graph_, options_.precision);
   device_->run([&] {  // model threads
     convert_precision(graph_, options_.precision, low_io, options_.weight_cache,

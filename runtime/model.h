@@ -60,13 +60,14 @@ struct ModelOptions {
   // read); outputs are zeros of the planned shapes (caller buffers are left as they are). A plan
   // whose shapes depend on computed values cannot be predicted: Error.
   bool timing_only = false;
-  // Under a low `precision`: where the converted weights are kept between loads
+  // Under a low `precision` (or fp32 with pack_weights): where the converted (packed) weights
+  // are kept between loads
   // (runtime/weight_cache.h; weight_cache_for makes the options for a model file). Empty file:
   // every load converts.
   WeightCacheOptions weight_cache = {};
-  // On the cpu device, under a precision that converts the weights: store each MatMul weight in
-  // the cube kernels' packed layout as it is converted, and run those MatMuls as PackedMatMul
-  // (runtime/weight_pack.h; asc-run --pack-weights 0 turns it off).
+  // On the cpu device, under a precision that converts the weights, or under fp32 with a
+  // weight cache: store each MatMul weight in the cube kernels' packed layout, and run those
+  // MatMuls as PackedMatMul (runtime/weight_pack.h; asc-run --pack-weights 0 turns it off).
   bool pack_weights = true;
 };
 

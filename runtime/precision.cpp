@@ -115,8 +115,10 @@ DType parse_precision(const std::string& name) {
 int convert_precision(Graph& g, DType to,
                       const std::function<bool(const std::string& name)>& low_io,
                       const WeightCacheOptions& cache, const WeightPacking* packing) {
-  if (to == DType::kF32 || to == DType::kUndefined) return 0;
-  if (to != DType::kF16 && to != DType::kBF16)
+  // f32 with packing: only the packed weights change (f32 panels); nothing else is converted.
+  const bool pack_only = to == DType::kF32 && packing && !packing->empty();
+  if ((to == DType::kF32 && !pack_only) || to == DType::kUndefined) return 0;
+  if (to != DType::kF16 && to != DType::kBF16 && !pack_only)
     throw Error(cat("precision ", dtype_name(to), " is not one of f32, f16, bf16"));
   const size_t nv = g.values.size();
   std::vector<bool> fixed(nv, false), is_output(nv, false);
@@ -130,6 +132,7 @@ int convert_precision(Graph& g, DType to,
   for (size_t v = 0; v < nv; ++v) {
     const Value& val = g.values[v];
     if (!val.constant || val.constant->dtype() != DType::kF32 || fixed[v]) continue;
+    if (pack_only && !packing->packs(static_cast<int>(v))) continue;
     todo.push_back(static_cast<int>(v));
     entries.push_back({val.name, &*val.constant, {}, {}});
     if (packing && packing->packs(static_cast<int>(v))) {
@@ -155,6 +158,7 @@ int convert_precision(Graph& g, DType to,
     if (packing && packing->packs(todo[i])) val.type.shape = to_sym(val.constant->shape());
   }
   const int converted_count = static_cast<int>(todo.size());
+  if (pack_only) return converted_count;
   for (Node& n : g.nodes) {
     bool keep_f32 = false;
     for (int o : n.outputs) keep_f32 = keep_f32 || (o >= 0 && fixed[o]);

@@ -68,6 +68,7 @@ Tensor WeightPacking::pack(const Tensor& b) const {
 }
 
 Tensor WeightPacking::pack_converted(const Tensor& w) const {
+  if (dtype == DType::kF32) return pack(w);
   if (w.dtype() != DType::kF32 || w.shape().size() != 2 || dtype_size(dtype) != 2)
     throw Error(cat("weight packing: ", dtype_name(w.dtype()), " ", to_string(w.shape()),
                     " is not a [K, N] f32 weight to convert to ", dtype_name(dtype)));
@@ -87,7 +88,7 @@ Tensor WeightPacking::pack_converted(const Tensor& w) const {
 
 WeightPacking plan_weight_packing(const Graph& g, DType to) {
   WeightPacking p;
-  if (to != DType::kBF16) return p;  // f32: no conversion to ride on; f16 packs widened
+  if (to != DType::kBF16 && to != DType::kF32) return p;  // f16 would pack widened
   const cpu::GemmKernel& kern = cpu::gemm_kernel(to);
   if (kern.packed != to) return p;  // this CPU widens bf16 to f32 panels
   p.dtype = to;

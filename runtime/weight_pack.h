@@ -8,7 +8,8 @@
 //
 // Packing rides on precision conversion (runtime/precision.h), which writes every weight anyway:
 // the packed form is what the converted-weight cache stores. Under fp32 the weights stay mapped
-// from the model file (load in milliseconds); packing them would mean copying them.
+// from the model file (load in milliseconds) unless a weight cache is given: then the packed f32
+// weights are written to it once and mapped from it on later loads.
 #pragma once
 
 #include <string>
@@ -39,8 +40,8 @@ struct WeightPacking {
 
 // Which constants of g the cpu device's cube kernels read packed at precision `to`: 2-D f32
 // constants with K, N > 0 read only as B (input 1) of MatMul or FusedMatMulBias nodes and not
-// graph outputs. Empty where the active kernels keep no packed form in `to` itself (f32 under
-// fp32 — no conversion to ride on —, f16, bf16 without AVX512_BF16 dot products).
+// graph outputs. Empty where the active kernels keep no packed form in `to` itself (f16; bf16
+// without AVX512_BF16 dot products).
 WeightPacking plan_weight_packing(const Graph& g, DType to);
 
 // After conversion: the nodes reading a packed weight become PackedMatMul (same name, inputs,

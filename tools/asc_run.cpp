@@ -237,7 +237,7 @@ int run(const Options& o) {
     mo.timing_only = o.timing_only;
     mo.last_logits_only = o.gen.new_tokens > 0 && !o.all_logits;
     mo.kv_cache_precision = o.gen.new_tokens > 0;
-    if (!o.weight_cache.empty() && mo.precision != asc::DType::kF32)
+    if (!o.weight_cache.empty() && (mo.precision != asc::DType::kF32 || mo.pack_weights))
       mo.weight_cache = asc::weight_cache_for(o.weight_cache, o.model, mo.precision);
     asc::ImportOptions io;
     io.shape_only_weights = o.timing_only;  // no weight is read: its pages are never touched
@@ -460,11 +460,11 @@ int main(int argc, char** argv) {
                  "in f32 (default fp32)")
       ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
   app.add_option("--weight-cache", o.weight_cache,
-                 "directory for the weights --precision fp16/bf16 converts: the first load "
-                 "writes them there, later loads of the same model file map them");
+                 "directory for the weights --precision converts and packs (fp32: packs): the "
+                 "first load writes them there, later loads of the same model file map them");
   app.add_option("--pack-weights", o.pack_weights,
-                 "1: under --precision bf16, store MatMul weights in the cpu kernels' packed "
-                 "layout as they are converted (default); 0: keep them row-major")
+                 "1: store MatMul weights in the cpu kernels' packed layout as --precision bf16 "
+                 "converts them, or under fp32 into --weight-cache (default); 0: row-major")
       ->check(CLI::Range(0, 1));
   app.add_option("--optimize", o.optimize, "1: double buffering and fusion (default); 0: off")
       ->check(CLI::Range(0, 1));

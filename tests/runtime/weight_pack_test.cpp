@@ -66,9 +66,10 @@ struct Weights {
          w3 = random({77, 77}, 4);
 };
 
-std::unique_ptr<Model> load(const Weights& w, bool pack, const WeightCacheOptions& cache = {}) {
+std::unique_ptr<Model> load(const Weights& w, bool pack, const WeightCacheOptions& cache = {},
+                            DType precision = DType::kBF16) {
   ModelOptions o{2, "cpu", true};
-  o.precision = DType::kBF16;
+  o.precision = precision;
   o.pack_weights = pack;
   o.weight_cache = cache;
   return std::make_unique<Model>(net(w.w1, w.b, w.w2, w.w3), o);
@@ -84,8 +85,8 @@ TEST(WeightPack, PlansOnlyWeightsReadAsMatMulB) {
   const Weights w;
   const Graph g = net(w.w1, w.b, w.w2, w.w3);
   const WeightPacking p = plan_weight_packing(g, DType::kBF16);
-  EXPECT_TRUE(plan_weight_packing(g, DType::kF32).empty());  // no conversion to ride on
-  EXPECT_TRUE(plan_weight_packing(g, DType::kF16).empty());  // f16 would pack widened
+  EXPECT_TRUE(plan_weight_packing(g, DType::kF32).packs(g.find("w1")));  // f32 panels
+  EXPECT_TRUE(plan_weight_packing(g, DType::kF16).empty());              // f16 would pack widened
   if (!bf16_packs()) {
     EXPECT_TRUE(p.empty());
     return;
@@ -158,6 +159,33 @@ TEST(WeightPack, CacheStoresThePackedWeights) {
   const auto c = plain->run({{"x", x}});
   for (int64_t i = 0; i < c[0].tensor.numel(); ++i)
     EXPECT_NEAR(c[0].tensor.at(i), a[0].tensor.at(i), 0.02 + 0.01 * std::fabs(a[0].tensor.at(i)));
+  std::filesystem::remove_all(dir);
+}
+
+// fp32 packs only into a weight cache (else its weights stay mapped from the model file); the
+// packed f32 panels give the row-major results up to the order of the sums.
+TEST(WeightPack, Fp32PacksIntoAWeightCacheOnly) {
+  const Weights w;
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("asc_weight_pack32_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  WeightCacheOptions cache{(dir / "net.f32.ascw").string(), "net identity"};
+  const auto plain = load(w, true, {}, DType::kF32);
+  EXPECT_EQ(count(plain->graph(), "PackedMatMul"), 0);
+  const auto first = load(w, true, cache, DType::kF32);
+  const auto second = load(w, true, cache, DType::kF32);
+  EXPECT_EQ(count(first->graph(), "PackedMatMul"), 2);
+  EXPECT_EQ(count(second->graph(), "PackedMatMul"), 2);
+  ASSERT_TRUE(std::filesystem::exists(cache.file));
+  for (int64_t rows : {1, 17}) {
+    const Tensor x = random({rows, 77}, 30 + static_cast<uint32_t>(rows));
+    const auto a = plain->run({{"x", x}}), b = first->run({{"x", x}}), c = second->run({{"x", x}});
+    for (size_t o = 0; o < 2; ++o)
+      for (int64_t i = 0; i < a[o].tensor.numel(); ++i) {
+        EXPECT_NEAR(b[o].tensor.at(i), a[o].tensor.at(i), 1e-4) << rows << " " << o << " " << i;
+        EXPECT_EQ(c[o].tensor.at(i), b[o].tensor.at(i)) << rows << " " << o << " " << i;
+      }
+  }
   std::filesystem::remove_all(dir);
 }
 
