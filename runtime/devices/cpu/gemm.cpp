@@ -307,16 +307,22 @@ void gemm_mmad_panels(DType in, const void* pa, const void* pb, int64_t panel_st
   // One panel per call of the ISA's loop nest; `ahead` is issued in step with the panels.
   const int64_t panels = ceil_div(n, g.nr);
   const size_t es = dtype_size(g.packed);
+  // The next panel's k rows (one contiguous run) are fetched while this one computes: a weight
+  // streamed from DRAM arrives under the arithmetic, as in gemm_mmad_b_rows.
+  const int64_t panel_bytes = ceil_div(k, g.k_pack) * g.k_pack * g.nr * static_cast<int64_t>(es);
   for (int64_t q = 0; q < panels && m > 0; ++q) {
-    const void* b = static_cast<const std::byte*>(pb) + static_cast<size_t>(q * panel_stride) * es;
+    const auto* b = static_cast<const std::byte*>(pb) + static_cast<size_t>(q * panel_stride) * es;
     const int64_t cols = std::min<int64_t>(g.nr, n - q * g.nr);
+    GemmAhead next;
+    if (q + 1 < panels) next.add(b + panel_stride * static_cast<int64_t>(es), 0, 1, panel_bytes);
+    next.start();
     const GemmIsa& isa = active();
     if (packs_bf16(isa, in))
-      isa.mmad_bf16(static_cast<const uint16_t*>(pa), static_cast<const uint16_t*>(b), c + q * g.nr,
-                    ldc, m, cols, k, accumulate, &none);
+      isa.mmad_bf16(static_cast<const uint16_t*>(pa), reinterpret_cast<const uint16_t*>(b),
+                    c + q * g.nr, ldc, m, cols, k, accumulate, &next);
     else
-      isa.mmad_f32(static_cast<const float*>(pa), static_cast<const float*>(b), c + q * g.nr, ldc,
-                   m, cols, k, accumulate, &none);
+      isa.mmad_f32(static_cast<const float*>(pa), reinterpret_cast<const float*>(b), c + q * g.nr,
+                   ldc, m, cols, k, accumulate, &next);
     ahead->issue(q + 1, panels);
   }
   ahead->issue(1, 1);
