@@ -39,17 +39,6 @@ void check_matmul_activation(const std::string& act) {
                        "' is not one of none, relu, sigmoid, tanh, silu, gelu, gelu_tanh"));
 }
 
-namespace {
-
-MmView fused_view(const LaunchContext& ctx) {
-  MmView v = matmul_view(ctx.inputs[0].shape, ctx.inputs[1].shape);
-  const bool act = ctx.attr().s("activation") != "none";
-  if (has_bias(ctx.inputs) || act) v.epilogue_ub = 4;  // the f32 result tile (act in place)
-  return v;
-}
-
-}  // namespace
-
 Buf matmul_activation(TileBuilder& t, const std::string& act, Buf x) {
   if (act == "relu") return t.unary(UnaryOp::kRelu, x);
   if (act == "sigmoid") return t.unary(UnaryOp::kSigmoid, x);
@@ -92,7 +81,30 @@ Buf matmul_epilogue(TileBuilder& t, const MmView& v, const MmTile& tile) {
   return matmul_activation(t, ctx.attr().s("activation"), y);
 }
 
+// In double: the product, then bias and activation, rounded once into Y.
+void ref_fused_matmul(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
+  Tensor prod(DType::kF64, out[0].shape());
+  Tensor pv[1] = {prod};
+  ref_matmul(in, pv);
+  const std::string& act = a.s("activation");
+  const bool bias = in.size() > 2 && in[2].defined();
+  const int64_t n = out[0].shape().empty() ? 1 : out[0].shape().back();
+  const int64_t bias_len = bias ? in[2].numel() : 0;
+  for (int64_t i = 0; i < prod.numel(); ++i) {
+    double y = prod.at(i);
+    if (bias) y += in[2].at(bias_len == 1 ? 0 : i % n);
+    out[0].set(i, ref_matmul_activation(act, y));
+  }
+}
+
 namespace {
+
+MmView fused_view(const LaunchContext& ctx) {
+  MmView v = matmul_view(ctx.inputs[0].shape, ctx.inputs[1].shape);
+  const bool act = ctx.attr().s("activation") != "none";
+  if (has_bias(ctx.inputs) || act) v.epilogue_ub = 4;  // the f32 result tile (act in place)
+  return v;
+}
 
 void fused_matmul_kernel(TileBuilder& t) {
   const MmView v = fused_view(t.ctx());
@@ -125,22 +137,6 @@ std::vector<TensorType> infer_fused_matmul(const InferContext& c) {
 }
 
 }  // namespace
-
-// In double: the product, then bias and activation, rounded once into Y.
-void ref_fused_matmul(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
-  Tensor prod(DType::kF64, out[0].shape());
-  Tensor pv[1] = {prod};
-  ref_matmul(in, pv);
-  const std::string& act = a.s("activation");
-  const bool bias = in.size() > 2 && in[2].defined();
-  const int64_t n = out[0].shape().empty() ? 1 : out[0].shape().back();
-  const int64_t bias_len = bias ? in[2].numel() : 0;
-  for (int64_t i = 0; i < prod.numel(); ++i) {
-    double y = prod.at(i);
-    if (bias) y += in[2].at(bias_len == 1 ? 0 : i % n);
-    out[0].set(i, ref_matmul_activation(act, y));
-  }
-}
 
 void add_matmul(Registry& r) {
   r.add(def_op("FusedMatMulBias", 1, INT_MAX, kDomain)

@@ -11,7 +11,7 @@
 #include "registry/error.h"
 #include "runtime/fusion.h"
 #include "runtime/model.h"
-#include "tests/runtime/random_tensor.h"
+#include "tests/runtime/test_util.h"
 
 namespace asc {
 namespace {

@@ -6,19 +6,12 @@
 #include "ops/ops.h"
 #include "runtime/graph_passes.h"
 #include "runtime/model.h"
+#include "tests/runtime/test_util.h"
 
 namespace asc {
 namespace {
 
-Node node(const std::string& op, std::vector<int> in, std::vector<int> out) {
-  Node n;
-  n.op_type = op;
-  n.opset = 17;
-  n.def = global_registry().find("", op, 17);
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
-}
+using test::node;
 
 Tensor filled(Shape s, float v) {
   Tensor t(DType::kF32, std::move(s));

@@ -8,20 +8,12 @@
 #include "ops/ops.h"
 #include "registry/error.h"
 #include "runtime/model.h"
-#include "tests/runtime/random_tensor.h"
+#include "tests/runtime/test_util.h"
 
 namespace asc {
 namespace {
 
-Node node(const std::string& op, std::vector<int> in, std::vector<int> out) {
-  Node n;
-  n.op_type = op;
-  n.opset = 17;
-  n.def = global_registry().find("", op, 17);
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
-}
+using test::node;
 
 // y = exp(relu(x + b)); dead = -s reaches no output; nb = -b folds to a constant.
 Graph chain_graph(const Tensor& b) {

@@ -8,7 +8,7 @@
 #include "ops/ops.h"
 #include "registry/error.h"
 #include "runtime/model.h"
-#include "tests/runtime/random_tensor.h"
+#include "tests/runtime/test_util.h"
 
 namespace asc {
 namespace {

@@ -7,19 +7,12 @@
 
 #include "ops/ops.h"
 #include "runtime/model.h"
+#include "tests/runtime/test_util.h"
 
 namespace asc {
 namespace {
 
-Node node(const std::string& op, std::vector<int> in, std::vector<int> out) {
-  Node n;
-  n.op_type = op;
-  n.opset = 17;
-  n.def = global_registry().find("", op, 17);
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
-}
+using test::node;
 
 // y = tanh(sigmoid(relu(x + b)) * x2) with b broadcast along rows; x2 = x * x is read twice.
 Graph chain(DType dt, const Tensor& b) {

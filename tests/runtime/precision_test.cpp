@@ -10,21 +10,12 @@
 #include "registry/error.h"
 #include "runtime/model.h"
 #include "runtime/precision.h"
-#include "tests/runtime/random_tensor.h"
+#include "tests/runtime/test_util.h"
 
 namespace asc {
 namespace {
 
-Node node(const std::string& op, std::vector<int> in, std::vector<int> out, Attrs a = {}) {
-  Node n;
-  n.op_type = op;
-  n.opset = 17;
-  n.def = global_registry().find("", op, 17);
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  n.attrs = std::move(a);
-  return n;
-}
+using test::node;
 
 using test::random;
 

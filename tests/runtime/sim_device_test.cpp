@@ -10,23 +10,14 @@
 #include "registry/error.h"
 #include "runtime/model.h"
 #include "runtime/op_runner.h"
-#include "tests/runtime/random_tensor.h"
+#include "tests/runtime/test_util.h"
 
 namespace asc {
 namespace {
 
 using test::random;
 
-Node node(const std::string& op, std::vector<int> in, std::vector<int> out, Attrs attrs = {}) {
-  Node n;
-  n.op_type = op;
-  n.opset = 17;
-  n.def = global_registry().find("", op, 17);
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  n.attrs = std::move(attrs);
-  return n;
-}
+using test::node;
 
 // y = softmax(x @ w + b), x: f32[64, 96].
 Graph graph(const Tensor& w, const Tensor& b) {

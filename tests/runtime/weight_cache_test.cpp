@@ -18,7 +18,7 @@
 #include "registry/strings.h"
 #include "runtime/model.h"
 #include "runtime/weight_cache.h"
-#include "tests/runtime/random_tensor.h"
+#include "tests/runtime/test_util.h"
 
 namespace asc {
 namespace {

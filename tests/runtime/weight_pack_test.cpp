@@ -10,7 +10,7 @@
 #include "runtime/devices/cpu/gemm.h"
 #include "runtime/model.h"
 #include "runtime/weight_pack.h"
-#include "tests/runtime/random_tensor.h"
+#include "tests/runtime/test_util.h"
 
 namespace asc {
 namespace {
@@ -21,15 +21,7 @@ bool bf16_packs() {
   return cpu::gemm_kernel(DType::kBF16).packed == DType::kBF16;
 }
 
-Node node(const std::string& op, std::vector<int> in, std::vector<int> out) {
-  Node n;
-  n.op_type = op;
-  n.opset = 17;
-  n.def = global_registry().find("", op, 17);
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
-}
+using test::node;
 
 // y = relu(x @ w1 + b) @ w2 + x @ w3 and z = w3 @ x^T: w3 is also a MatMul's A, so never packed;
 // x [n, 77].

@@ -1,0 +1,124 @@
+// The static half of the cpu device's tile interpreter (tile_exec.h): which copy-ins may be GM
+// views or aliases, which results may be written through to GM, which packed blocks a core keeps,
+// and which mmads stream B unpacked — decided once per launch from the program alone.
+#include <algorithm>
+
+#include "registry/error.h"
+#include "runtime/devices/cpu/gemm.h"
+#include "runtime/devices/cpu/tile_exec.h"
+
+namespace asc::cpu {
+namespace {
+
+constexpr int64_t kDirectMaxM = 16;  // mmad rows up to which B is streamed unpacked
+
+}  // namespace
+
+Lowering lower(const TileProgram& p) {
+  Lowering low;
+  const int ni = static_cast<int>(p.instrs.size());
+  const int nb = static_cast<int>(p.buffers.size());
+  low.alias_in.assign(ni, false);
+  low.view_in.assign(ni, false);
+  low.alias_out.assign(nb, -1);
+  low.pack_keep.assign(nb, 0);
+  low.loop_end.assign(ni, -1);
+  low.loop_begin.assign(ni, -1);
+  std::vector<int> stack;
+  for (int i = 0; i < ni; ++i) {
+    if (p.instrs[i].kind == InstrKind::kLoopBegin) stack.push_back(i);
+    if (p.instrs[i].kind == InstrKind::kLoopEnd) {
+      low.loop_end[stack.back()] = i;
+      low.loop_begin[i] = stack.back();
+      stack.pop_back();
+    }
+  }
+  // Producers and consumers per buffer.
+  std::vector<std::vector<int>> producers(nb), consumers(nb);
+  for (int i = 0; i < ni; ++i) {
+    const Instr& in = p.instrs[i];
+    if (in.dst >= 0) producers[in.dst].push_back(i);
+    for (int s : in.src)
+      if (s >= 0) consumers[s].push_back(i);
+  }
+  for (int i = 0; i < ni; ++i) {
+    const Instr& in = p.instrs[i];
+    if (in.kind != InstrKind::kCopyIn) continue;
+    bool only_l0 = !consumers[in.dst].empty();
+    for (int c : consumers[in.dst]) only_l0 = only_l0 && p.instrs[c].kind == InstrKind::kLoadL0;
+    low.view_in[i] = only_l0;
+    low.alias_in[i] = !only_l0 && in.box.contiguous();
+  }
+  for (int b = 0; b < nb; ++b) {
+    if (producers[b].empty() || consumers[b].size() != 1) continue;
+    const Instr& out = p.instrs[consumers[b][0]];
+    if (out.kind != InstrKind::kCopyOut || p.args[out.arg].dtype != p.buffers[b].dtype) continue;
+    const Instr& prod = p.instrs[producers[b].front()];
+    if (prod.kind == InstrKind::kCopyIn || prod.kind == InstrKind::kLoadL0) continue;
+    bool box_on_grid = true;  // the copy-out box must not move with a loop variable
+    for (const auto& d : out.box.dims) box_on_grid = box_on_grid && d.start.var < p.grid_rank();
+    if (!box_on_grid) continue;
+    if (prod.kind == InstrKind::kMmad) {
+      if (out.box.unit_inner()) low.alias_out[b] = consumers[b][0];
+      continue;
+    }
+    if (producers[b].size() != 1 || !out.box.contiguous()) continue;
+    bool same_region = true;  // no loop boundary between producer and copy-out
+    for (int i = producers[b][0]; i < consumers[b][0]; ++i)
+      same_region = same_region && p.instrs[i].kind != InstrKind::kLoopBegin &&
+                    p.instrs[i].kind != InstrKind::kLoopEnd;
+    if (same_region) low.alias_out[b] = consumers[b][0];
+  }
+  // Packed-block reuse: the grid axis that changes between a core's consecutive tiles.
+  const int64_t tiles = p.num_tiles();
+  const int64_t cores = std::clamp<int64_t>(p.block_dim, 1, std::max<int64_t>(tiles, 1));
+  const int64_t per_core = (tiles + cores - 1) / cores;
+  int fastest = -1;
+  for (int g = 0; g < p.grid_rank(); ++g)
+    if (p.grid[g] > 1) fastest = g;
+  constexpr int64_t kKeepBytes = 16 << 20;  // per buffer and core
+  for (int i = 0; i < ni && per_core > 1 && fastest >= 0; ++i) {
+    const Instr& in = p.instrs[i];
+    if (in.kind != InstrKind::kLoadL0 || in.axis > 0 || producers[in.src[0]].empty()) continue;
+    const int c = producers[in.src[0]][0];
+    if (!low.view_in[c]) continue;
+    bool moves = false;
+    for (const auto& d : p.instrs[c].box.dims) moves = moves || d.start.var == fastest;
+    if (moves) continue;
+    int64_t blocks = 1;  // distinct blocks per tile: the trip counts of the enclosing loops
+    for (int q = 0; q < i; ++q)
+      if (p.instrs[q].kind == InstrKind::kLoopBegin && low.loop_end[q] > i)
+        blocks *= std::max<int64_t>(1, p.instrs[q].count);
+    const int64_t bytes = 2 * p.buffers[in.dst].bytes();  // f16 packs widen to f32
+    low.pack_keep[in.dst] =
+        static_cast<int>(std::min<int64_t>(blocks, std::max<int64_t>(1, kKeepBytes / bytes)));
+  }
+  low.panel_arg.assign(ni, -1);
+  for (int i = 0; i < ni; ++i) {
+    const Instr& in = p.instrs[i];
+    if (in.kind != InstrKind::kLoadL0 || in.axis <= 0) continue;
+    if (producers[in.src[0]].size() != 1 || !low.view_in[producers[in.src[0]][0]])
+      throw Error(p.op + ": load_l0_panels needs a copy-in of whole panels it alone reads");
+    low.panel_arg[i] = p.instrs[producers[in.src[0]][0]].arg;
+  }
+  for (const auto& in : p.instrs)
+    if (in.kind == InstrKind::kMmad && p.buffers[in.src[0]].dims[0] <= kDirectMaxM)
+      low.mmad_direct = true;
+  // A B block used once (not kept) that is a GM view is packed panel by panel by the mmad.
+  low.b_rows.assign(nb, false);
+  low.b_rows_in.assign(ni, false);
+  for (int i = 0; i < ni && !low.mmad_direct; ++i) {
+    const Instr& in = p.instrs[i];
+    if (in.kind != InstrKind::kLoadL0 || in.axis > 0 || p.buffers[in.dst].pos != Pos::kL0B ||
+        low.pack_keep[in.dst] > 0 || producers[in.src[0]].size() != 1 ||
+        consumers[in.src[0]].size() != 1 || !gemm_mmad_b_rows_supported(p.buffers[in.src[0]].dtype))
+      continue;
+    const int c = producers[in.src[0]][0];
+    if (!low.view_in[c]) continue;
+    low.b_rows[in.dst] = true;
+    low.b_rows_in[c] = true;
+  }
+  return low;
+}
+
+}  // namespace asc::cpu
