@@ -244,7 +244,7 @@ ASC_AVX512 void direct_rows(const float* a, int64_t lda, const void* b, int64_t 
       if (kk + kDirectPrefetchRows < k) {
         const char* pf = bbytes + ((kk + kDirectPrefetchRows) * ldb + j0) * kElem;
 #pragma GCC unroll 8
-        for (int64_t off = 0; off < kW * kElem; off += 64) _mm_prefetch(pf + off, _MM_HINT_T0);
+        for (int64_t off = 0; off < kW * kElem; off += 64) _mm_prefetch(pf + off, kStreamHint);
       }
       if (j0 + kW < n) {  // the next strip's row, a whole strip ahead (covers DRAM latency)
         const char* pf = bbytes + (kk * ldb + j0 + kW) * kElem;
@@ -415,8 +415,8 @@ ASC_AVX512 void ukr_bf16_rows(const uint16_t* a, const uint16_t* b, int64_t ldb,
   for (int64_t kk = 0; kk < k; kk += 2) {
     const __m512i r0 = _mm512_maskz_loadu_epi16(mb, b);
     const __m512i r1 = kk + 1 < k ? _mm512_maskz_loadu_epi16(mb, b + ldb) : _mm512_setzero_si512();
-    _mm_prefetch(reinterpret_cast<const char*>(b + 8 * ldb), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(b + 9 * ldb), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + 8 * ldb), kStreamHint);
+    _mm_prefetch(reinterpret_cast<const char*>(b + 9 * ldb), kStreamHint);
     __m512i p0, p1;
     interleave_rows(r0, r1, p0, p1);
 #pragma GCC unroll 16

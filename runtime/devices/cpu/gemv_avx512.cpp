@@ -47,8 +47,8 @@ ASC_AVX512 inline void gemv_row_chunk(const __m512* av, const char* b, int64_t l
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r) {
     const char* row = b + r * ldb_bytes;
-    _mm_prefetch(row + R * ldb_bytes, _MM_HINT_T0);
-    if constexpr (In == DType::kF32) _mm_prefetch(row + R * ldb_bytes + 64, _MM_HINT_T0);
+    _mm_prefetch(row + R * ldb_bytes, kStreamHint);
+    if constexpr (In == DType::kF32) _mm_prefetch(row + R * ldb_bytes + 64, kStreamHint);
     __m512 w0, w1;
     if constexpr (kFull && In == DType::kF32) {
       w0 = _mm512_loadu_ps(row);
@@ -101,8 +101,8 @@ ASC_AVX512 inline void gemv_pair_chunk(const __m512bh* av, const uint16_t* b, in
   for (int t = 0; t < P; ++t) {
     const uint16_t* r0 = b + 2 * t * ldb;
     // The same columns of the next group's rows (prefetches never fault past B's end).
-    _mm_prefetch(reinterpret_cast<const char*>(r0 + 2 * P * ldb), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(r0 + (2 * P + 1) * ldb), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(r0 + 2 * P * ldb), kStreamHint);
+    _mm_prefetch(reinterpret_cast<const char*>(r0 + (2 * P + 1) * ldb), kStreamHint);
     const __m512i x0 = kFull ? _mm512_loadu_si512(r0) : _mm512_maskz_loadu_epi16(mb, r0);
     const __m512i x1 = single && t == P - 1 ? _mm512_setzero_si512()
                        : kFull              ? _mm512_loadu_si512(r0 + ldb)
@@ -166,8 +166,8 @@ ASC_AVX512 void gemv_panel_set(const void* a, const void* pb, int64_t stride, fl
 #pragma GCC unroll 4
     for (int q = 0; q < S; ++q) {
       const char* r = s[q] + u * kUnit;
-      _mm_prefetch(r + kPanelAhead, _MM_HINT_T0);
-      _mm_prefetch(r + kPanelAhead + 64, _MM_HINT_T0);
+      _mm_prefetch(r + kPanelAhead, kStreamHint);
+      _mm_prefetch(r + kPanelAhead + 64, kStreamHint);
       if constexpr (In == DType::kF32) {
         y[2 * q] =
             _mm512_fmadd_ps(av, _mm512_loadu_ps(reinterpret_cast<const float*>(r)), y[2 * q]);
