@@ -1,7 +1,8 @@
 // The machine's ceilings that docs/PERFORMANCE.md measures asc against, on T threads:
 //  - read bandwidth: T threads each summing its share of a 1 GiB f32 array, with 1 and with 4
-//    interleaved streams per thread and software prefetch (what a GEMV over row-major weights
-//    can hope for);
+//    interleaved streams per thread, software prefetch 2 KiB ahead into L1 (T0), into L2 (T1, as
+//    asc's GEMV walks prefetch) or none (what a GEMV over the weights can hope for), and the best
+//    of these;
 //  - FMA peak: 12 independent AVX-512 (or AVX2) FMA chains per thread, 2 flops per lane;
 //  - bf16 dot-product peak (where avx512_bf16 exists): 12 vdpbf16ps chains, 4 flops per lane
 //    (two products and two adds), the bf16 GEMM kernels' instruction.
@@ -43,16 +44,37 @@ double run_threads(int threads, F&& body) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+enum class Prefetch { kL1, kL2, kNone };
+
+const char* name(Prefetch p) {
+  return p == Prefetch::kL1 ? "T0 (L1)" : p == Prefetch::kL2 ? "T1 (L2)" : "none";
+}
+
+template <Prefetch P>
 __attribute__((target("avx512f"))) float sum_streams(const float* a, size_t n, int streams) {
   const size_t len = n / static_cast<size_t>(streams) / 16 * 16;
   __m512 s = _mm512_setzero_ps();
   for (size_t i = 0; i < len; i += 16)
     for (int k = 0; k < streams; ++k) {
       const float* p = a + static_cast<size_t>(k) * len + i;
-      _mm_prefetch(reinterpret_cast<const char*>(p + 512), _MM_HINT_T0);
+      if constexpr (P == Prefetch::kL1)
+        _mm_prefetch(reinterpret_cast<const char*>(p + 512), _MM_HINT_T0);
+      else if constexpr (P == Prefetch::kL2)
+        _mm_prefetch(reinterpret_cast<const char*>(p + 512), _MM_HINT_T1);
       s = _mm512_add_ps(s, _mm512_loadu_ps(p));
     }
   return lanes_sum(s);
+}
+
+float sum_streams(Prefetch p, const float* a, size_t n, int streams) {
+  switch (p) {
+    case Prefetch::kL1:
+      return sum_streams<Prefetch::kL1>(a, n, streams);
+    case Prefetch::kL2:
+      return sum_streams<Prefetch::kL2>(a, n, streams);
+    default:
+      return sum_streams<Prefetch::kNone>(a, n, streams);
+  }
 }
 
 __attribute__((target("avx512f,fma"))) float fma_chains(long iters) {
@@ -92,18 +114,22 @@ int main(int argc, char** argv) {
   if (!a) return 1;
   std::memset(a, 0, n * sizeof(float));
   volatile float sink = 0;
-  for (int streams : {1, 4}) {
-    std::vector<double> gbs;
-    for (int r = 0; r < 7; ++r) {
-      const double s = run_threads(threads, [&](int t) {
-        const size_t share = n / static_cast<size_t>(threads);
-        sink = sink + sum_streams(a + share * static_cast<size_t>(t), share, streams);
-      });
-      gbs.push_back(static_cast<double>(n * sizeof(float)) / s / 1e9);
+  double best = 0;
+  for (Prefetch p : {Prefetch::kL1, Prefetch::kL2, Prefetch::kNone})
+    for (int streams : {1, 4}) {
+      std::vector<double> gbs;
+      for (int r = 0; r < 7; ++r) {
+        const double s = run_threads(threads, [&](int t) {
+          const size_t share = n / static_cast<size_t>(threads);
+          sink = sink + sum_streams(p, a + share * static_cast<size_t>(t), share, streams);
+        });
+        gbs.push_back(static_cast<double>(n * sizeof(float)) / s / 1e9);
+      }
+      best = std::max(best, median(gbs));
+      std::printf("read bandwidth, %d thread(s), %d stream(s) each, prefetch %s: %.1f GB/s\n",
+                  threads, streams, name(p), median(gbs));
     }
-    std::printf("read bandwidth, %d thread(s), %d stream(s) each: %.1f GB/s\n", threads, streams,
-                median(gbs));
-  }
+  std::printf("read bandwidth, %d thread(s), best of the above: %.1f GB/s\n", threads, best);
   std::free(a);
   const long iters = 100000000;
   std::vector<double> gf;

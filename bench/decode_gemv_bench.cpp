@@ -3,7 +3,9 @@
 // run on the same 2 threads, against the read bandwidth measured in the same run. The weights are
 // distinct tensors (about 1 GB in bf16 for 0.5B), so they stream from DRAM as in a real step,
 // not from the last-level cache as a single-matrix bench would.
-// Run by hand:  asc-decode-gemv-bench [f32|bf16 (default bf16)] [0.5b|1.5b (default 0.5b)]
+// With `packed`, asc runs PackedMatMul on weights packed as the load packs a model's
+// (runtime/weight_pack.h); oneDNN keeps row-major B.
+// Run by hand:  asc-decode-gemv-bench [f32|bf16 (default bf16)] [0.5b|1.5b (default 0.5b)] [packed]
 #include <immintrin.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -25,7 +27,9 @@
 #include "ops/ops.h"
 #include "registry/tensor.h"
 #include "runtime/devices/cpu/cpu_device.h"
+#include "runtime/devices/cpu/gemm.h"
 #include "runtime/op_runner.h"
+#include "runtime/weight_pack.h"
 
 extern "C" void omp_set_num_threads(int);  // oneDNN's OpenMP runtime
 
@@ -58,14 +62,15 @@ std::vector<std::pair<int64_t, int64_t>> step_shapes(const Config& c) {
   return s;
 }
 
-// Sum of n floats read as 4 interleaved streams with software prefetch (AVX-512).
+// Sum of n floats read as 4 interleaved streams with software prefetch into L2, as asc's GEMV
+// walks prefetch (AVX-512).
 __attribute__((target("avx512f"))) float sum4(const float* p, size_t n) {
   const size_t len = n / 4 / 16 * 16;
   __m512 s = _mm512_setzero_ps();
   for (size_t i = 0; i < len; i += 16)
     for (size_t k = 0; k < 4; ++k) {
       const float* q = p + k * len + i;
-      _mm_prefetch(reinterpret_cast<const char*>(q + 512), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(q + 512), _MM_HINT_T1);
       s = _mm512_add_ps(s, _mm512_loadu_ps(q));
     }
   alignas(64) float f[16];
@@ -74,7 +79,7 @@ __attribute__((target("avx512f"))) float sum4(const float* p, size_t n) {
 }
 
 // Read bandwidth of kThreads oneTBB workers summing their halves of `buf` (asc-bounds-bench's
-// 4-stream figure, on the bench's own threads).
+// 4-stream T1 figure, on the bench's own threads).
 double read_gbs(tbb::task_arena& arena, const std::vector<float>& buf) {
   std::vector<double> gbs;
   for (int r = 0; r < 5; ++r) {
@@ -97,6 +102,7 @@ double read_gbs(tbb::task_arena& arena, const std::vector<float>& buf) {
 int main(int argc, char** argv) {
   const std::string type = argc > 1 ? argv[1] : "bf16";
   const std::string model = argc > 2 ? argv[2] : "0.5b";
+  const bool packed = argc > 3 && std::string(argv[3]) == "packed";
   const DType dt = type == "f32" ? DType::kF32 : DType::kBF16;
   const Config cfg = model == "1.5b" ? Config{1536, 28, 12, 2, 128, 8960, 151936}
                                      : Config{896, 24, 14, 2, 64, 4864, 151936};
@@ -115,21 +121,42 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < halves; ++i) p[i] = static_cast<uint16_t>(0x3c00 | (rng() & 0x00ff));
     bytes += w.back().nbytes();
   }
+  // asc's weights: w, or w packed into the active kernels' panels.
+  const asc::cpu::GemmKernel& kern = asc::cpu::gemm_kernel(dt);
+  asc::WeightPacking wp;
+  wp.dtype = dt;
+  wp.panel = kern.nr;
+  wp.k_pack = kern.k_pack;
+  if (packed && kern.packed != dt) {
+    std::fprintf(stderr, "asc-decode-gemv-bench: this CPU widens %s panels: nothing to pack\n",
+                 type.c_str());
+    return 1;
+  }
+  std::vector<asc::Tensor> wa;
+  for (const asc::Tensor& t : w) wa.push_back(packed ? wp.pack(t) : t);
   // Activations and programs, one per distinct shape.
-  const asc::OpDef& op = asc::global_registry().lookup("", "MatMul", 13);
+  const asc::OpDef& op = packed ? asc::global_registry().lookup("ai.asc", "PackedMatMul", 1)
+                                : asc::global_registry().lookup("", "MatMul", 13);
   std::vector<asc::Tensor> xs, ys;
   std::vector<asc::TileProgram> progs;
   for (const auto& [k, n] : shapes) {
     xs.emplace_back(dt, asc::Shape{1, k});
     for (int64_t i = 0; i < k; ++i) xs.back().set(i, 0.01f * static_cast<float>(i % 7));
     ys.emplace_back(dt, asc::Shape{1, n});
-    const std::vector<asc::TensorDesc> in{xs.back().desc(), w[xs.size() - 1].desc()},
+    const std::vector<asc::TensorDesc> in{xs.back().desc(), wa[xs.size() - 1].desc()},
         out{ys.back().desc()};
-    progs.push_back(asc::plan_tile_program(op, op.resolve({}), in, out, dev.spec()));
+    asc::Attrs given;
+    if (packed) {
+      given.set("k", k);
+      given.set("n", n);
+      given.set("panel", wp.panel);
+      given.set("k_pack", static_cast<int64_t>(wp.k_pack));
+    }
+    progs.push_back(asc::plan_tile_program(op, op.resolve(given), in, out, dev.spec()));
   }
   auto asc_step = [&] {
     for (size_t i = 0; i < shapes.size(); ++i) {
-      void* args[] = {xs[i].data(), w[i].data(), ys[i].data()};
+      void* args[] = {xs[i].data(), wa[i].data(), ys[i].data()};
       dev.launch(progs[i], args);
     }
   };
@@ -175,16 +202,16 @@ int main(int argc, char** argv) {
   for (int r = 0; r < 3; ++r) {
     std::map<std::pair<int64_t, int64_t>, double> sum;
     for (size_t i = 0; i < shapes.size(); ++i) {
-      void* args[] = {xs[i].data(), w[i].data(), ys[i].data()};
+      void* args[] = {xs[i].data(), wa[i].data(), ys[i].data()};
       sum[shapes[i]] += seconds([&] { dev.launch(progs[i], args); });
     }
     for (const auto& [s, t] : sum) per[s].push_back(t);
   }
   const double a = median(ta), d = median(td), gb = static_cast<double>(bytes) / 1e9;
   std::printf(
-      "asc-decode-gemv-bench: Qwen2.5-%s %s, %zu MatMuls at M=1, %.3f GB of weights, %d "
-      "threads\n",
-      model.c_str(), type.c_str(), shapes.size(), gb, kThreads);
+      "asc-decode-gemv-bench: Qwen2.5-%s %s, %zu MatMuls at M=1 (asc: %s), %.3f GB of weights, "
+      "%d threads\n",
+      model.c_str(), type.c_str(), shapes.size(), packed ? "PackedMatMul" : "MatMul", gb, kThreads);
   std::printf("read bandwidth (same run): %.1f GB/s -> bound %.2f ms per step\n", bw,
               gb / bw * 1e3);
   std::printf("asc    %.2f ms  %.1f GB/s  %.0f%% of read bandwidth\n", a * 1e3, gb / a,
@@ -192,7 +219,7 @@ int main(int argc, char** argv) {
   std::printf("oneDNN %.2f ms  %.1f GB/s  %.0f%% of read bandwidth   asc/oneDNN speed %.2f\n",
               d * 1e3, gb / d, 100.0 * gb / d / bw, d / a);
   {  // fixed cost of a launch: the first k/v matrix (229 KB bf16) again and again, cache-warm
-    void* args[] = {xs[1].data(), w[1].data(), ys[1].data()};
+    void* args[] = {xs[1].data(), wa[1].data(), ys[1].data()};
     std::vector<double> t;
     for (int r = 0; r < 2000; ++r) t.push_back(seconds([&] { dev.launch(progs[1], args); }));
     std::printf("warm launch of %lld x %lld: median %.1f us\n",
