@@ -1,0 +1,249 @@
+// The GM data movement of an emitted kernel (docs/ASCENDC.md): each box's extents and offsets,
+// the copy-ins (DataCopy / DataCopyPad GM -> local) and the copy-outs (UB -> GM by DataCopyPad,
+// L0C -> GM by Fixpipe with the dtype conversion).
+#include "runtime/devices/ascend/emitter.h"
+
+namespace asc::ascend::detail {
+
+// Declares n<j> (valid extent per dim) and base (GM element offset) for a box; full_/empty_ say
+// whether the box is full / empty for every tile (1), for none (0) or depends on the tile (-1,
+// then `full` and `empty` are declared too).
+void Emitter::box_prologue(const GmBox& box) {
+  bool fixed = true;
+  for (const BoxDim& d : box.dims) fixed = fixed && d.start.var < 0;
+  if (fixed) {
+    int64_t base = box.offset;
+    bool full = true, empty = false;
+    for (size_t j = 0; j < box.dims.size(); ++j) {
+      const BoxDim& d = box.dims[j];
+      const int64_t n = std::clamp<int64_t>(d.extent - d.start.offset, 0, d.size);
+      line(cat("[[maybe_unused]] const int64_t n", j, " = ", n, ";"));
+      base += d.start.offset * d.stride;
+      full = full && n == d.size;
+      empty = empty || n == 0;
+    }
+    line(cat("[[maybe_unused]] const int64_t base = ", base, ";"));
+    full_ = full ? 1 : 0;
+    empty_ = empty ? 1 : 0;
+    return;
+  }
+  std::string base = cat(box.offset, "LL"), full = "true", empty = "false";
+  for (size_t j = 0; j < box.dims.size(); ++j) {
+    const BoxDim& d = box.dims[j];
+    if (d.start.var < 0) {
+      const int64_t n = std::clamp<int64_t>(d.extent - d.start.offset, 0, d.size);
+      line(cat("[[maybe_unused]] const int64_t n", j, " = ", n, ";"));
+      base += cat(" + ", d.start.offset * d.stride, "LL");
+      if (n != d.size) full = "false";
+      if (n == 0) empty = "true";
+      continue;
+    }
+    line(cat("[[maybe_unused]] const int64_t s", j, " = ", coord(d.start), ";"));
+    line(cat("[[maybe_unused]] const int64_t n", j, " = AscHostClamp(", d.extent, "LL - s", j, ", ",
+             d.size, "LL);"));
+    base += cat(" + s", j, " * ", d.stride, "LL");
+    full += cat(" && n", j, " == ", d.size, "LL");
+    empty += cat(" || n", j, " == 0");
+  }
+  line(cat("[[maybe_unused]] const int64_t base = ", base, ";"));
+  line(cat("[[maybe_unused]] const bool full = ", full, ";"));
+  line(cat("[[maybe_unused]] const bool empty = ", empty, ";"));
+  full_ = empty_ = -1;
+}
+
+// The rows of a box between local tensor `local` (dense over the box sizes) and GM tensor `g`:
+// one DataCopyPad per contiguous innermost run, one per element when that dim is strided.
+void Emitter::box_rows(const GmBox& box, const std::string& local, const std::string& g,
+                       const std::string& t, int64_t es, bool to_gm) {
+  const auto copy = [&](const std::string& l, const std::string& gm, const std::string& bytes) {
+    if (to_gm)
+      line(cat("AscendC::DataCopyPad(", g, "[", gm, "], ", local, "[", l,
+               "], AscendC::DataCopyExtParams{1, ", bytes, ", 0, 0, 0});"));
+    else
+      line(cat("AscendC::DataCopyPad(", local, "[", l, "], ", g, "[", gm,
+               "], AscendC::DataCopyExtParams{1, ", bytes,
+               ", 0, 0, 0}, AscendC::DataCopyPadExtParams<", t, ">{});"));
+  };
+  const int r = static_cast<int>(box.dims.size());
+  if (r == 0) {
+    copy("0", "base", cat(es));
+    return;
+  }
+  std::vector<int64_t> inner_of_dim(static_cast<size_t>(r));
+  int64_t inner = 1;
+  for (int j = r - 1; j >= 0; --j) {
+    inner_of_dim[static_cast<size_t>(j)] = inner;
+    inner *= box.dims[static_cast<size_t>(j)].size;
+  }
+  std::string loff = "0", goff = "base";
+  for (int j = 0; j + 1 < r; ++j) {
+    line(cat("for (int64_t i", j, " = 0; i", j, " < n", j, "; ++i", j, ") {"));
+    indent_ += 2;
+    loff += cat(" + i", j, " * ", inner_of_dim[static_cast<size_t>(j)], "LL");
+    goff += cat(" + i", j, " * ", box.dims[static_cast<size_t>(j)].stride, "LL");
+  }
+  const int l = r - 1;
+  const int64_t stride = box.dims[static_cast<size_t>(l)].stride;
+  if (stride == 1) {
+    copy(loff, goff, cat("static_cast<uint32_t>(n", l, " * ", es, ")"));
+  } else {  // transposed or broadcast innermost dim: one element per copy
+    line(cat("for (int64_t e = 0; e < n", l, "; ++e) {"));
+    indent_ += 2;
+    copy(loff + " + e", cat(goff, " + e * ", stride, "LL"), cat(es));
+    indent_ -= 2;
+    line("}");
+  }
+  for (int j = 0; j + 1 < r; ++j) {
+    indent_ -= 2;
+    line("}");
+  }
+}
+
+void Emitter::copy_in(int pc) {
+  const Instr& in = p_.instrs[pc];
+  const int b = in.dst;
+  const BufferDecl& d = p_.buffers[b];
+  const std::string t = ty(b), g = cat("g", in.arg);
+  const int64_t es = static_cast<int64_t>(dtype_size(d.dtype));
+  if (queued_[b]) line(cat(buf(b), " = q", b, ".AllocTensor<", t, ">();"));
+  line("{");
+  indent_ += 2;
+  box_prologue(in.box);
+  const bool fast = in.box.contiguous() && n_of(b) * es % 32 == 0;
+  int open = 0;
+  if (fast && full_ != 0) {
+    line(cat(full_ == 1 ? "" : "if (full) ", "AscendC::DataCopy(", buf(b), ", ", g, "[base], ",
+             n_of(b), ");"));
+    if (full_ == -1) {
+      line("else {");
+      indent_ += 2;
+      ++open;
+    }
+  }
+  if (!(fast && full_ == 1)) {
+    if (full_ != 1) {
+      line(cat(full_ == 0 ? "" : "if (!full) ", "AscendC::Duplicate(", buf(b), ", ",
+               literal(d.dtype, 0), ", ", n_of(b), ");"));
+      if (d.pos == Pos::kUB) sync("V_MTE2");
+    }
+    if (empty_ != 1) {
+      if (empty_ == -1) {
+        line("if (!empty) {");
+        indent_ += 2;
+        ++open;
+      }
+      box_rows(in.box, buf(b), g, t, es, false);
+    }
+  }
+  for (; open > 0; --open) {
+    indent_ -= 2;
+    line("}");
+  }
+  indent_ -= 2;
+  line("}");
+  if (queued_[b]) {
+    line(cat("q", b, ".EnQue(", buf(b), ");"));
+    line(cat(buf(b), " = q", b, ".DeQue<", t, ">();"));
+  } else {
+    sync(d.pos == Pos::kL1 ? "MTE2_MTE1" : "MTE2_V");
+  }
+}
+
+void Emitter::copy_out(int pc) {
+  const Instr& in = p_.instrs[pc];
+  const int b = in.src[0];
+  const BufferDecl& d = p_.buffers[b];
+  const DType to = p_.args[in.arg].dtype;
+  const std::string g = cat("g", in.arg);
+  const int r = static_cast<int>(in.box.dims.size());
+  const int64_t es = static_cast<int64_t>(dtype_size(to));
+  if (d.pos == Pos::kL0C) {
+    if (d.dtype != DType::kF32) fail(pc, "L0C buffer not f32");
+    const char* quant = to == DType::kF32    ? "NoQuant"
+                        : to == DType::kF16  ? "F322F16"
+                        : to == DType::kBF16 ? "F322BF16"
+                                             : nullptr;
+    if (!quant) fail(pc, cat("Fixpipe to ", dtype_name(to)));
+    if (r == 0 || in.box.dims.back().stride != 1) fail(pc, "Fixpipe to a strided box");
+    sync("M_FIX");
+    line("{");
+    indent_ += 2;
+    box_prologue(in.box);
+    std::string loff = "0", goff = "base";
+    int64_t inner = 1;
+    for (size_t j = 0; j < in.box.dims.size(); ++j) inner *= in.box.dims[j].size;
+    const int64_t cols = in.box.dims.back().size;
+    line(empty_ == -1 ? "if (!empty) {" : empty_ == 1 ? "if (false) {" : "{");
+    indent_ += 2;
+    int64_t acc = inner;
+    for (int j = 0; j + 2 < r; ++j) {
+      acc /= in.box.dims[static_cast<size_t>(j)].size;
+      line(cat("for (int64_t i", j, " = 0; i", j, " < n", j, "; ++i", j, ") {"));
+      indent_ += 2;
+      loff += cat(" + i", j, " * ", acc, "LL");
+      goff += cat(" + i", j, " * ", in.box.dims[static_cast<size_t>(j)].stride, "LL");
+    }
+    const std::string rows = r >= 2 ? cat("n", r - 2) : "1";
+    const int64_t dst_stride = r >= 2 ? in.box.dims[static_cast<size_t>(r - 2)].stride : cols;
+    line(cat("AscendC::FixpipeParamsV220 fp;"));
+    line(cat("fp.nSize = static_cast<uint16_t>(n", r - 1, ");"));
+    line(cat("fp.mSize = static_cast<uint16_t>(", rows, ");"));
+    line(cat("fp.srcStride = ", d.dims.back(), ";"));
+    line(cat("fp.dstStride = ", dst_stride, ";"));
+    line(cat("fp.quantPre = AscendC::QuantMode_t::", quant, ";"));
+    line(cat("AscendC::Fixpipe(", g, "[", goff, "], ", buf(b), "[", loff, "], fp);"));
+    for (int j = 0; j + 2 < r; ++j) {
+      indent_ -= 2;
+      line("}");
+    }
+    indent_ -= 2;
+    line("}");
+    indent_ -= 2;
+    line("}");
+    sync("FIX_M");
+    return;
+  }
+  std::string src = buf(b);
+  if (d.dtype != to) {  // convert in UB first (Fixpipe converts only from L0C)
+    if (d.pos != Pos::kUB) fail(pc, "copy-out converting from L1");
+    need_scratch(n_of(b) * es);
+    src = cat("scratch.ReinterpretCast<", ctype(to), ">()");
+    const char* mode = dtype_is_float(to)        ? "CAST_RINT"
+                       : dtype_is_float(d.dtype) ? "CAST_TRUNC"
+                                                 : "CAST_NONE";
+    line(cat("AscendC::Cast(", src, ", ", buf(b), ", AscendC::RoundMode::", mode, ", ", n_of(b),
+             ");"));
+  }
+  sync("V_MTE3");
+  line("{");
+  indent_ += 2;
+  box_prologue(in.box);
+  const bool fast = in.box.contiguous() && n_of(b) * es % 32 == 0;
+  int open = 0;
+  if (fast && full_ != 0) {
+    line(cat(full_ == 1 ? "" : "if (full) ", "AscendC::DataCopy(", g, "[base], ", src, ", ",
+             n_of(b), ");"));
+    if (full_ == -1) {
+      line("else {");
+      indent_ += 2;
+      ++open;
+    }
+  }
+  if (!(fast && full_ == 1) && empty_ != 1) {
+    if (empty_ == -1) {
+      line("if (!empty) {");
+      indent_ += 2;
+      ++open;
+    }
+    box_rows(in.box, src, g, ctype(to), es, true);
+  }
+  for (; open > 0; --open) {
+    indent_ -= 2;
+    line("}");
+  }
+  indent_ -= 2;
+  line("}");
+  sync("MTE3_V");
+}
+
+}  // namespace asc::ascend::detail
