@@ -27,7 +27,6 @@
 #include "ops/ops.h"
 #include "registry/tensor.h"
 #include "runtime/devices/cpu/cpu_device.h"
-#include "runtime/devices/cpu/gemm.h"
 #include "runtime/op_runner.h"
 #include "runtime/weight_pack.h"
 
@@ -122,12 +121,8 @@ int main(int argc, char** argv) {
     bytes += w.back().nbytes();
   }
   // asc's weights: w, or w packed into the active kernels' panels.
-  const asc::cpu::GemmKernel& kern = asc::cpu::gemm_kernel(dt);
-  asc::WeightPacking wp;
-  wp.dtype = dt;
-  wp.panel = kern.nr;
-  wp.k_pack = kern.k_pack;
-  if (packed && kern.packed != dt) {
+  const asc::WeightPacking wp = asc::kernel_packing(dt);
+  if (packed && wp.dtype != dt) {
     std::fprintf(stderr, "asc-decode-gemv-bench: this CPU widens %s panels: nothing to pack\n",
                  type.c_str());
     return 1;
@@ -145,13 +140,7 @@ int main(int argc, char** argv) {
     ys.emplace_back(dt, asc::Shape{1, n});
     const std::vector<asc::TensorDesc> in{xs.back().desc(), wa[xs.size() - 1].desc()},
         out{ys.back().desc()};
-    asc::Attrs given;
-    if (packed) {
-      given.set("k", k);
-      given.set("n", n);
-      given.set("panel", wp.panel);
-      given.set("k_pack", static_cast<int64_t>(wp.k_pack));
-    }
+    const asc::Attrs given = packed ? asc::packed_matmul_attrs(wp, {k, n}) : asc::Attrs{};
     progs.push_back(asc::plan_tile_program(op, op.resolve(given), in, out, dev.spec()));
   }
   auto asc_step = [&] {

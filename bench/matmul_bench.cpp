@@ -24,7 +24,6 @@
 #include "ops/ops.h"
 #include "registry/tensor.h"
 #include "runtime/devices/cpu/cpu_device.h"
-#include "runtime/devices/cpu/gemm.h"
 #include "runtime/op_runner.h"
 #include "runtime/weight_pack.h"
 
@@ -110,12 +109,7 @@ asc::TileProgram plan_packed(const asc::cpu::CpuDevice& dev, const asc::Tensor& 
                              const asc::Tensor& bp, const asc::WeightPacking& wp, int64_t k,
                              int64_t n, const asc::Tensor& y) {
   const asc::OpDef& op = asc::global_registry().lookup("ai.asc", "PackedMatMul", 1);
-  asc::Attrs given;
-  given.set("k", k);
-  given.set("n", n);
-  given.set("panel", wp.panel);
-  given.set("k_pack", static_cast<int64_t>(wp.k_pack));
-  const asc::Attrs attrs = op.resolve(given);
+  const asc::Attrs attrs = op.resolve(asc::packed_matmul_attrs(wp, {k, n}));
   const std::vector<asc::TensorDesc> in{a.desc(), bp.desc()}, out{y.desc()};
   return asc::plan_tile_program(op, attrs, in, out, dev.spec());
 }
@@ -163,12 +157,8 @@ int main(int argc, char** argv) {
     for (const auto& s : kn) {
       if (only_k && s[0] != only_k) continue;
       const asc::Tensor b = random_tensor(dt, {s[0], s[1]}, 2);
-      const asc::cpu::GemmKernel& kern = asc::cpu::gemm_kernel(dt);
-      asc::WeightPacking wp;
-      wp.dtype = dt;
-      wp.panel = kern.nr;
-      wp.k_pack = kern.k_pack;
-      const bool packs = kern.packed == dt;  // else this CPU widens bf16 panels: not packed
+      const asc::WeightPacking wp = asc::kernel_packing(dt);
+      const bool packs = wp.dtype == dt;  // else this CPU widens bf16 panels: not packed
       const asc::Tensor bp = packs ? wp.pack(b) : asc::Tensor();
       // Copies of B (row-major and packed) to rotate through, ~256 MiB of each when cold.
       const int64_t copies =

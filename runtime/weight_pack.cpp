@@ -86,7 +86,7 @@ Tensor WeightPacking::pack_converted(const Tensor& w) const {
   return p;
 }
 
-WeightPacking plan_weight_packing(const Graph& g, DType to) {
+WeightPacking kernel_packing(DType to) {
   WeightPacking p;
   if (to != DType::kBF16 && to != DType::kF32) return p;  // f16 would pack widened
   const cpu::GemmKernel& kern = cpu::gemm_kernel(to);
@@ -94,6 +94,21 @@ WeightPacking plan_weight_packing(const Graph& g, DType to) {
   p.dtype = to;
   p.panel = kern.nr;
   p.k_pack = kern.k_pack;
+  return p;
+}
+
+Attrs packed_matmul_attrs(const WeightPacking& p, const Shape& kn) {
+  Attrs a;
+  a.set("k", kn[0]);
+  a.set("n", kn[1]);
+  a.set("panel", p.panel);
+  a.set("k_pack", static_cast<int64_t>(p.k_pack));
+  return a;
+}
+
+WeightPacking plan_weight_packing(const Graph& g, DType to) {
+  WeightPacking p = kernel_packing(to);
+  if (p.dtype == DType::kUndefined) return p;
   std::vector<int> as_b(g.values.size(), 0), other(g.values.size(), 0);
   for (const Node& n : g.nodes)
     for (size_t k = 0; k < n.inputs.size(); ++k) {
@@ -118,11 +133,7 @@ int use_packed_weights(Graph& g, const WeightPacking& p) {
   for (Node& n : g.nodes) {
     if (!reads_b(n) || n.inputs.size() < 2 || !p.packs(n.inputs[1])) continue;
     const Shape& kn = p.kn[n.inputs[1]];
-    Node r = fused_node("PackedMatMul", n.name, n.inputs, n.outputs);
-    r.attrs.set("k", kn[0]);
-    r.attrs.set("n", kn[1]);
-    r.attrs.set("panel", p.panel);
-    r.attrs.set("k_pack", static_cast<int64_t>(p.k_pack));
+    Node r = fused_node("PackedMatMul", n.name, n.inputs, n.outputs, packed_matmul_attrs(p, kn));
     r.attrs.set("activation", n.attrs.has("activation") ? n.attrs.s("activation") : "none");
     n = std::move(r);
     ++rewritten;

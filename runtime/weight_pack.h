@@ -38,6 +38,12 @@ struct WeightPacking {
   Tensor pack_converted(const Tensor& w) const;
 };
 
+// The packing of weights in `to` for the active cpu kernels (panel = nr, their k_pack); empty
+// where those kernels keep no packed form in `to` itself (f16; bf16 widened to f32 panels).
+WeightPacking kernel_packing(DType to);
+// PackedMatMul's attributes for a [K, N] weight packed by p (activation left to the caller).
+Attrs packed_matmul_attrs(const WeightPacking& p, const Shape& kn);
+
 // Which constants of g the cpu device's cube kernels read packed at precision `to`: 2-D f32
 // constants with K, N > 0 read only as B (input 1) of MatMul or FusedMatMulBias nodes and not
 // graph outputs. Empty where the active kernels keep no packed form in `to` itself (f16; bf16
