@@ -62,10 +62,10 @@ Model::Model(Graph graph, ModelOptions options)
       return name.rfind("past_key_values.", 0) == 0 || name.rfind("present.", 0) == 0;
     };
   WeightPacking packing;
-  // fp32 packs only into a weight cache: otherwise its weights stay mapped from the model file.
-  const bool f32 = options_.precision == DType::kF32;
-  if (options_.pack_weights && !sim_ && !acl_ && (!f32 || !options_.weight_cache.file.empty()))
-    packing = plan_weight_packing(graph_, options_.precision);
+  // Weights that need no conversion pack only into a weight cache: otherwise they stay mapped
+  // from the model file.
+  if (options_.pack_weights && !sim_ && !acl_)
+    packing = plan_weight_packing(graph_, options_.precision, !options_.weight_cache.file.empty());
   device_->run([&] {  // model threads
     convert_precision(graph_, options_.precision, low_io, options_.weight_cache,
                       packing.empty() ? nullptr : &packing);

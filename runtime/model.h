@@ -60,14 +60,14 @@ struct ModelOptions {
   // read); outputs are zeros of the planned shapes (caller buffers are left as they are). A plan
   // whose shapes depend on computed values cannot be predicted: Error.
   bool timing_only = false;
-  // Under a low `precision` (or fp32 with pack_weights): where the converted (packed) weights
-  // are kept between loads
-  // (runtime/weight_cache.h; weight_cache_for makes the options for a model file). Empty file:
-  // every load converts.
+  // Where the converted (or packed) weights are kept between loads (runtime/weight_cache.h;
+  // weight_cache_for makes the options for a model file). Empty file: every load converts, and
+  // weights that need no conversion are not packed.
   WeightCacheOptions weight_cache = {};
-  // On the cpu device, under a precision that converts the weights, or under fp32 with a
-  // weight cache: store each MatMul weight in the cube kernels' packed layout, and run those
-  // MatMuls as PackedMatMul (runtime/weight_pack.h; asc-run --pack-weights 0 turns it off).
+  // On the cpu device: store each MatMul weight in the cube kernels' packed layout (f32 or bf16
+  // panels), and run those MatMuls as PackedMatMul (runtime/weight_pack.h; asc-run
+  // --pack-weights 0 turns it off). Weights that need no conversion (an f32 model under fp32, a
+  // bf16 model) are packed only with a weight cache.
   bool pack_weights = true;
 };
 

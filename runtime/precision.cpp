@@ -115,11 +115,12 @@ DType parse_precision(const std::string& name) {
 int convert_precision(Graph& g, DType to,
                       const std::function<bool(const std::string& name)>& low_io,
                       const WeightCacheOptions& cache, const WeightPacking* packing) {
-  // f32 with packing: only the packed weights change (f32 panels); nothing else is converted.
-  const bool pack_only = to == DType::kF32 && packing && !packing->empty();
-  if ((to == DType::kF32 && !pack_only) || to == DType::kUndefined) return 0;
-  if (to != DType::kF16 && to != DType::kBF16 && !pack_only)
+  // Under fp32 only the packed weights change (f32 panels, or a bf16 model's bf16 panels).
+  const bool packs = packing && !packing->empty();
+  if (to == DType::kUndefined || (to == DType::kF32 && !packs)) return 0;
+  if (to != DType::kF32 && to != DType::kF16 && to != DType::kBF16)
     throw Error(cat("precision ", dtype_name(to), " is not one of f32, f16, bf16"));
+  const bool convert = to != DType::kF32;
   const size_t nv = g.values.size();
   std::vector<bool> fixed(nv, false), is_output(nv, false);
   for (const Node& n : g.nodes)
@@ -131,34 +132,36 @@ int convert_precision(Graph& g, DType to,
   std::vector<CacheEntry> entries;
   for (size_t v = 0; v < nv; ++v) {
     const Value& val = g.values[v];
-    if (!val.constant || val.constant->dtype() != DType::kF32 || fixed[v]) continue;
-    if (pack_only && !packing->packs(static_cast<int>(v))) continue;
+    if (!val.constant) continue;
+    const bool pack = packs && packing->packs(static_cast<int>(v));
+    if (!pack && !(convert && val.constant->dtype() == DType::kF32 && !fixed[v])) continue;
     todo.push_back(static_cast<int>(v));
-    entries.push_back({val.name, &*val.constant, {}, {}});
-    if (packing && packing->packs(static_cast<int>(v))) {
+    entries.push_back({val.name, &*val.constant, pack ? packing->dtype : to, {}, {}});
+    if (pack) {
       entries.back().layout = packing->layout();
       entries.back().shape = packing->packed_shape(val.constant->shape());
     }
   }
-  std::vector<Tensor> low = weight_cache_load(cache, to, entries);
-  const bool mapped = !low.empty() || todo.empty();
+  std::vector<Tensor> stored = weight_cache_load(cache, to, entries);
+  const bool mapped = !stored.empty() || todo.empty();
   const std::vector<FileMap> maps = file_maps();
-  for (const CacheEntry& e : entries) {  // one at a time: the resident set holds one f32 original
+  for (const CacheEntry& e : entries) {  // one at a time: the resident set holds one original
     if (!mapped)
-      low.push_back(e.layout.empty() ? converted(*e.f32, to) : packing->pack_converted(*e.f32));
-    if (e.f32->data()) release_pages(e.f32->data(), e.f32->nbytes(), maps);
+      stored.push_back(e.layout.empty() ? converted(*e.source, to)
+                                        : packing->pack_converted(*e.source));
+    if (e.source->data()) release_pages(e.source->data(), e.source->nbytes(), maps);
   }
-  if (!mapped && !cache.file.empty()) weight_cache_store(cache, to, entries, low);
+  if (!mapped && !cache.file.empty()) weight_cache_store(cache, to, entries, stored);
   if (mapped && !cache.file.empty())
     spdlog::info("weight cache: mapped {} constants from '{}'", todo.size(), cache.file);
   for (size_t i = 0; i < todo.size(); ++i) {
     Value& val = g.values[todo[i]];
-    val.constant = std::move(low[i]);
-    val.type.dtype = to;
-    if (packing && packing->packs(todo[i])) val.type.shape = to_sym(val.constant->shape());
+    val.constant = std::move(stored[i]);
+    val.type.dtype = val.constant->dtype();
+    if (!entries[i].layout.empty()) val.type.shape = to_sym(val.constant->shape());
   }
   const int converted_count = static_cast<int>(todo.size());
-  if (pack_only) return converted_count;
+  if (!convert) return converted_count;
   for (Node& n : g.nodes) {
     bool keep_f32 = false;
     for (int o : n.outputs) keep_f32 = keep_f32 || (o >= 0 && fixed[o]);

@@ -27,7 +27,8 @@ DType parse_precision(const std::string& name);
 // written to it when not (runtime/weight_cache.h).
 // Returns the number of constants converted.
 // With `packing` (runtime/weight_pack.h), the weights it names are also packed as they are
-// converted (and cached packed); the caller then rewrites their nodes (use_packed_weights).
+// converted (and cached packed), or packed alone when already in its dtype (then even under
+// kF32); the caller then rewrites their nodes (use_packed_weights).
 int convert_precision(Graph& g, DType to,
                       const std::function<bool(const std::string& name)>& low_io = {},
                       const WeightCacheOptions& cache = {}, const WeightPacking* packing = nullptr);

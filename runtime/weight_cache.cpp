@@ -20,7 +20,7 @@ namespace asc {
 namespace {
 
 constexpr char kMagic[8] = {'A', 'S', 'C', 'W', 'C', 'A', 'C', 'H'};
-constexpr uint32_t kVersion = 2;   // 2: layouts (packed weights)
+constexpr uint32_t kVersion = 3;   // 2: layouts (packed weights); 3: a dtype per entry
 constexpr uint64_t kAlign = 4096;  // each tensor starts on a page
 
 struct Header {
@@ -52,7 +52,7 @@ std::vector<std::string> source_files(const std::vector<CacheEntry>& entries) {
   const std::vector<FileMap> maps = file_maps();
   std::vector<std::string> files;
   for (const CacheEntry& e : entries) {
-    const auto p = reinterpret_cast<uintptr_t>(e.f32->data());
+    const auto p = reinterpret_cast<uintptr_t>(e.source->data());
     for (const FileMap& m : maps)
       if (m.begin <= p && p < m.end && !m.path.empty()) files.push_back(m.path);
   }
@@ -81,11 +81,13 @@ uint64_t key_of(const std::string& identity, DType to, const std::vector<CacheEn
   }
   for (const CacheEntry& e : entries) {
     h.add(e.name);
-    for (int64_t d : e.f32->shape()) h.add(static_cast<uint64_t>(d));
+    h.add(static_cast<uint64_t>(e.source->dtype()));
+    h.add(static_cast<uint64_t>(e.dtype));
+    for (int64_t d : e.source->shape()) h.add(static_cast<uint64_t>(d));
     h.add(e.layout);
     for (int64_t d : e.stored_shape()) h.add(static_cast<uint64_t>(d));
-    const auto* p = static_cast<const unsigned char*>(e.f32->data());
-    const size_t n = e.f32->nbytes();
+    const auto* p = static_cast<const unsigned char*>(e.source->data());
+    const size_t n = e.source->nbytes();
     if (!p || n == 0) continue;
     const size_t w = std::min<size_t>(n, 64);
     h.add(p, w);
@@ -163,7 +165,8 @@ std::vector<Tensor> weight_cache_load(const WeightCacheOptions& o, DType to,
   if (!slots.empty() && !read_at(f.fd, slots.data(), slots.size() * sizeof(Slot), sizeof hd))
     return {};
   for (size_t i = 0; i < entries.size(); ++i) {
-    const uint64_t want = static_cast<uint64_t>(numel(entries[i].stored_shape())) * dtype_size(to);
+    const uint64_t want =
+        static_cast<uint64_t>(numel(entries[i].stored_shape())) * dtype_size(entries[i].dtype);
     if (slots[i].bytes != want || slots[i].offset > hd.file_bytes ||
         hd.file_bytes - slots[i].offset < want)
       return {};
@@ -181,20 +184,24 @@ std::vector<Tensor> weight_cache_load(const WeightCacheOptions& o, DType to,
   std::vector<Tensor> out;
   out.reserve(entries.size());
   for (size_t i = 0; i < entries.size(); ++i)
-    out.push_back(Tensor::view(to, entries[i].stored_shape(),
+    out.push_back(Tensor::view(entries[i].dtype, entries[i].stored_shape(),
                                static_cast<char*>(base) + slots[i].offset, owner));
   return out;
 }
 
 bool weight_cache_store(const WeightCacheOptions& o, DType to,
-                        const std::vector<CacheEntry>& entries,
-                        const std::vector<Tensor>& converted) {
+                        const std::vector<CacheEntry>& entries, const std::vector<Tensor>& stored) {
   namespace fs = std::filesystem;
-  if (o.file.empty() || converted.size() != entries.size()) return false;
+  if (o.file.empty() || stored.size() != entries.size()) return false;
   auto fail = [&](const std::string& why) {
     spdlog::warn("weight cache: cannot write '{}': {}", o.file, why);
     return false;
   };
+  for (size_t i = 0; i < stored.size(); ++i)
+    if (stored[i].dtype() != entries[i].dtype || stored[i].shape() != entries[i].stored_shape())
+      return fail(cat("constant '", entries[i].name, "' is ", dtype_name(stored[i].dtype()), " ",
+                      to_string(stored[i].shape()), ", its entry says ",
+                      dtype_name(entries[i].dtype), " ", to_string(entries[i].stored_shape())));
   std::error_code ec;
   const fs::path path(o.file);
   if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
@@ -207,8 +214,8 @@ bool weight_cache_store(const WeightCacheOptions& o, DType to,
   hd.count = entries.size();
   std::vector<Slot> slots(entries.size());
   uint64_t at = aligned(sizeof hd + slots.size() * sizeof(Slot));
-  for (size_t i = 0; i < converted.size(); ++i) {
-    slots[i] = {at, converted[i].nbytes()};
+  for (size_t i = 0; i < stored.size(); ++i) {
+    slots[i] = {at, stored[i].nbytes()};
     at = aligned(at + slots[i].bytes);
   }
   hd.file_bytes = at;
@@ -221,9 +228,9 @@ bool weight_cache_store(const WeightCacheOptions& o, DType to,
          (slots.empty() || write_all(f.fd, slots.data(), slots.size() * sizeof(Slot)));
     const std::vector<char> zeros(kAlign, 0);
     uint64_t pos = sizeof hd + slots.size() * sizeof(Slot);
-    for (size_t i = 0; ok && i < converted.size(); ++i) {
+    for (size_t i = 0; ok && i < stored.size(); ++i) {
       ok = write_all(f.fd, zeros.data(), slots[i].offset - pos) &&
-           write_all(f.fd, converted[i].data(), slots[i].bytes);
+           write_all(f.fd, stored[i].data(), slots[i].bytes);
       pos = slots[i].offset + slots[i].bytes;
     }
     ok = ok && write_all(f.fd, zeros.data(), hd.file_bytes - pos);

@@ -8,10 +8,10 @@
 // A file is used only when its header matches: the format version, the target dtype, the model's
 // identity (WeightCacheOptions::identity: path, size and modification time of the model file),
 // the path, size and modification time of every file the constants are mapped from (external
-// data), and, per constant, its name, shape and a sample of its f32 bytes. Anything else (missing,
-// stale, truncated, unreadable) means: convert as without a cache, then rewrite the file through a
-// temporary and a rename, so that a reader never maps half a file. A file that cannot be written
-// costs a warning, never the load.
+// data), and, per constant, its name, dtypes, shapes and a sample of its bytes. Anything else
+// (missing, stale, truncated, unreadable) means: convert as without a cache, then rewrite the file
+// through a temporary and a rename, so that a reader never maps half a file. A file that cannot be
+// written costs a warning, never the load.
 #pragma once
 
 #include <string>
@@ -33,27 +33,28 @@ struct WeightCacheOptions {
 WeightCacheOptions weight_cache_for(const std::string& dir, const std::string& model_path,
                                     DType to);
 
-// One f32 constant to convert: its value name and data, and when the conversion also changes its
-// layout (weights packed for the cube, runtime/weight_pack.h) the layout's name and the stored
-// shape; both are part of the key.
+// One constant to store: its value name, the constant as the model holds it (f32 to convert, or
+// already in `dtype` when only its layout changes), the dtype it is stored in, and when the
+// layout changes (weights packed for the cube, runtime/weight_pack.h) the layout's name and the
+// stored shape; all of them are part of the key.
 struct CacheEntry {
   std::string name;
-  const Tensor* f32 = nullptr;
-  std::string layout;  // empty: the f32 constant's own layout and shape
-  Shape shape;         // the stored shape when `layout` is set
+  const Tensor* source = nullptr;
+  DType dtype = DType::kUndefined;  // stored
+  std::string layout;               // empty: the source's own layout and shape
+  Shape shape;                      // the stored shape when `layout` is set
 
-  const Shape& stored_shape() const { return layout.empty() ? f32->shape() : shape; }
+  const Shape& stored_shape() const { return layout.empty() ? source->shape() : shape; }
 };
 
-// The converted tensors (dtype `to`, one per entry, views of the mapped file) when `o.file`
-// matches o.identity, `to` and the entries; empty otherwise.
+// The stored tensors (one per entry, in its dtype, views of the mapped file) when `o.file`
+// matches o.identity, the precision `to` and the entries; empty otherwise.
 std::vector<Tensor> weight_cache_load(const WeightCacheOptions& o, DType to,
                                       const std::vector<CacheEntry>& entries);
 
-// Writes `converted` (one per entry) as o.file. Returns false (and logs a warning naming the
+// Writes `stored` (one per entry) as o.file. Returns false (and logs a warning naming the
 // file and the reason) when it cannot.
 bool weight_cache_store(const WeightCacheOptions& o, DType to,
-                        const std::vector<CacheEntry>& entries,
-                        const std::vector<Tensor>& converted);
+                        const std::vector<CacheEntry>& entries, const std::vector<Tensor>& stored);
 
 }  // namespace asc

@@ -68,7 +68,7 @@ Tensor WeightPacking::pack(const Tensor& b) const {
 }
 
 Tensor WeightPacking::pack_converted(const Tensor& w) const {
-  if (dtype == DType::kF32) return pack(w);
+  if (w.dtype() == dtype) return pack(w);  // nothing to convert
   if (w.dtype() != DType::kF32 || w.shape().size() != 2 || dtype_size(dtype) != 2)
     throw Error(cat("weight packing: ", dtype_name(w.dtype()), " ", to_string(w.shape()),
                     " is not a [K, N] f32 weight to convert to ", dtype_name(dtype)));
@@ -106,9 +106,8 @@ Attrs packed_matmul_attrs(const WeightPacking& p, const Shape& kn) {
   return a;
 }
 
-WeightPacking plan_weight_packing(const Graph& g, DType to) {
-  WeightPacking p = kernel_packing(to);
-  if (p.dtype == DType::kUndefined) return p;
+WeightPacking plan_weight_packing(const Graph& g, DType to, bool stored_too) {
+  const bool convert = to == DType::kF16 || to == DType::kBF16;
   std::vector<int> as_b(g.values.size(), 0), other(g.values.size(), 0);
   for (const Node& n : g.nodes)
     for (size_t k = 0; k < n.inputs.size(); ++k) {
@@ -117,14 +116,27 @@ WeightPacking plan_weight_packing(const Graph& g, DType to) {
       (k == 1 && reads_b(n) ? as_b : other)[v] += 1;
     }
   for (int v : g.outputs) other[v] += 1;
-  p.kn.assign(g.values.size(), Shape{});
+  // The candidates with the dtype each is stored in (`to` once converted, else its own), and
+  // the elements per such dtype: the packing is that of the dtype with the most.
+  std::vector<DType> stored(g.values.size(), DType::kUndefined);
+  int64_t elems[2] = {0, 0};  // f32, bf16
   for (size_t v = 0; v < g.values.size(); ++v) {
     const Value& val = g.values[v];
-    if (!val.constant || val.constant->dtype() != DType::kF32 || as_b[v] == 0 || other[v] > 0)
-      continue;
+    if (!val.constant || as_b[v] == 0 || other[v] > 0) continue;
+    const DType own = val.constant->dtype();
+    const DType d = convert && own == DType::kF32 ? to : own;
     const Shape& s = val.constant->shape();
-    if (s.size() == 2 && s[0] > 0 && s[1] > 0) p.kn[v] = s;
+    if ((d != DType::kF32 && d != DType::kBF16) || (d == own && !stored_too) || s.size() != 2 ||
+        s[0] <= 0 || s[1] <= 0)
+      continue;
+    stored[v] = d;
+    elems[d == DType::kBF16] += s[0] * s[1];
   }
+  WeightPacking p = kernel_packing(elems[1] > elems[0] ? DType::kBF16 : DType::kF32);
+  if (p.dtype == DType::kUndefined) return p;
+  p.kn.assign(g.values.size(), Shape{});
+  for (size_t v = 0; v < g.values.size(); ++v)
+    if (stored[v] == p.dtype) p.kn[v] = g.values[v].constant->shape();
   return p;
 }
 

@@ -7,9 +7,10 @@
 // (docs/PERFORMANCE.md: 0.5B's bf16 weights at 56-66 GB/s instead of 33-40 on the Zen 5 guest).
 //
 // Packing rides on precision conversion (runtime/precision.h), which writes every weight anyway:
-// the packed form is what the converted-weight cache stores. Under fp32 the weights stay mapped
-// from the model file (load in milliseconds) unless a weight cache is given: then the packed f32
-// weights are written to it once and mapped from it on later loads.
+// the packed form is what the converted-weight cache stores. Weights that need no conversion (an
+// f32 model under fp32, a bf16 model's) stay mapped from the model file (load in milliseconds)
+// unless a weight cache is given: then they are packed into it once and mapped from it on later
+// loads.
 #pragma once
 
 #include <string>
@@ -21,7 +22,7 @@
 namespace asc {
 
 struct WeightPacking {
-  DType dtype = DType::kUndefined;  // of the packed weights (the precision converted to)
+  DType dtype = DType::kUndefined;  // of the packed weights
   int64_t panel = 0;                // columns per panel (the kernels' nr)
   int k_pack = 1;                   // k rows interleaved per column (2: bf16 pairs)
   std::vector<Shape> kn;            // per graph value: [K, N] of a weight to pack, else empty
@@ -33,8 +34,8 @@ struct WeightPacking {
       const Shape& kn) const;  // [ceil(N / panel), ceil(K / k_pack) * k_pack * panel]
   // The packed form of b ([K, N], dtype `dtype`), in memory advised for huge pages.
   Tensor pack(const Tensor& b) const;
-  // The packed form of f32 weight w converted to `dtype` (convert_values), a few panels at a
-  // time: no whole converted copy is made.
+  // The packed form of weight w converted to `dtype` (convert_values from f32; none when w is in
+  // `dtype`), a few panels at a time: no whole converted copy is made.
   Tensor pack_converted(const Tensor& w) const;
 };
 
@@ -44,11 +45,15 @@ WeightPacking kernel_packing(DType to);
 // PackedMatMul's attributes for a [K, N] weight packed by p (activation left to the caller).
 Attrs packed_matmul_attrs(const WeightPacking& p, const Shape& kn);
 
-// Which constants of g the cpu device's cube kernels read packed at precision `to`: 2-D f32
+// Which constants of g the cpu device's cube kernels read packed at precision `to`: 2-D
 // constants with K, N > 0 read only as B (input 1) of MatMul or FusedMatMulBias nodes and not
-// graph outputs. Empty where the active kernels keep no packed form in `to` itself (f16; bf16
+// graph outputs, in the dtype they are stored in (`to` for an f32 constant under f16 / bf16, else
+// their own): f32 or bf16, whichever most of their elements have. `stored_too`: also those that
+// need no conversion (an f32 model under fp32, a bf16 model): packing copies them, so the model
+// asks for it only with a weight cache, whose file it then maps (otherwise they stay mapped from
+// the model file). Empty where the active kernels keep no packed form in that dtype (f16; bf16
 // without AVX512_BF16 dot products).
-WeightPacking plan_weight_packing(const Graph& g, DType to);
+WeightPacking plan_weight_packing(const Graph& g, DType to, bool stored_too);
 
 // After conversion: the nodes reading a packed weight become PackedMatMul (same name, inputs,
 // outputs; attributes k, n, panel, k_pack and the activation). Returns the nodes rewritten.

@@ -460,11 +460,13 @@ int main(int argc, char** argv) {
                  "in f32 (default fp32)")
       ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
   app.add_option("--weight-cache", o.weight_cache,
-                 "directory for the weights --precision converts and packs (fp32: packs): the "
-                 "first load writes them there, later loads of the same model file map them");
+                 "directory for the weights --precision converts and packs (weights that need "
+                 "no conversion: packs): the first load writes them there, later loads of the "
+                 "same model file map them");
   app.add_option("--pack-weights", o.pack_weights,
                  "1: store MatMul weights in the cpu kernels' packed layout as --precision bf16 "
-                 "converts them, or under fp32 into --weight-cache (default); 0: row-major")
+                 "converts them, or, needing no conversion (an fp32 or a bf16 model's), into "
+                 "--weight-cache (default); 0: row-major")
       ->check(CLI::Range(0, 1));
   app.add_option("--optimize", o.optimize, "1: double buffering and fusion (default); 0: off")
       ->check(CLI::Range(0, 1));

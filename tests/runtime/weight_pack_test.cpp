@@ -7,8 +7,10 @@
 #include <filesystem>
 
 #include "ops/ops.h"
+#include "registry/strings.h"
 #include "runtime/devices/cpu/gemm.h"
 #include "runtime/model.h"
+#include "runtime/precision.h"
 #include "runtime/weight_pack.h"
 #include "tests/runtime/test_util.h"
 
@@ -24,22 +26,23 @@ bool bf16_packs() {
 using test::node;
 
 // y = relu(x @ w1 + b) @ w2 + x @ w3 and z = w3 @ x^T: w3 is also a MatMul's A, so never packed;
-// x [n, 77].
+// x [n, 77], all in the weights' dtype.
 // Odd K and N, N over a few panels, the decode row and the prefill rows through the same model.
 Graph net(const Tensor& w1, const Tensor& b, const Tensor& w2, const Tensor& w3) {
+  const DType dt = w1.dtype();
   Graph g;
   g.opsets[""] = 17;
   const Dim n(std::string("n"));
-  const int x = g.add_value("x", {DType::kF32, SymShape{n, Dim(77)}});
+  const int x = g.add_value("x", {dt, SymShape{n, Dim(77)}});
   const int c1 = g.add_constant("w1", w1), cb = g.add_constant("b", b);
   const int c2 = g.add_constant("w2", w2), c3 = g.add_constant("w3", w3);
   auto val = [&](const char* name, int64_t cols) {
-    return g.add_value(name, {DType::kF32, SymShape{n, Dim(cols)}});
+    return g.add_value(name, {dt, SymShape{n, Dim(cols)}});
   };
   const int m1 = val("m1", 150), a1 = val("a1", 150), r1 = val("r1", 150);
   const int m2 = val("m2", 77), m3 = val("m3", 77), y = val("y", 77);
-  const int xt = g.add_value("xt", {DType::kF32, SymShape{Dim(77), n}});
-  const int z = g.add_value("z", {DType::kF32, SymShape{Dim(77), n}});
+  const int xt = g.add_value("xt", {dt, SymShape{Dim(77), n}});
+  const int z = g.add_value("z", {dt, SymShape{Dim(77), n}});
   g.inputs = {x};
   g.outputs = {y, z};
   g.add_node(node("MatMul", {x, c1}, {m1}));
@@ -57,6 +60,19 @@ struct Weights {
   Tensor w1 = random({77, 150}, 1), b = random({150}, 2), w2 = random({150, 77}, 3),
          w3 = random({77, 77}, 4);
 };
+
+Tensor to_bf16(const Tensor& t) {
+  Tensor r(DType::kBF16, t.shape());
+  convert_values(t.data_as<float>(), r.data_as<uint16_t>(), t.numel(), DType::kBF16);
+  return r;
+}
+
+// The same net as a bf16 model: weights, input and outputs in bf16.
+Weights bf16_weights() {
+  Weights w;
+  for (Tensor* t : {&w.w1, &w.b, &w.w2, &w.w3}) *t = to_bf16(*t);
+  return w;
+}
 
 std::unique_ptr<Model> load(const Weights& w, bool pack, const WeightCacheOptions& cache = {},
                             DType precision = DType::kBF16) {
@@ -76,9 +92,10 @@ int count(const Graph& g, const std::string& op) {
 TEST(WeightPack, PlansOnlyWeightsReadAsMatMulB) {
   const Weights w;
   const Graph g = net(w.w1, w.b, w.w2, w.w3);
-  const WeightPacking p = plan_weight_packing(g, DType::kBF16);
-  EXPECT_TRUE(plan_weight_packing(g, DType::kF32).packs(g.find("w1")));  // f32 panels
-  EXPECT_TRUE(plan_weight_packing(g, DType::kF16).empty());              // f16 would pack widened
+  const WeightPacking p = plan_weight_packing(g, DType::kBF16, false);
+  EXPECT_TRUE(plan_weight_packing(g, DType::kF32, true).packs(g.find("w1")));  // f32 panels
+  EXPECT_TRUE(plan_weight_packing(g, DType::kF32, false).empty());  // no copy of mapped weights
+  EXPECT_TRUE(plan_weight_packing(g, DType::kF16, true).empty());   // f16 would pack widened
   if (!bf16_packs()) {
     EXPECT_TRUE(p.empty());
     return;
@@ -95,7 +112,7 @@ TEST(WeightPack, PackedLayoutHoldsEveryElement) {
   if (!bf16_packs()) GTEST_SKIP() << "no bf16 panels on this CPU (bf16 is widened to f32)";
   const Weights w;
   const Graph g = net(w.w1, w.b, w.w2, w.w3);
-  const WeightPacking p = plan_weight_packing(g, DType::kBF16);
+  const WeightPacking p = plan_weight_packing(g, DType::kBF16, false);
   const Tensor packed = p.pack_converted(w.w1);
   ASSERT_EQ(packed.shape(), p.packed_shape({77, 150}));
   const int64_t row = packed.shape()[1];
@@ -177,6 +194,42 @@ TEST(WeightPack, Fp32PacksIntoAWeightCacheOnly) {
         EXPECT_NEAR(b[o].tensor.at(i), a[o].tensor.at(i), 1e-4) << rows << " " << o << " " << i;
         EXPECT_EQ(c[o].tensor.at(i), b[o].tensor.at(i)) << rows << " " << o << " " << i;
       }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// A bf16 model's weights need no conversion: they are packed (bf16 panels) only into a weight
+// cache, under fp32 (the model's own dtypes) as under bf16, and compute what the row-major
+// weights do.
+TEST(WeightPack, Bf16ModelPacksIntoAWeightCacheOnly) {
+  if (!bf16_packs()) GTEST_SKIP() << "no bf16 panels on this CPU (bf16 is widened to f32)";
+  const Weights w = bf16_weights();
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("asc_weight_pack16_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (DType precision : {DType::kF32, DType::kBF16}) {
+    WeightCacheOptions cache{(dir / cat("net.", dtype_name(precision), ".ascw")).string(), "id"};
+    const auto plain = load(w, true, {}, precision);
+    EXPECT_EQ(count(plain->graph(), "PackedMatMul"), 0);
+    const auto first = load(w, true, cache, precision);
+    ASSERT_TRUE(std::filesystem::exists(cache.file));
+    const auto second = load(w, true, cache, precision);
+    EXPECT_EQ(count(first->graph(), "PackedMatMul"), 2);
+    EXPECT_EQ(count(second->graph(), "PackedMatMul"), 2);
+    for (int64_t rows : {1, 17}) {
+      const Tensor x = to_bf16(random({rows, 77}, 40 + static_cast<uint32_t>(rows)));
+      const auto a = plain->run({{"x", x}}), b = first->run({{"x", x}}),
+                 c = second->run({{"x", x}});
+      ASSERT_EQ(b[0].tensor.dtype(), DType::kBF16);
+      for (size_t o = 0; o < 2; ++o)
+        for (int64_t i = 0; i < a[o].tensor.numel(); ++i) {
+          const double want = a[o].tensor.at(i);
+          // One bf16 rounding of sums that differ only in their order.
+          EXPECT_NEAR(b[o].tensor.at(i), want, 0.02 + 0.01 * std::fabs(want))
+              << dtype_name(precision) << " rows " << rows << " output " << o << " at " << i;
+          EXPECT_EQ(c[o].tensor.at(i), b[o].tensor.at(i)) << rows << " " << o << " " << i;
+        }
+    }
   }
   std::filesystem::remove_all(dir);
 }
