@@ -185,6 +185,28 @@ TEST_F(WeightCache, AnUnwritablePlaceOnlyCostsTheCache) {
   EXPECT_FALSE(fs::exists(dir_ / "file" / "c.ascw"));
 }
 
+// Each entry names the dtype it is stored in (format 3): the same constant stored in another
+// dtype is not taken from the file, and stored tensors that disagree with their entries are not
+// written.
+TEST_F(WeightCache, EachEntrysDtypesArePartOfTheKey) {
+  fs::create_directories(dir_);
+  const WeightCacheOptions o{(dir_ / "direct.ascw").string(), "model v1"};
+  const Tensor src = random({4, 6}, 7);
+  Tensor low(DType::kBF16, {4, 6}), wide(DType::kF32, {4, 6});
+  std::fill_n(low.data_as<uint16_t>(), low.numel(), uint16_t{0x3F80});  // 1.0
+  const std::vector<CacheEntry> entries{{"w", &src, DType::kBF16, {}, {}}};
+  EXPECT_FALSE(weight_cache_store(o, DType::kBF16, entries, {wide}));  // f32 for a bf16 entry
+  EXPECT_FALSE(fs::exists(o.file));
+  ASSERT_TRUE(weight_cache_store(o, DType::kBF16, entries, {low}));
+  const std::vector<Tensor> back = weight_cache_load(o, DType::kBF16, entries);
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].dtype(), DType::kBF16);
+  EXPECT_EQ(back[0].shape(), (Shape{4, 6}));
+  EXPECT_EQ(back[0].data_as<uint16_t>()[5], 0x3F80);
+  // The same constant stored as f32 instead (a layout-only entry of an f32 source).
+  EXPECT_TRUE(weight_cache_load(o, DType::kBF16, {{"w", &src, DType::kF32, {}, {}}}).empty());
+}
+
 TEST_F(WeightCache, OptionsForAModelFileNameItsPathDtypeAndVersion) {
   fs::create_directories(dir_);
   const fs::path model = dir_ / "m.onnx";
