@@ -29,6 +29,7 @@
 #include "registry/strings.h"
 #include "runtime/model.h"
 #include "runtime/precision.h"
+#include "runtime/weight_pack.h"
 #include "tools/run_emit.h"
 #include "tools/run_generate.h"
 #include "tools/run_inputs.h"
@@ -244,6 +245,12 @@ int run(const Options& o) {
     model = std::make_unique<asc::Model>(asc::import_onnx_file(o.model, io), mo);
   }
   const double load_ms = ms_between(t0, Clock::now());
+  // Generating from row-major weights that a weight cache would hold packed: say so.
+  if (o.gen.new_tokens > 0 && o.weight_cache.empty() && o.pack_weights && o.device == "cpu" &&
+      !asc::plan_weight_packing(model->graph(), asc::parse_precision(o.precision), true).empty())
+    spdlog::info(
+        "the MatMul weights stay row-major, mapped from the model file; with --weight-cache DIR "
+        "they are packed for the cpu kernels once (written to DIR) and decode faster");
   if (o.gen.new_tokens > 0) {
     asc::GenerateArgs a = o.gen;
     try {
