@@ -25,7 +25,7 @@ DType parse_precision(const std::string& name);
 //   and reads `to`, as a generator's KV cache stored at the model's precision).
 // With `cache.file` set, the converted constants come from that file when it matches, and are
 // written to it when not (runtime/weight_cache.h).
-// Returns the number of constants converted.
+// Returns the number of constants converted or packed.
 // With `packing` (runtime/weight_pack.h), the weights it names are also packed as they are
 // converted (and cached packed), or packed alone when already in its dtype (then even under
 // kF32); the caller then rewrites their nodes (use_packed_weights).
