@@ -1,5 +1,6 @@
 // Ops that change only the shape, never the bytes: Reshape, Flatten, Squeeze, Unsqueeze and
-// Identity (one memcpy; none when the runtime aliases), and Shape / Size (i64 metadata).
+// Identity (one memcpy; none where the planner gives the output its input's memory: OpDef::
+// same_bytes), and Shape / Size (i64 metadata).
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -189,6 +190,7 @@ void register_reshape(Registry& r) {
             .describe("reshaped = data with the dims of the shape attribute (0 copies, -1 infers)")
             .infer([](const InferContext& c) { return infer_reshape(c, true); })
             .host_kernel(kernel_same_bytes)
+            .same_bytes()
             .reference(reference_same_bytes));
   for (int since : {5, 14}) {
     OpDef d = def_op("Reshape", since, since == 5 ? 13 : INT_MAX);
@@ -203,6 +205,7 @@ void register_reshape(Registry& r) {
                            : "reshaped = data with dims `shape` (0 copies a dim, -1 infers)")
         .infer([](const InferContext& c) { return infer_reshape(c, false); })
         .host_kernel(kernel_same_bytes)
+        .same_bytes()
         .reference(reference_same_bytes);
     r.add(std::move(d));
   }
@@ -274,6 +277,7 @@ void register_flatten(Registry& r) {
                             : "output = input as 2-D [prod(dims[:axis]), prod(dims[axis:])]")
               .infer(infer_flatten)
               .host_kernel(kernel_same_bytes)
+              .same_bytes()
               .reference(reference_same_bytes));
   }
 }
@@ -297,6 +301,7 @@ void register_squeeze_unsqueeze(Registry& r) {
         .describe("squeezed = data without the size-1 dims in axes (all size-1 dims if empty)")
         .infer([axes_input](const InferContext& c) { return infer_squeeze(c, axes_input); })
         .host_kernel(kernel_same_bytes)
+        .same_bytes()
         .reference(reference_same_bytes);
     r.add(std::move(sq));
 
@@ -312,6 +317,7 @@ void register_squeeze_unsqueeze(Registry& r) {
         .describe("expanded = data with size-1 dims inserted at axes (of the output rank)")
         .infer([axes_input](const InferContext& c) { return infer_unsqueeze(c, axes_input); })
         .host_kernel(kernel_same_bytes)
+        .same_bytes()
         .reference(reference_same_bytes);
     r.add(std::move(un));
   }
@@ -339,6 +345,9 @@ void register_movement_shape(Registry& r) {
             .describe("output = input (tensors, strings, sequences, optionals)")
             .infer(infer_unary)
             .host_kernel(identity)
+            .same_bytes([](const Attrs&, const TensorDesc& in, const TensorDesc&) {
+              return !dtype_is_host_object(in.dtype);
+            })
             .reference([](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
               out[0] = in[0].clone();
             }));

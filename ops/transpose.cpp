@@ -225,6 +225,17 @@ void register_transpose(Registry& r) {
               for (int64_t d : perm) s.push_back((*x.shape)[d]);
               return std::vector<TensorType>{{x.dtype, s}};
             })
+            .same_bytes([](const Attrs& a, const TensorDesc& in, const TensorDesc&) {
+              // The dims of more than one element keep their order: only size-1 dims move.
+              const std::vector<int64_t> perm = resolve_perm(a, in.shape.size());
+              int64_t last = -1;
+              for (int64_t d : perm) {
+                if (in.shape[d] == 1) continue;
+                if (d < last) return false;
+                last = d;
+              }
+              return true;
+            })
             .tiling(transpose_tiling)
             .kernel(transpose_kernel)
             .reference(transpose_reference));

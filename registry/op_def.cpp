@@ -96,6 +96,13 @@ OpDef& OpDef::reference(ReferenceFn f) {
   reference_fn = std::move(f);
   return *this;
 }
+OpDef& OpDef::same_bytes(SameBytesFn f) {
+  same_bytes_fn = std::move(f);
+  return *this;
+}
+OpDef& OpDef::same_bytes() {
+  return same_bytes([](const Attrs&, const TensorDesc&, const TensorDesc&) { return true; });
+}
 
 KernelKind OpDef::kernel_kind() const {
   if (tile_kernel_fn) return KernelKind::kTile;

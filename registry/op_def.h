@@ -73,6 +73,10 @@ using TilingFn = std::function<TilingData(const LaunchContext&)>;
 using TileKernelFn = std::function<void(TileBuilder&)>;
 using HostKernelFn =
     std::function<void(const LaunchContext&, std::span<const Tensor>, std::span<Tensor>)>;
+// Whether output 0 holds input 0's bytes in their order for these resolved attributes and
+// contiguous types (a reshape of them: Reshape, Squeeze, a Transpose that moves only size-1
+// dims): the runtime may then give the output the input's memory and run nothing.
+using SameBytesFn = std::function<bool(const Attrs&, const TensorDesc& in, const TensorDesc& out)>;
 // Naive reference accumulating in double; outputs are preallocated with the inferred shapes.
 using ReferenceFn = std::function<void(const Attrs&, std::span<const Tensor>, std::span<Tensor>)>;
 
@@ -95,6 +99,7 @@ struct OpDef {
   TileKernelFn tile_kernel_fn;
   HostKernelFn host_kernel_fn;
   ReferenceFn reference_fn;
+  SameBytesFn same_bytes_fn;  // empty: output 0 is never input 0's bytes as they are
 
   // Builder.
   OpDef& input(std::string name, std::string type, Arity a = Arity::kSingle,
@@ -112,6 +117,8 @@ struct OpDef {
   OpDef& kernel(TileKernelFn f);
   OpDef& host_kernel(HostKernelFn f);
   OpDef& reference(ReferenceFn f);
+  OpDef& same_bytes(SameBytesFn f);  // see SameBytesFn
+  OpDef& same_bytes();               // always (Reshape, Flatten, Squeeze, Unsqueeze, Identity)
 
   bool has(Trait t) const { return (traits & t) != 0; }
   KernelKind kernel_kind() const;

@@ -190,6 +190,7 @@ std::shared_ptr<const Plan> Model::plan_for(const std::vector<TensorDesc>& input
 
 void Model::run_step(const Plan& plan, size_t index, const std::vector<Tensor>& bound) const {
   const PlanStep& s = plan.steps[index];
+  if (s.view) return;  // its output is bound to its input's memory
   const Node& n = graph_.nodes[s.node];
   std::vector<Tensor> ins, outs;
   for (int v : n.inputs) ins.push_back(v >= 0 ? bound[v] : Tensor());
@@ -398,13 +399,22 @@ std::vector<NamedTensor> Model::run(const std::vector<NamedTensor>& inputs,
     if (k < plan->cost.size()) st.cost = plan->cost[k];
     if (stats->on_step) stats->on_step(graph_.nodes[st.node], plan->steps[k].program.get());
   };
+  std::vector<size_t> work;  // the level's steps that run something (views do not)
   for (size_t i = 0; i < plan->steps.size();) {
     size_t j = i + 1;
     while (j < plan->steps.size() && plan->steps[j].level == plan->steps[i].level) ++j;
-    if (j - i == 1 || acl_) {  // the ascend device: one stream, one step at a time
-      for (size_t k = i; k < j; ++k) step(k);
-    } else {
-      device_->run([&] { tbb::parallel_for(i, j, step); });
+    work.clear();
+    for (size_t k = i; k < j; ++k) {
+      if (plan->steps[k].view)
+        step(k);  // nothing runs; the profile still lists it
+      else
+        work.push_back(k);
+    }
+    if (work.size() == 1 || acl_) {  // the ascend device: one stream, one step at a time
+      for (size_t k : work) step(k);
+    } else if (!work.empty()) {
+      device_->run(
+          [&] { tbb::parallel_for(size_t{0}, work.size(), [&](size_t w) { step(work[w]); }); });
     }
     i = j;
   }

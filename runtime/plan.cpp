@@ -278,14 +278,31 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
 
   // In place: an elementwise tile kernel writes its output over an input of the same type that
   // only it reads (exact aliasing is legal for every vector instruction and copy). The output
-  // then shares the input's memory and extends its live range.
+  // then shares the input's memory and extends its live range. A view (a node whose output is
+  // its input's bytes as they are, OpDef::same_bytes) shares it too when it is the input's only
+  // reader, and runs nothing: whatever later writes over the output in place writes over a value
+  // nobody else reads.
   std::vector<int> uses(nv, 0), share(nv, -1);
   std::vector<bool> taken(nv, false);
   for (const PlanStep& s : p.steps)
     for (int v : g.nodes[s.node].inputs)
       if (v >= 0) ++uses[v];
-  for (const PlanStep& s : p.steps) {
+  for (PlanStep& s : p.steps) {
     const Node& n = g.nodes[s.node];
+    s.view = false;  // a step taken from the base plan is decided again
+    if (n.def->same_bytes_fn && !n.inputs.empty() && !n.outputs.empty()) {
+      const int v = n.inputs[0], o = n.outputs[0];
+      if (v >= 0 && o >= 0 && !taken[v] && uses[v] == 1 && p.storage[v] == Storage::kArena &&
+          p.storage[o] == Storage::kArena && p.desc[v].dtype == p.desc[o].dtype &&
+          numel(p.desc[v].shape) == numel(p.desc[o].shape) &&
+          n.def->same_bytes_fn(s.attrs, p.desc[v], p.desc[o])) {
+        share[o] = v;
+        taken[v] = true;
+        s.view = true;
+        ++p.views;
+        continue;
+      }
+    }
     if (!s.program || !n.def->has(kElementwise)) continue;
     for (int o : n.outputs) {
       if (o < 0 || p.storage[o] != Storage::kArena) continue;

@@ -23,6 +23,8 @@ struct PlanStep {
   Attrs attrs;    // resolved: defaults filled in
   std::vector<TensorDesc> in, out;
   std::shared_ptr<const TileProgram> program;  // tile kernel; null: host kernel
+  // Output 0 is input 0's memory (OpDef::same_bytes, both in the arena): nothing runs.
+  bool view = false;
 };
 
 // Where a value lives during a run.
@@ -44,6 +46,7 @@ struct Plan {
   int64_t arena_bytes = 0;
   int64_t arena_bytes_no_reuse = 0;
   int in_place = 0;  // outputs written over their input's memory
+  int views = 0;     // steps whose output is their input's memory (PlanStep::view)
   // Per step, on a simulated device: the cost model's prediction (runtime/devices/sim).
   std::vector<sim::KernelCost> cost;
   // On the ascend device: its per-plan state (loaded kernels, device memory; acl_device.h).

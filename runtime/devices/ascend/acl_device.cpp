@@ -165,7 +165,7 @@ std::shared_ptr<void> AclDevice::prepare(const Plan& plan) {
   state->steps.resize(plan.steps.size());
   for (size_t k = 0; k < plan.steps.size(); ++k) {
     const PlanStep& s = plan.steps[k];
-    if (!s.program) continue;
+    if (!s.program || s.view) continue;  // a view runs nothing
     const TileProgram& p = *s.program;
     AclStep& st = state->steps[k];
     st.kernel = &load(p);

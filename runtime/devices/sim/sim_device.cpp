@@ -26,14 +26,16 @@ SimDevice::SimDevice(const std::string& name, CostConfig config) : name_(name), 
 }
 
 KernelCost SimDevice::predict(const Graph& g, const PlanStep& s) const {
-  if (s.program) return predict_program(*s.program, spec_, config_);
   const Node& n = g.nodes[static_cast<size_t>(s.node)];
-  if (n.def && n.def->has(kMovement) && !s.in.empty() && s.out.size() == 1 &&
-      s.in[0].dtype == s.out[0].dtype && numel(s.in[0].shape) == numel(s.out[0].shape)) {
+  const bool host_view = !s.program && n.def && n.def->has(kMovement) && !s.in.empty() &&
+                         s.out.size() == 1 && s.in[0].dtype == s.out[0].dtype &&
+                         numel(s.in[0].shape) == numel(s.out[0].shape);
+  if (s.view || host_view) {  // the plan aliases it, or a host copy the device would not make
     KernelCost view;
     view.valid = view.host = view.view = true;
     return view;
   }
+  if (s.program) return predict_program(*s.program, spec_, config_);
   auto bytes = [](const TensorDesc& d) {
     return numel(d.shape) * static_cast<int64_t>(dtype_size(d.dtype));
   };
