@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -111,6 +113,39 @@ struct Placement {
   int64_t total_no_reuse() const;
 };
 
+// What a device derives from a program alone (the cpu device's lowering), made at the first launch
+// and kept with the program, which plans share across signatures and never change once
+// launched. One kind per program (`tag` names it; another kind is made afresh, not kept). Copies
+// start empty.
+class DerivedState {
+ public:
+  DerivedState() = default;
+  DerivedState(const DerivedState&) {}
+  DerivedState& operator=(const DerivedState&) {
+    std::lock_guard<std::mutex> lock(m_);
+    value_.reset();
+    tag_ = nullptr;
+    return *this;
+  }
+
+  template <class T, class Make>
+  std::shared_ptr<const T> get(const void* tag, Make make) const {
+    std::lock_guard<std::mutex> lock(m_);
+    if (!value_) {
+      value_ = std::make_shared<const T>(make());
+      tag_ = tag;
+    } else if (tag_ != tag) {
+      return std::make_shared<const T>(make());
+    }
+    return std::static_pointer_cast<const T>(value_);
+  }
+
+ private:
+  mutable std::mutex m_;
+  mutable std::shared_ptr<const void> value_;
+  mutable const void* tag_ = nullptr;
+};
+
 struct TileProgram {
   std::string op;                // op type, e.g. "Add"
   std::vector<TensorDesc> args;  // GM arguments: inputs then outputs
@@ -122,6 +157,7 @@ struct TileProgram {
   std::vector<Instr> instrs;
   bool optimized = false;  // passes ran with optimisation (double buffering, prefetch)
   Placement placement;
+  DerivedState derived;  // a device's analysis of the above, kept across launches
 
   int64_t num_tiles() const { return numel(grid); }
   int grid_rank() const { return static_cast<int>(grid.size()); }

@@ -84,7 +84,11 @@ CpuDevice::~CpuDevice() = default;
 void CpuDevice::launch(const TileProgram& p, std::span<void* const> args) const {
   const int64_t tiles = p.num_tiles();
   if (tiles <= 0) return;
-  const Lowering low = lower(p);
+  // The lowering depends on the program alone: made at its first launch, kept with it.
+  static const char kLowering = 0;
+  const std::shared_ptr<const Lowering> lowered =
+      p.derived.get<Lowering>(&kLowering, [&] { return lower(p); });
+  const Lowering& low = *lowered;
   const int64_t cores = std::clamp<int64_t>(p.block_dim, 1, tiles);
   const int64_t per = (tiles + cores - 1) / cores;
   auto run_core = [&](int64_t c) {
