@@ -89,7 +89,11 @@ void CpuDevice::launch(const TileProgram& p, std::span<void* const> args) const 
   const std::shared_ptr<const Lowering> lowered =
       p.derived.get<Lowering>(&kLowering, [&] { return lower(p); });
   const Lowering& low = *lowered;
-  const int64_t cores = std::clamp<int64_t>(p.block_dim, 1, tiles);
+  // A core runs a contiguous range of tiles (its packed blocks carry over from one to the next),
+  // except in a small-M matmul streaming its weights unpacked (a decoding step's GEMV): there
+  // each tile is a task of its own, so a thread whose stream ran faster takes the tiles left —
+  // of this launch or of one beside it in the level (gate and up) — instead of waiting.
+  const int64_t cores = low.mmad_direct ? tiles : std::clamp<int64_t>(p.block_dim, 1, tiles);
   const int64_t per = (tiles + cores - 1) / cores;
   auto run_core = [&](int64_t c) {
     CoreArena& a = impl_->cores.local();
