@@ -1,5 +1,6 @@
 #include "tools/check_compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -81,20 +82,32 @@ Metrics compare(const Tensor& got, const Tensor& want, DType precision, const To
   }
   if (want.dtype() == DType::kString) return compare_strings(got, want);
 
+  const bool exact = m.rule == Rule::kExact;
+  const int64_t n = want.numel();
+  int64_t finite_o = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double o = want.at(i);
+    if (!std::isfinite(o)) continue;
+    m.scale += std::fabs(o);
+    ++finite_o;
+  }
+  if (finite_o) m.scale /= static_cast<double>(finite_o);
+
   const size_t esize = dtype_size(want.dtype());
   const auto* gb = static_cast<const unsigned char*>(got.data());
   const auto* wb = static_cast<const unsigned char*>(want.data());
-  double dot = 0, na = 0, no = 0, sq = 0, worst_excess = -std::numeric_limits<double>::infinity();
-  int64_t finite = 0, worst = -1, nonfinite = 0, first_nonfinite = -1;
-  for (int64_t i = 0; i < want.numel(); ++i) {
+  double dot = 0, na = 0, no = 0, sq = 0;
+  double worst_excess = -std::numeric_limits<double>::infinity();
+  int64_t finite = 0, nonfinite = 0, first_nonfinite = -1;
+  // The largest excess over atol + rtol * (|o| + scale); exact: over atol + rtol * |o|.
+  int64_t worst = -1;
+  for (int64_t i = 0; i < n; ++i) {
     const double a = got.at(i), o = want.at(i);
-    bool bad;
+    bool strict = false, scaled = false;
     if (nonfinite_mismatch(a, o)) {
-      bad = true;
+      strict = scaled = true;
       if (nonfinite++ == 0) first_nonfinite = i;
-    } else if (!std::isfinite(a) || !std::isfinite(o)) {
-      bad = false;  // the same NaN or infinity
-    } else {
+    } else if (std::isfinite(a) && std::isfinite(o)) {  // else the same NaN or infinity
       const double err = std::fabs(a - o);
       m.max_abs = std::max(m.max_abs, err);
       if (o != 0) m.max_rel = std::max(m.max_rel, err / std::fabs(o));
@@ -103,21 +116,23 @@ Metrics compare(const Tensor& got, const Tensor& want, DType precision, const To
       no += o * o;
       sq += err * err;
       ++finite;
-      if (m.rule == Rule::kExact) {
+      const double own = tol.atol + tol.rtol * std::fabs(o);
+      const double excess = err - (own + (exact ? 0 : tol.rtol * m.scale));
+      if (exact) {
         // Bit-exact: 64-bit integers do not survive the trip through double.
         const size_t off = static_cast<size_t>(i) * esize;
-        bad = std::memcmp(gb + off, wb + off, esize) != 0;
+        strict = scaled = std::memcmp(gb + off, wb + off, esize) != 0;
       } else {
-        bad = err > tol.atol + tol.rtol * std::fabs(o);
+        strict = err > own;
+        scaled = excess > 0;
       }
-      const double excess = err - (tol.atol + tol.rtol * std::fabs(o));
-      if (bad && excess > worst_excess) {
+      if ((exact ? strict : scaled) && excess > worst_excess) {
         worst_excess = excess;
         worst = i;
       }
     }
-    if (bad && m.rule != Rule::kCosine) ++m.mismatches;
-    if (bad && worst < 0) worst = i;
+    m.mismatches += strict;
+    m.scaled_mismatches += scaled;
   }
   m.rmse = finite ? std::sqrt(sq / static_cast<double>(finite)) : 0.0;
   if (na == 0 && no == 0)
@@ -127,26 +142,25 @@ Metrics compare(const Tensor& got, const Tensor& want, DType precision, const To
   else
     m.cosine = dot / (std::sqrt(na) * std::sqrt(no));
 
+  auto pair = [&](int64_t i) { return cat("asc ", num(got.at(i)), ", ORT ", num(want.at(i))); };
   const std::string errors = cat("max abs err ", num(m.max_abs), ", max rel err ", num(m.max_rel),
                                  ", cosine ", num(m.cosine));
-  if (m.rule == Rule::kCosine) {
-    if (nonfinite) {
-      m.passed = false;
-      m.mismatches = nonfinite;
-      m.reason = cat(nonfinite, " of ", want.numel(), " elements differ in NaN/infinity; first [",
-                     first_nonfinite, "]: asc ", num(got.at(first_nonfinite)), ", ORT ",
-                     num(want.at(first_nonfinite)));
-    } else if (!(m.cosine >= tol.min_cosine)) {
-      m.passed = false;
-      m.reason = cat("cosine ", num(m.cosine), " < ", num(tol.min_cosine), "; max abs err ",
-                     num(m.max_abs), ", rmse ", num(m.rmse));
-    }
-    return m;
-  }
-  if (m.mismatches) {
-    m.passed = false;
-    m.reason = cat(m.mismatches, " of ", want.numel(), " elements differ; worst [", worst,
-                   "]: asc ", num(got.at(worst)), ", ORT ", num(want.at(worst)), "; ", errors);
+  m.passed = false;
+  if (nonfinite) {
+    m.reason = cat(nonfinite, " of ", n, " elements differ in NaN/infinity; first [",
+                   first_nonfinite, "]: ", pair(first_nonfinite));
+  } else if (exact && m.mismatches) {
+    m.reason = cat(m.mismatches, " of ", n, " elements differ; worst [", worst, "]: ", pair(worst),
+                   "; ", errors);
+  } else if (m.rule == Rule::kTolerance && m.scaled_mismatches) {
+    m.reason = cat(m.scaled_mismatches, " of ", n,
+                   " elements differ by more than atol + rtol * (|ORT| + mean|ORT| ", num(m.scale),
+                   "); worst [", worst, "]: ", pair(worst), "; ", errors);
+  } else if (m.rule == Rule::kCosine && !(m.cosine >= tol.min_cosine)) {
+    m.reason = cat("cosine ", num(m.cosine), " < ", num(tol.min_cosine), "; max abs err ",
+                   num(m.max_abs), ", rmse ", num(m.rmse));
+  } else {
+    m.passed = true;
   }
   return m;
 }

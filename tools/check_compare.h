@@ -1,18 +1,24 @@
-// asc-check's comparison of one asc tensor with ONNX Runtime's, and the rules that judge it.
+// asc-check's comparison of one asc tensor `a` with ONNX Runtime's `o`, and the rules that judge
+// it (docs/CHECK.md, "What is compared, and how it is judged").
 //
 // Metrics (every dtype but string), over elements where both values are finite:
 //   max_abs = max |a - o|,  max_rel = max |a - o| / |o| over o != 0,
 //   cosine  = a·o / (|a| |o|) (1 when both are all zero, 0 when one is),
-//   rmse    = sqrt(mean (a - o)^2).
-// A NaN matches only a NaN and an infinity only the same infinity; any other non-finite pair is a
-// mismatch under every rule.
+//   rmse    = sqrt(mean (a - o)^2),
+//   scale   = mean |o| over ORT's finite values,
+//   mismatches        = elements with |a - o| > atol + rtol * |o| (the strict count),
+//   scaled_mismatches = elements with |a - o| > atol + rtol * (|o| + scale),
+//   both counting the non-finite pairs that differ.
+// A NaN matches only a NaN and an infinity only the same infinity; any other non-finite pair
+// fails the tensor under every rule.
 //
 // Rules (rule_for):
-//   kTolerance  f32/f64 on both sides at precision fp32: an element fails when
-//               |a - o| > atol + rtol * |o|;
-//   kCosine     a float tensor where either side is f16/bf16, or any float tensor under
-//               --precision fp16/bf16: passes when cosine >= min_cosine;
-//   kExact      integers, bool, strings: every element equal.
+//   tolerance  passes when scaled_mismatches == 0: rounding accumulated upstream is judged against
+//              the tensor's magnitude, not only against the element's own;
+//   cosine     passes when cosine >= min_cosine and no non-finite pair differs;
+//   exact      integers, bool, strings: every element equal.
+// f32/f64 tensors at precision fp32 are judged by tolerance; a tensor where either side is
+// f16/bf16, and every float tensor under precision fp16/bf16, by cosine.
 // Dtypes of different kinds (float against integer) or different shapes fail outright.
 #pragma once
 
@@ -36,9 +42,10 @@ struct Tolerance {
 struct Metrics {
   Rule rule = Rule::kExact;
   bool passed = true;
-  std::string reason;      // one line when !passed: what differs
-  int64_t mismatches = 0;  // elements outside the tolerance (kTolerance, kExact)
-  double max_abs = 0, max_rel = 0, cosine = 1, rmse = 0;
+  std::string reason;             // one line when !passed: what differs
+  int64_t mismatches = 0;         // strict count (see above); exact: elements that differ
+  int64_t scaled_mismatches = 0;  // floats: outside atol + rtol * (|o| + scale)
+  double max_abs = 0, max_rel = 0, cosine = 1, rmse = 0, scale = 0;
 };
 
 // The rule for an asc tensor of `got` against an ORT tensor of `want` when asc ran at

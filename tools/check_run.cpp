@@ -170,8 +170,9 @@ void print_report(const Report& r, const CheckOptions& o, std::FILE* out) {
                  in.declared.c_str(),
                  in.source == "random" ? cat("random, seed ", o.seed).c_str()
                                        : cat("from ", in.source).c_str());
-  const std::vector<std::string> head = {"#",       "node",    "op",     "output", "dtype", "shape",
-                                         "max abs", "max rel", "cosine", "rmse",   "result"};
+  const std::vector<std::string> head = {"#",      "node",  "op",         "output",
+                                         "dtype",  "shape", "max abs",    "max rel",
+                                         "cosine", "rmse",  "mismatches", "result"};
   std::vector<std::vector<std::string>> cells;
   for (size_t i = 0; i < r.rows.size(); ++i) {
     const Row& row = r.rows[i];
@@ -184,7 +185,8 @@ void print_report(const Report& r, const CheckOptions& o, std::FILE* out) {
     cells.push_back({cat(row.node), row.node_name, row.op, row.output, dtype_cell(row),
                      row.ort_dtype == DType::kUndefined ? "-" : to_string(row.shape),
                      cmp ? fmt("%.3g", m.max_abs) : "-", cmp ? fmt("%.3g", m.max_rel) : "-",
-                     cmp ? fmt("%.6f", m.cosine) : "-", cmp ? fmt("%.3g", m.rmse) : "-", result});
+                     cmp ? fmt("%.6f", m.cosine) : "-", cmp ? fmt("%.3g", m.rmse) : "-",
+                     cmp ? cat(m.mismatches) : "-", result});
   }
   std::vector<size_t> width(head.size());
   for (size_t c = 0; c < head.size(); ++c) {
@@ -213,12 +215,12 @@ void print_report(const Report& r, const CheckOptions& o, std::FILE* out) {
   int fused_away = 0;
   for (const Row& row : r.rows) fused_away += row.note == kFusedAway;
   if (fused_away > 0) std::fprintf(out, "%d node outputs fused away in asc\n", fused_away);
-  std::fprintf(out,
-               "%zu node outputs: %d compared, %d passed, %d failed, %zu not compared "
-               "(f32: atol %g rtol %g; f16/bf16: cosine >= %g; integers exact)\n",
-               r.rows.size(), r.compared, r.compared - r.failed, r.failed,
-               r.rows.size() - static_cast<size_t>(r.compared), o.tol.atol, o.tol.rtol,
-               o.tol.min_cosine);
+  std::fprintf(
+      out,
+      "%zu node outputs: %d compared, %d passed, %d failed, %zu not compared "
+      "(f32: atol %g rtol %g, scaled by mean|o|; f16/bf16: cosine >= %g; integers exact)\n",
+      r.rows.size(), r.compared, r.compared - r.failed, r.failed,
+      r.rows.size() - static_cast<size_t>(r.compared), o.tol.atol, o.tol.rtol, o.tol.min_cosine);
   if (r.compared == 0 && !r.rows.empty()) std::fprintf(out, "nothing could be compared\n");
   if (r.first_failure >= 0) {
     const Row& f = r.rows[r.first_failure];
@@ -269,6 +271,10 @@ json report_json(const Report& r, const CheckOptions& o) {
       n["cosine"] = number(m.cosine);
       n["rmse"] = number(m.rmse);
       n["mismatches"] = m.mismatches;
+      if (m.rule != Rule::kExact) {
+        n["scaled_mismatches"] = m.scaled_mismatches;
+        n["ort_mean_abs"] = number(m.scale);
+      }
       n["passed"] = m.passed;
       if (!m.passed) n["reason"] = m.reason;
     }

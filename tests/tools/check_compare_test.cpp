@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 
+#include "registry/strings.h"
 #include "tools/check_compare.h"
 #include "tools/check_run.h"
 
@@ -28,14 +29,20 @@ Tensor random_f32(int64_t n, uint32_t seed) {
 
 // The metrics computed naively from their definitions (docs/CHECK.md).
 struct Naive {
-  double max_abs = 0, max_rel = 0, cosine = 0, rmse = 0;
+  double max_abs = 0, max_rel = 0, cosine = 0, rmse = 0, mean_o = 0;
+  int64_t strict = 0;  // elements with |a - o| > 1e-4 + 1e-3 * |o|
+  int64_t scaled = 0;  // elements with |a - o| > 1e-4 + 1e-3 * (|o| + mean|o|)
 };
 Naive naive(const Tensor& a, const Tensor& o) {
   Naive n;
+  for (int64_t i = 0; i < o.numel(); ++i) n.mean_o += std::fabs(o.at(i));
+  n.mean_o /= static_cast<double>(o.numel());
   double dot = 0, na = 0, no = 0, sq = 0;
   for (int64_t i = 0; i < a.numel(); ++i) {
     const double d = std::fabs(a.at(i) - o.at(i));
     n.max_abs = std::max(n.max_abs, d);
+    n.strict += d > 1e-4 + 1e-3 * std::fabs(o.at(i));
+    n.scaled += d > 1e-4 + 1e-3 * (std::fabs(o.at(i)) + n.mean_o);
     if (o.at(i) != 0) n.max_rel = std::max(n.max_rel, d / std::fabs(o.at(i)));
     dot += a.at(i) * o.at(i);
     na += a.at(i) * a.at(i);
@@ -82,27 +89,45 @@ TEST(CheckCompare, MetricsMatchTheirDefinitions) {
   EXPECT_NEAR(m.cosine, n.cosine, 1e-12);
   EXPECT_NEAR(m.rmse, n.rmse, 1e-12);
   EXPECT_LT(m.cosine, 1.0);
-  EXPECT_FALSE(m.passed);  // noise of 1e-2 is far above atol 1e-4 + rtol 1e-3 * |o|
-  EXPECT_GT(m.mismatches, 0);
-  EXPECT_NE(m.reason.find("elements differ"), std::string::npos) << m.reason;
+  EXPECT_NEAR(m.scale, n.mean_o, 1e-12);
+  EXPECT_EQ(m.mismatches, n.strict);
+  EXPECT_EQ(m.scaled_mismatches, n.scaled);
+  // Noise of 1e-2 is far above atol 1e-4 + rtol 1e-3 * (|o| + mean|o|).
+  EXPECT_FALSE(m.passed);
+  EXPECT_GT(m.scaled_mismatches, 0);
+  EXPECT_NE(m.reason.find(cat(n.scaled, " of 257 elements differ by more than")), std::string::npos)
+      << m.reason;
 }
 
-TEST(CheckCompare, ToleranceIsAtolPlusRtolTimesOrt) {
+TEST(CheckCompare, ToleranceIsScaledByTheTensorsMeanMagnitude) {
   const Tolerance tol;  // atol 1e-4, rtol 1e-3
   const Tensor o = make(DType::kF32, {3}, {0.0, 1.0, 100.0});
-  // Just inside atol + rtol * |o| for every element: 1e-4, 1.1e-3, 0.1001.
-  const Tensor inside = make(DType::kF32, {3}, {0.9e-4, 1.0 + 1.0e-3, 100.0 + 0.1});
-  EXPECT_TRUE(compare(inside, o, DType::kF32, tol).passed);
-  // The middle element is out: 1.3e-3 > 1.1e-3.
-  const Tensor outside = make(DType::kF32, {3}, {0.9e-4, 1.0 + 1.3e-3, 100.0 + 0.1});
-  const Metrics m = compare(outside, o, DType::kF32, tol);
+  const double mean = (0.0 + 1.0 + 100.0) / 3;
+  auto own = [&](double v) { return tol.atol + tol.rtol * std::fabs(v); };
+  auto scaled = [&](double v) { return own(v) + tol.rtol * mean; };
+  // The middle element is outside its own bound (the strict count shows it) and inside the
+  // bound widened by rtol * mean|o|: the tensor passes.
+  const double err = (own(1.0) + scaled(1.0)) / 2;
+  const Tensor inside = make(DType::kF32, {3}, {own(0.0) / 2, 1.0 + err, 100.0});
+  Metrics m = compare(inside, o, DType::kF32, tol);
+  EXPECT_TRUE(m.passed) << m.reason;
+  EXPECT_EQ(m.mismatches, 1);
+  EXPECT_EQ(m.scaled_mismatches, 0);
+  EXPECT_NEAR(m.scale, mean, 1e-12);
+  // Past the widened bound it fails, and the reason names the element.
+  const Tensor outside = make(DType::kF32, {3}, {0.0, 1.0 + 1.5 * scaled(1.0), 100.0});
+  m = compare(outside, o, DType::kF32, tol);
   EXPECT_FALSE(m.passed);
   EXPECT_EQ(m.mismatches, 1);
+  EXPECT_EQ(m.scaled_mismatches, 1);
   EXPECT_NE(m.reason.find("worst [1]"), std::string::npos) << m.reason;
-  // Relative errors skip ORT zeros: the 0.9e-4 over 0 does not count.
-  EXPECT_NEAR(m.max_rel, std::max(1.3e-3, 0.1 / 100.0), 1e-6);
+  EXPECT_NE(m.reason.find("atol + rtol * (|ORT| + mean|ORT|"), std::string::npos) << m.reason;
+  // Relative errors skip ORT zeros.
+  EXPECT_NEAR(m.max_rel, 1.5 * scaled(1.0), 1e-6);
   // Wider tolerances from the command line let it pass.
-  EXPECT_TRUE(compare(outside, o, DType::kF32, {1e-4, 2e-3, 0.99}).passed);
+  Tolerance wider = tol;
+  wider.rtol = 2 * tol.rtol;
+  EXPECT_TRUE(compare(outside, o, DType::kF32, wider).passed);
 }
 
 TEST(CheckCompare, CosineEdgeCases) {
@@ -130,7 +155,12 @@ TEST(CheckCompare, LowPrecisionIsJudgedByCosine) {
   EXPECT_EQ(m.rule, Rule::kCosine);
   EXPECT_TRUE(m.passed) << m.reason;
   EXPECT_GT(m.max_abs, 0);  // bf16 rounding is visible but within the cosine rule
-  EXPECT_EQ(m.mismatches, 0);
+  // The strict count is reported under the cosine rule too, against atol + rtol * |o|.
+  int64_t strict = 0;
+  for (int64_t i = 0; i < o.numel(); ++i)
+    strict += std::fabs(low.at(i) - o.at(i)) > 1e-4 + 1e-3 * std::fabs(o.at(i));
+  EXPECT_GT(strict, 0);
+  EXPECT_EQ(m.mismatches, strict);
   // Flipping the sign of half the values takes the cosine far below 0.99.
   for (int64_t i = 0; i < low.numel() / 2; ++i) low.set(i, -low.at(i));
   m = compare(low, o, DType::kBF16, {});
