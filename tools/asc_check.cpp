@@ -33,12 +33,15 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
   app.add_flag("--fused", o.fused,
                "run asc with optimisation (fusion) on; compare the tensors that survive");
-  app.add_option("--atol", o.tol.atol, "f32 absolute tolerance (default 1e-4)")
+  app.add_option("--atol", o.tol.atol,
+                 "absolute tolerance (default 1e-4); given, it applies under every precision")
       ->check(CLI::Range(0.0, 1e6));
-  app.add_option("--rtol", o.tol.rtol, "f32 relative tolerance (default 1e-3)")
+  app.add_option("--rtol", o.tol.rtol,
+                 "relative tolerance (default 1e-3); given, it applies under every precision")
       ->check(CLI::Range(0.0, 1e6));
   app.add_option("--min-cosine", o.tol.min_cosine,
-                 "f16/bf16 (and --precision fp16/bf16) pass at this cosine (default 0.99)")
+                 "f16/bf16 values and --precision fp16/bf16 pass at this cosine (default 0.99); "
+                 "given, it applies under every precision")
       ->check(CLI::Range(-1.0, 1.0));
   app.add_flag("--json", json, "print one JSON object on stdout instead of the table");
   app.add_option("--node", o.ort.node, "the Node.js executable (default: node on PATH)");
@@ -52,6 +55,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   o.ort.threads = o.threads;
+  o.tol.explicit_tolerance = app.count("--atol") + app.count("--rtol") > 0;
+  o.tol.explicit_cosine = app.count("--min-cosine") > 0;
   spdlog::set_default_logger(spdlog::stderr_color_mt("asc"));  // stdout is the report (--json)
   spdlog::cfg::load_env_levels();
   try {

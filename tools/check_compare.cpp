@@ -47,25 +47,39 @@ Metrics compare_strings(const Tensor& got, const Tensor& want) {
 
 std::string_view rule_name(Rule r) {
   switch (r) {
+    case Rule::kExact:
+      return "exact";
     case Rule::kTolerance:
       return "tolerance";
     case Rule::kCosine:
       return "cosine";
-    case Rule::kExact:
-      return "exact";
+    case Rule::kToleranceCosine:
+      return "tolerance+cosine";
   }
   return "?";
 }
 
-Rule rule_for(DType got, DType want, DType precision) {
+bool rule_has_tolerance(Rule r) {
+  return r == Rule::kTolerance || r == Rule::kToleranceCosine;
+}
+
+bool rule_has_cosine(Rule r) {
+  return r == Rule::kCosine || r == Rule::kToleranceCosine;
+}
+
+Rule rule_for(DType got, DType want, DType precision, const Tolerance& tol) {
   if (!dtype_is_float(got) || !dtype_is_float(want)) return Rule::kExact;
-  if (is_low_float(got) || is_low_float(want) || is_low_float(precision)) return Rule::kCosine;
-  return Rule::kTolerance;
+  const bool low = is_low_float(got) || is_low_float(want) || is_low_float(precision);
+  const bool tolerance = !low || tol.explicit_tolerance;
+  const bool cosine = low || tol.explicit_cosine;
+  return tolerance && cosine ? Rule::kToleranceCosine
+         : tolerance         ? Rule::kTolerance
+                             : Rule::kCosine;
 }
 
 Metrics compare(const Tensor& got, const Tensor& want, DType precision, const Tolerance& tol) {
   Metrics m;
-  m.rule = rule_for(got.dtype(), want.dtype(), precision);
+  m.rule = rule_for(got.dtype(), want.dtype(), precision, tol);
   const bool same_kind = dtype_is_float(got.dtype()) == dtype_is_float(want.dtype()) &&
                          (got.dtype() == DType::kString) == (want.dtype() == DType::kString);
   if (!same_kind || (m.rule == Rule::kExact && got.dtype() != want.dtype())) {
@@ -152,17 +166,31 @@ Metrics compare(const Tensor& got, const Tensor& want, DType precision, const To
   } else if (exact && m.mismatches) {
     m.reason = cat(m.mismatches, " of ", n, " elements differ; worst [", worst, "]: ", pair(worst),
                    "; ", errors);
-  } else if (m.rule == Rule::kTolerance && m.scaled_mismatches) {
+  } else if (rule_has_tolerance(m.rule) && m.scaled_mismatches) {
     m.reason = cat(m.scaled_mismatches, " of ", n,
                    " elements differ by more than atol + rtol * (|ORT| + mean|ORT| ", num(m.scale),
                    "); worst [", worst, "]: ", pair(worst), "; ", errors);
-  } else if (m.rule == Rule::kCosine && !(m.cosine >= tol.min_cosine)) {
+  } else if (rule_has_cosine(m.rule) && !(m.cosine >= tol.min_cosine)) {
     m.reason = cat("cosine ", num(m.cosine), " < ", num(tol.min_cosine), "; max abs err ",
                    num(m.max_abs), ", rmse ", num(m.rmse));
   } else {
     m.passed = true;
   }
   return m;
+}
+
+std::string rules_summary(DType precision, const Tolerance& tol) {
+  auto describe = [&](Rule r) {
+    std::string s;
+    if (rule_has_tolerance(r))
+      s = cat("tolerance (atol ", num(tol.atol), ", rtol ", num(tol.rtol), ")");
+    if (rule_has_cosine(r)) s += cat(s.empty() ? "" : " and ", "cosine >= ", num(tol.min_cosine));
+    return s;
+  };
+  const Rule wide = rule_for(DType::kF32, DType::kF32, precision, tol);
+  const Rule low = rule_for(DType::kF16, DType::kF16, precision, tol);
+  if (wide == low) return cat("floats: ", describe(wide), "; integers exact");
+  return cat("f32/f64: ", describe(wide), "; f16/bf16: ", describe(low), "; integers exact");
 }
 
 }  // namespace asc::check

@@ -18,7 +18,8 @@
 //   cosine     passes when cosine >= min_cosine and no non-finite pair differs;
 //   exact      integers, bool, strings: every element equal.
 // f32/f64 tensors at precision fp32 are judged by tolerance; a tensor where either side is
-// f16/bf16, and every float tensor under precision fp16/bf16, by cosine.
+// f16/bf16, and every float tensor under precision fp16/bf16, by cosine. An explicit --atol /
+// --rtol adds tolerance, an explicit --min-cosine adds cosine, under every precision.
 // Dtypes of different kinds (float against integer) or different shapes fail outright.
 #pragma once
 
@@ -30,13 +31,19 @@
 
 namespace asc::check {
 
-enum class Rule : uint8_t { kTolerance, kCosine, kExact };
-std::string_view rule_name(Rule r);  // "tolerance", "cosine", "exact"
+enum class Rule : uint8_t { kExact, kTolerance, kCosine, kToleranceCosine };
+// "exact", "tolerance", "cosine", "tolerance+cosine"
+std::string_view rule_name(Rule r);
+bool rule_has_tolerance(Rule r);
+bool rule_has_cosine(Rule r);
 
 struct Tolerance {
   double atol = 1e-4;
   double rtol = 1e-3;
   double min_cosine = 0.99;
+  // Given on the command line: the rule then applies under every precision.
+  bool explicit_tolerance = false;  // --atol or --rtol
+  bool explicit_cosine = false;     // --min-cosine
 };
 
 struct Metrics {
@@ -50,9 +57,13 @@ struct Metrics {
 
 // The rule for an asc tensor of `got` against an ORT tensor of `want` when asc ran at
 // `precision` (kF32, kF16 or kBF16).
-Rule rule_for(DType got, DType want, DType precision);
+Rule rule_for(DType got, DType want, DType precision, const Tolerance& tol);
 
 // Compares asc's `got` with ONNX Runtime's `want`.
 Metrics compare(const Tensor& got, const Tensor& want, DType precision, const Tolerance& tol);
+
+// The rules in effect at `precision`, one line for the report: "f32/f64: tolerance (atol 0.0001,
+// rtol 0.001); f16/bf16: cosine >= 0.99; integers exact".
+std::string rules_summary(DType precision, const Tolerance& tol);
 
 }  // namespace asc::check

@@ -215,12 +215,10 @@ void print_report(const Report& r, const CheckOptions& o, std::FILE* out) {
   int fused_away = 0;
   for (const Row& row : r.rows) fused_away += row.note == kFusedAway;
   if (fused_away > 0) std::fprintf(out, "%d node outputs fused away in asc\n", fused_away);
-  std::fprintf(
-      out,
-      "%zu node outputs: %d compared, %d passed, %d failed, %zu not compared "
-      "(f32: atol %g rtol %g, scaled by mean|o|; f16/bf16: cosine >= %g; integers exact)\n",
-      r.rows.size(), r.compared, r.compared - r.failed, r.failed,
-      r.rows.size() - static_cast<size_t>(r.compared), o.tol.atol, o.tol.rtol, o.tol.min_cosine);
+  std::fprintf(out, "%zu node outputs: %d compared, %d passed, %d failed, %zu not compared (%s)\n",
+               r.rows.size(), r.compared, r.compared - r.failed, r.failed,
+               r.rows.size() - static_cast<size_t>(r.compared),
+               rules_summary(parse_precision(o.precision), o.tol).c_str());
   if (r.compared == 0 && !r.rows.empty()) std::fprintf(out, "nothing could be compared\n");
   if (r.first_failure >= 0) {
     const Row& f = r.rows[r.first_failure];
@@ -243,6 +241,8 @@ json report_json(const Report& r, const CheckOptions& o) {
   j["atol"] = o.tol.atol;
   j["rtol"] = o.tol.rtol;
   j["min_cosine"] = o.tol.min_cosine;
+  j["explicit_tolerance"] = o.tol.explicit_tolerance;
+  j["explicit_min_cosine"] = o.tol.explicit_cosine;
   j["inputs"] = json::array();
   for (const auto& in : r.inputs)
     j["inputs"].push_back({{"name", in.name},

@@ -169,6 +169,61 @@ TEST_F(AscCheck, LowPrecisionIsJudgedByCosineAndTheFirstFailureIsMarked) {
   EXPECT_NE(text.out.find("FAILED"), std::string::npos);
 }
 
+// A float row passes exactly when its rules hold, by the numbers the JSON reports: tolerance, no
+// element outside atol + rtol * (|ORT| + mean|ORT|); cosine, at least min_cosine.
+void expect_rule_consistent(const json& n, double min_cosine) {
+  const std::string rule = n["rule"];
+  if (rule == "exact") return;
+  EXPECT_GE(n["mismatches"].get<int64_t>(), 0) << n.dump();  // the strict count, always there
+  bool ok = true;
+  if (rule == "tolerance" || rule == "tolerance+cosine")
+    ok = n["scaled_mismatches"].get<int64_t>() == 0;
+  if (rule == "cosine" || rule == "tolerance+cosine")
+    ok = ok && n["cosine"].get<double>() >= min_cosine;
+  EXPECT_EQ(n["status"] == "pass", ok) << n.dump();
+}
+
+TEST_F(AscCheck, ExplicitTolerancesJudgeEveryPrecision) {
+  const std::string model = cat(ASC_TINY_MLP_ONNX, " --dim batch=3 --precision bf16");
+  // Without tolerances a bf16 run is judged by the cosine; the strict count is still reported.
+  const json plain = check_json(model, 0);
+  EXPECT_EQ(plain["explicit_tolerance"], false);
+  int64_t strict = 0;
+  for (const json& n : plain["nodes"]) {
+    if (n["rule"] == "exact") continue;
+    EXPECT_EQ(n["rule"], "cosine") << n.dump();
+    expect_rule_consistent(n, 0.99);
+    strict += n["mismatches"].get<int64_t>();
+  }
+  EXPECT_GT(strict, 0);  // bf16 rounding is over atol 1e-4 + rtol 1e-3 * |o| somewhere
+  // --atol 1e-7 --rtol 1e-7 judge it too: every float node with a bf16-sized error fails.
+  const json tight = check_json(model + " --atol 1e-7 --rtol 1e-7", 1);
+  EXPECT_EQ(tight["explicit_tolerance"], true);
+  EXPECT_EQ(tight["atol"], 1e-7);
+  int failed = 0;
+  for (const json& n : tight["nodes"]) {
+    if (n["rule"] == "exact") continue;
+    EXPECT_EQ(n["rule"], "tolerance+cosine") << n.dump();
+    expect_rule_consistent(n, 0.99);
+    if (n["max_abs_err"].get<double>() > 1e-5) {
+      EXPECT_EQ(n["status"], "fail") << n.dump();
+      ++failed;
+    }
+  }
+  EXPECT_GT(failed, 0);
+  EXPECT_NE(tight["first_failure"]["reason"].get<std::string>().find("atol + rtol"),
+            std::string::npos)
+      << tight["first_failure"];
+  // --min-cosine given at fp32 is judged beside the tolerance rule.
+  const json bar = check_json(cat(ASC_TINY_MLP_ONNX, " --dim batch=3 --min-cosine 0.999"), 0);
+  EXPECT_EQ(bar["explicit_min_cosine"], true);
+  for (const json& n : bar["nodes"]) {
+    if (n["rule"] != "exact") {
+      EXPECT_EQ(n["rule"], "tolerance+cosine") << n.dump();
+    }
+  }
+}
+
 TEST_F(AscCheck, BackendTestModelsWithSeveralNodes) {
   for (const std::string name :
        {"test_layer_normalization_4d_axis1_expanded", "test_logsoftmax_axis_1_expanded",

@@ -55,14 +55,27 @@ Naive naive(const Tensor& a, const Tensor& o) {
 }
 
 TEST(CheckCompare, RulesPerDtype) {
-  EXPECT_EQ(rule_for(DType::kF32, DType::kF32, DType::kF32), Rule::kTolerance);
-  EXPECT_EQ(rule_for(DType::kF64, DType::kF64, DType::kF32), Rule::kTolerance);
-  EXPECT_EQ(rule_for(DType::kF32, DType::kF32, DType::kBF16), Rule::kCosine);
-  EXPECT_EQ(rule_for(DType::kBF16, DType::kF32, DType::kBF16), Rule::kCosine);
-  EXPECT_EQ(rule_for(DType::kF16, DType::kF16, DType::kF32), Rule::kCosine);
-  EXPECT_EQ(rule_for(DType::kI64, DType::kI64, DType::kBF16), Rule::kExact);
-  EXPECT_EQ(rule_for(DType::kBool, DType::kBool, DType::kF32), Rule::kExact);
+  const Tolerance d;
+  EXPECT_EQ(rule_for(DType::kF32, DType::kF32, DType::kF32, d), Rule::kTolerance);
+  EXPECT_EQ(rule_for(DType::kF64, DType::kF64, DType::kF32, d), Rule::kTolerance);
+  EXPECT_EQ(rule_for(DType::kF32, DType::kF32, DType::kBF16, d), Rule::kCosine);
+  EXPECT_EQ(rule_for(DType::kBF16, DType::kF32, DType::kBF16, d), Rule::kCosine);
+  EXPECT_EQ(rule_for(DType::kF16, DType::kF16, DType::kF32, d), Rule::kCosine);
+  EXPECT_EQ(rule_for(DType::kI64, DType::kI64, DType::kBF16, d), Rule::kExact);
+  EXPECT_EQ(rule_for(DType::kBool, DType::kBool, DType::kF32, d), Rule::kExact);
   EXPECT_EQ(rule_name(Rule::kCosine), "cosine");
+  // Tolerances given on the command line add their rule under every precision; never to integers.
+  Tolerance given;
+  given.explicit_tolerance = true;
+  EXPECT_EQ(rule_for(DType::kF32, DType::kF32, DType::kBF16, given), Rule::kToleranceCosine);
+  EXPECT_EQ(rule_for(DType::kF16, DType::kF16, DType::kF32, given), Rule::kToleranceCosine);
+  EXPECT_EQ(rule_for(DType::kF32, DType::kF32, DType::kF32, given), Rule::kTolerance);
+  given.explicit_cosine = true;
+  EXPECT_EQ(rule_for(DType::kF32, DType::kF32, DType::kF32, given), Rule::kToleranceCosine);
+  EXPECT_EQ(rule_for(DType::kI32, DType::kI32, DType::kBF16, given), Rule::kExact);
+  given.explicit_tolerance = false;
+  EXPECT_EQ(rule_for(DType::kF32, DType::kF32, DType::kBF16, given), Rule::kCosine);
+  EXPECT_EQ(rule_name(Rule::kToleranceCosine), "tolerance+cosine");
 }
 
 TEST(CheckCompare, IdenticalTensorsPass) {

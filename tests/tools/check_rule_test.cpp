@@ -1,6 +1,7 @@
 // asc-check's node rule for float tensors (docs/CHECK.md): rare per-element outliers that
 // rounding leaves after a long chain pass, while a wrong tensor fails (a permutation, a window
-// off by one, a sign error, one wrong channel, NaN where ORT has a number).
+// off by one, a sign error, one wrong channel, NaN where ORT has a number), and tolerances given
+// on the command line judge every precision.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -197,6 +198,69 @@ TEST(CheckRule, NaNOrInfinityWhereOrtHasANumberFails) {
       EXPECT_GE(m.mismatches, 1);
     }
   }
+}
+
+TEST(CheckRule, ExplicitTolerancesJudgeEveryPrecision) {
+  const Tensor o = activation({4096}, 11);
+  Tensor a = o.clone();  // errors of 5e-3, as a bf16 run leaves them
+  std::mt19937 rng(12);
+  std::bernoulli_distribution sign(0.5);
+  for (int64_t i = 0; i < a.numel(); ++i) a.set(i, o.at(i) + (sign(rng) ? 5e-3 : -5e-3));
+
+  Tolerance defaults;
+  const Metrics by_cosine = compare(a, o, DType::kBF16, defaults);
+  EXPECT_EQ(by_cosine.rule, Rule::kCosine);
+  EXPECT_TRUE(by_cosine.passed) << by_cosine.reason;
+  EXPECT_EQ(by_cosine.mismatches, count_outside(a, o, defaults, 0));  // reported, not judged
+  EXPECT_GT(by_cosine.mismatches, 0);
+
+  // --precision bf16 --atol 1e-7 --rtol 1e-7
+  Tolerance tight;
+  tight.atol = tight.rtol = 1e-7;
+  tight.explicit_tolerance = true;
+  for (const DType precision : {DType::kBF16, DType::kF16, DType::kF32}) {
+    const Metrics m = compare(a, o, precision, tight);
+    EXPECT_FALSE(m.passed) << dtype_name(precision);
+    EXPECT_TRUE(rule_has_tolerance(m.rule));
+    EXPECT_EQ(m.mismatches, o.numel());
+    EXPECT_NE(m.reason.find("atol + rtol"), std::string::npos) << m.reason;
+  }
+  // Explicit tolerances wide enough for the error pass; the cosine rule still judges.
+  Tolerance wide = tight;
+  wide.atol = 6e-3;
+  const Metrics both = compare(a, o, DType::kBF16, wide);
+  EXPECT_EQ(both.rule, Rule::kToleranceCosine);
+  EXPECT_TRUE(both.passed) << both.reason;
+  wide.min_cosine = both.cosine + (1 - both.cosine) / 2;
+  EXPECT_FALSE(compare(a, o, DType::kBF16, wide).passed);
+
+  // --min-cosine given at fp32 judges the cosine on top of the tolerance rule.
+  Tensor close = o.clone();
+  for (int64_t i = 0; i < close.numel(); ++i) close.set(i, o.at(i) + (i % 2 ? 5e-5 : -5e-5));
+  Tolerance bar;
+  const Metrics plain = compare(close, o, DType::kF32, bar);
+  ASSERT_TRUE(plain.passed) << plain.reason;
+  ASSERT_LT(plain.cosine, 1.0);
+  bar.min_cosine = plain.cosine + (1 - plain.cosine) / 2;
+  EXPECT_TRUE(compare(close, o, DType::kF32, bar).passed);  // not given: not judged
+  bar.explicit_cosine = true;
+  const Metrics judged = compare(close, o, DType::kF32, bar);
+  EXPECT_EQ(judged.rule, Rule::kToleranceCosine);
+  EXPECT_FALSE(judged.passed);
+  EXPECT_NE(judged.reason.find("cosine"), std::string::npos) << judged.reason;
+}
+
+TEST(CheckRule, SummaryNamesTheRulesInEffect) {
+  Tolerance t;
+  const std::string fp32 = rules_summary(DType::kF32, t), bf16 = rules_summary(DType::kBF16, t);
+  EXPECT_NE(fp32.find("f32/f64: tolerance"), std::string::npos) << fp32;
+  EXPECT_NE(fp32.find("f16/bf16: cosine"), std::string::npos) << fp32;
+  EXPECT_NE(bf16.find("floats: cosine"), std::string::npos) << bf16;
+  EXPECT_EQ(bf16.find("tolerance"), std::string::npos) << bf16;
+  t.explicit_tolerance = true;
+  const std::string given = rules_summary(DType::kBF16, t);
+  EXPECT_NE(given.find("floats: tolerance"), std::string::npos) << given;
+  EXPECT_NE(given.find("and cosine"), std::string::npos) << given;
 }
 
 }  // namespace
