@@ -21,6 +21,7 @@
 #include <tuple>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "ops/ops.h"
 #include "registry/tensor.h"
 #include "runtime/devices/cpu/cpu_device.h"
@@ -34,47 +35,6 @@ namespace {
 using asc::DType;
 
 constexpr int kThreads = 2;
-
-// Median wall times of `x` and `y` (3..15 runs each, ~0.3 s per side). Each side runs as a block
-// of back-to-back runs, as a serving loop would, after a 30 ms pause (so the other runtime's idle
-// workers — OpenMP after oneDNN, oneTBB after asc — have stopped spinning: on 2 cores a spinning
-// worker takes half the machine) and one warm-up run. The blocks alternate x, y, x, y so both
-// sides see the same machine load; the median is over all runs of a side.
-// ASC_BENCH_INTERLEAVE=1 instead alternates single runs with a pause before each.
-std::pair<double, double> median_pair(const std::function<void()>& x,
-                                      const std::function<void()>& y, double flops) {
-  const int runs = std::clamp(static_cast<int>(0.3 / std::max(flops / 150e9, 1e-6)), 3, 15);
-  std::vector<double> sx, sy;
-  auto once = [](const std::function<void()>& f) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
-  auto pause = [] { std::this_thread::sleep_for(std::chrono::milliseconds(30)); };
-  if (std::getenv("ASC_BENCH_INTERLEAVE")) {
-    x();
-    y();
-    for (int r = 0; r < runs; ++r) {
-      pause();
-      sx.push_back(once(x));
-      pause();
-      sy.push_back(once(y));
-    }
-  } else {
-    for (int half = 0; half < 2; ++half) {
-      const int n = half == 0 ? (runs + 1) / 2 : runs / 2;
-      pause();
-      x();
-      for (int r = 0; r < n; ++r) sx.push_back(once(x));
-      pause();
-      y();
-      for (int r = 0; r < n; ++r) sy.push_back(once(y));
-    }
-  }
-  std::sort(sx.begin(), sx.end());
-  std::sort(sy.begin(), sy.end());
-  return {sx[sx.size() / 2], sy[sy.size() / 2]};
-}
 
 asc::Tensor random_tensor(DType dt, asc::Shape shape, uint32_t seed) {
   asc::Tensor t(dt, std::move(shape));
@@ -189,13 +149,15 @@ int main(int argc, char** argv) {
           dev.launch(prog, args);
         };
         auto run_dnnl = [&] { dnnl_mm.run(next_b(bs)); };
-        const auto [t_asc, t_dnnl] = median_pair([&] { run_asc(p, bs); }, run_dnnl, flops);
+        const auto [t_asc, t_dnnl] =
+            asc::bench::median_pair([&] { run_asc(p, bs); }, run_dnnl, flops);
         double t_packed = 0, t_dnnl2 = 0;
         std::string packed_tiling = "-";
         if (packs) {
           const asc::TileProgram pp = plan_packed(dev, a, bp, wp, s[0], s[1], y);
           packed_tiling = describe(pp);
-          std::tie(t_packed, t_dnnl2) = median_pair([&] { run_asc(pp, bps); }, run_dnnl, flops);
+          std::tie(t_packed, t_dnnl2) =
+              asc::bench::median_pair([&] { run_asc(pp, bps); }, run_dnnl, flops);
         }
         auto gf = [&](double t) { return t > 0 ? flops / t * 1e-9 : 0.0; };
         std::printf("%-5s %5lld %5lld %6lld %10.1f %10.1f %6.2f %10.1f %10.1f %6.2f  %s; %s\n",

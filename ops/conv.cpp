@@ -11,6 +11,8 @@
 // Columns are processed in chunks of whole spatial rows so the col buffer stays ~1 MiB.
 #include <algorithm>
 
+#include "ops/conv_tile.h"
+#include "ops/matmul.h"
 #include "ops/nn.h"
 #include "ops/nn_gemm.h"
 #include "registry/error.h"
@@ -162,6 +164,16 @@ void conv_kernel(const LaunchContext& ctx, std::span<const Tensor> in, std::span
                [&](auto tag) { conv_run<decltype(tag)>(w, ctx.attr().i("group"), in, out[0]); });
 }
 
+bool conv_has_bias(const LaunchContext& ctx) {
+  return ctx.inputs.size() > 2 && ctx.inputs[2].dtype != DType::kUndefined;
+}
+
+void conv_tile_kernel(TileBuilder& t) {
+  const ConvGeom g = conv_geom(t.ctx());
+  const ConvTile tile = conv_accumulate(t, g);
+  t.copy_out(0, conv_bias(t, g, tile), conv_out_box(t, g, tile));
+}
+
 // Naive reference: every output element as a double sum over its window.
 void conv_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
   const Tensor &x = in[0], &w = in[1];
@@ -210,10 +222,16 @@ void register_nn_conv(Registry& r) {
               .attr("strides", AttrKind::kInts, std::vector<int64_t>{})
               .type_constraint("T", nn_float_types())
               .trait(kContraction)
-              .describe("N-D convolution with groups, strides, dilations and pads (im2col + GEMM)")
+              .describe("N-D convolution with groups, strides, dilations and pads (Load3D im2col "
+                        "into the cube; f64 on the host)")
               .infer([](const InferContext& c) {
                 return infer_conv(c, "Conv", c.inputs[0].dtype, true);
               })
+              .tiling([](const LaunchContext& ctx) {
+                return conv_tiling(ctx, conv_geom(ctx), conv_has_bias(ctx) ? 12 : 0);
+              })
+              .kernel(conv_tile_kernel)
+              .tile_types(cube_types())
               .host_kernel(conv_kernel)
               .reference(conv_reference));
   }

@@ -261,6 +261,27 @@ Buf TileBuilder::load_l0_panels(Buf l1, int64_t panel, int k_pack, int64_t n) {
   return emit(in, Pos::kL0B, dtype(l1), {d[1] / panel, d[0] * panel}, "b0");
 }
 
+Buf TileBuilder::load_l0_im2col(Buf l1, Pos pos, const Im2col& g) {
+  check(l1, "load_l0_im2col");
+  const Shape& d = dims(l1);
+  bool ok = d.size() >= 4 && decl(l1).pos == Pos::kL1 && (pos == Pos::kL0A || pos == Pos::kL0B);
+  for (size_t i = 0; ok && i + 4 < d.size(); ++i) ok = d[i] == 1;
+  for (int j = 0; ok && j < 3; ++j)
+    ok = g.k[j] >= 1 && g.s[j] >= 1 && g.d[j] >= 1 && g.out[j] >= 1 &&
+         d[d.size() - 3 + j] >= g.span(j);
+  if (!ok)
+    throw ShapeError(cat(prog_.op, ": load_l0_im2col needs an L1 box [C, D, H, W] covering ",
+                         g.span(0), "x", g.span(1), "x", g.span(2), " into L0A/L0B; got ",
+                         pos_name(decl(l1).pos), " ", to_string(d), " -> ", pos_name(pos)));
+  Instr in;
+  in.kind = InstrKind::kLoadIm2col;
+  in.src[0] = l1.id;
+  in.im2col = g;
+  const int64_t k = d[d.size() - 4] * g.window(), p = g.positions();
+  return emit(in, pos, dtype(l1), pos == Pos::kL0B ? Shape{k, p} : Shape{p, k},
+              pos == Pos::kL0A ? "a0" : "b0");
+}
+
 void TileBuilder::mmad(Buf c, Buf a, Buf b, Coord k) {
   check(c, "mmad");
   check(a, "mmad");

@@ -80,6 +80,11 @@ class TileBuilder {
   // [k, panels * panel] operand of mmad, with no layout change; n is the weight's true column
   // count (the last panel's padding is never part of the product).
   Buf load_l0_panels(Buf l1, int64_t panel, int k_pack, int64_t n);
+  // L1 -> L0B (or L0A) as an image-to-column matrix, Ascend's Load3D: l1 holds a box
+  // [1.., C, D, H, W] of an NCDHW feature map, zero where the box lies outside the map (a copy-in
+  // starting before it: the padding); the result is the column matrix [C * window, P] in L0B, or
+  // its transpose [P, C * window] in L0A (tile_program.h: Im2col). The box must cover every window.
+  Buf load_l0_im2col(Buf l1, Pos pos, const Im2col& g);
   void mmad(Buf c, Buf a, Buf b, Coord k);  // c = (k == 0 ? 0 : c) + a x b
 
   // Splicing (fusion: DESIGN.md "compatible tile programs are spliced"). Runs another op's tile

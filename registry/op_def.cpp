@@ -1,5 +1,6 @@
 #include "registry/op_def.h"
 
+#include <algorithm>
 #include <map>
 
 #include "registry/error.h"
@@ -92,6 +93,10 @@ OpDef& OpDef::host_kernel(HostKernelFn f) {
   host_kernel_fn = std::move(f);
   return *this;
 }
+OpDef& OpDef::tile_types(std::vector<DType> t) {
+  tile_dtypes = std::move(t);
+  return *this;
+}
 OpDef& OpDef::reference(ReferenceFn f) {
   reference_fn = std::move(f);
   return *this;
@@ -102,6 +107,13 @@ OpDef& OpDef::same_bytes(SameBytesFn f) {
 }
 OpDef& OpDef::same_bytes() {
   return same_bytes([](const Attrs&, const TensorDesc&, const TensorDesc&) { return true; });
+}
+
+KernelKind OpDef::kernel_for(DType in0) const {
+  if (tile_kernel_fn && host_kernel_fn && !tile_dtypes.empty() &&
+      std::find(tile_dtypes.begin(), tile_dtypes.end(), in0) == tile_dtypes.end())
+    return KernelKind::kHost;
+  return kernel_kind();
 }
 
 KernelKind OpDef::kernel_kind() const {

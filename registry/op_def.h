@@ -98,6 +98,9 @@ struct OpDef {
   TilingFn tiling_fn;
   TileKernelFn tile_kernel_fn;
   HostKernelFn host_kernel_fn;
+  // Input 0's dtypes the tile kernel covers when the op has a host kernel too (the rest run on
+  // the host: Conv in f64, which no cube kernel multiplies); empty: every dtype.
+  std::vector<DType> tile_dtypes;
   ReferenceFn reference_fn;
   SameBytesFn same_bytes_fn;  // empty: output 0 is never input 0's bytes as they are
 
@@ -116,12 +119,15 @@ struct OpDef {
   OpDef& tiling(TilingFn f);
   OpDef& kernel(TileKernelFn f);
   OpDef& host_kernel(HostKernelFn f);
+  OpDef& tile_types(std::vector<DType> t);  // see tile_dtypes
   OpDef& reference(ReferenceFn f);
   OpDef& same_bytes(SameBytesFn f);  // see SameBytesFn
   OpDef& same_bytes();               // always (Reshape, Flatten, Squeeze, Unsqueeze, Identity)
 
   bool has(Trait t) const { return (traits & t) != 0; }
   KernelKind kernel_kind() const;
+  // The kernel that runs a launch whose input 0 has dtype `in0` (kUndefined: no input).
+  KernelKind kernel_for(DType in0) const;
   std::string name() const;      // "Add" or "com.microsoft.RotaryEmbedding"
   std::string versions() const;  // "7-12" or "14+"
   // Allowed dtypes of a parameter's type string.

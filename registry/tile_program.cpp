@@ -64,9 +64,10 @@ std::string GmBox::str(int grid_rank) const {
 }
 
 std::string_view instr_name(InstrKind k) {
-  static constexpr std::array<std::string_view, 15> kNames = {
-      "copy_in", "copy_out", "unary",     "binary",  "scalar", "bcast_mid", "compare", "select",
-      "cast",    "reduce",   "duplicate", "load_l0", "mmad",   "loop",      "end"};
+  static constexpr std::array<std::string_view, 16> kNames = {
+      "copy_in",        "copy_out", "unary", "binary", "scalar",    "bcast_mid",
+      "compare",        "select",   "cast",  "reduce", "duplicate", "load_l0",
+      "load_l0_im2col", "mmad",     "loop",  "end"};
   return kNames[static_cast<size_t>(k)];
 }
 
@@ -168,6 +169,12 @@ std::string TileProgram::dump() const {
         if (in.kind == InstrKind::kReduce || in.kind == InstrKind::kBcastMid)
           os << " axis=" << in.axis;
         if (in.kind == InstrKind::kMmad) os << " init@" << var_name(in.var, gr) << "==0";
+        if (in.kind == InstrKind::kLoadIm2col) {
+          const Im2col& g = in.im2col;
+          os << " k=" << g.k[0] << "x" << g.k[1] << "x" << g.k[2] << " s=" << g.s[0] << "x"
+             << g.s[1] << "x" << g.s[2] << " d=" << g.d[0] << "x" << g.d[1] << "x" << g.d[2]
+             << " out=" << g.out[0] << "x" << g.out[1] << "x" << g.out[2];
+        }
       }
     }
     os << "\n";

@@ -8,6 +8,7 @@
 // tiles are zero-padded, so vector instructions always run on whole buffers.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -32,8 +33,13 @@ struct Coord {
 struct BoxDim {
   int64_t extent = 1;  // tensor extent along this dim (tail clamp)
   int64_t stride = 0;  // GM stride in elements; 0 broadcasts
-  Coord start;         // first element of the box along this dim
+  Coord start;         // first element of the box along this dim; may be negative (padding)
   int64_t size = 1;    // box (local buffer) extent
+
+  // The box elements [lo, hi) inside the tensor when the box starts at element s: those before
+  // the tensor (a negative start: padding) and past its end (a tail tile) are zero locally.
+  int64_t lo(int64_t s) const { return s >= 0 ? 0 : std::min(-s, size); }
+  int64_t hi(int64_t s) const { return std::max(lo(s), std::min(extent - s, size)); }
 };
 
 // A box of a GM tensor: element (i_0..i_r) of the box is at
@@ -76,11 +82,30 @@ enum class InstrKind : uint8_t {
   kLoadL0,     // dst (L0A/L0B) = fractal layout of src0 (L1); axis > 0: src0 already holds
             // panels of `axis` columns (op = k_pack) of a weight of `count` columns, dst is their
             // [k, n] (MTE1)
-  kMmad,       // dst (L0C, f32) = (var == 0 ? 0 : dst) + src0 x src1 (Cube)
-  kLoopBegin,  // for var in [0, count)
+  kLoadIm2col,  // dst (L0B [K, P] / L0A [P, K]) = image to column of src0 (L1), `im2col` (MTE1)
+  kMmad,        // dst (L0C, f32) = (var == 0 ? 0 : dst) + src0 x src1 (Cube)
+  kLoopBegin,   // for var in [0, count)
   kLoopEnd,
 };
 std::string_view instr_name(InstrKind k);
+
+// Load3D's image-to-column geometry. The source (L1) holds a box [.., C, D, H, W] of an NCDHW
+// feature map, zero where the box lies outside the map (padding); the window of output position
+// (od, oh, ow) of the tile's out[0] x out[1] x out[2] reads source element
+// [c, od * s[0] + a * d[0], oh * s[1] + b * d[1], ow * s[2] + e * d[2]] for kernel offset (a, b,
+// e). The column matrix is [K, P]: K = C * k[0] * k[1] * k[2] over (c, a, b, e), row-major, as a
+// Conv weight [M, C, kD, kH, kW] orders its K; P = out[0] * out[1] * out[2], row-major.
+struct Im2col {
+  int64_t k[3] = {1, 1, 1};
+  int64_t s[3] = {1, 1, 1};
+  int64_t d[3] = {1, 1, 1};
+  int64_t out[3] = {1, 1, 1};
+
+  int64_t window() const { return k[0] * k[1] * k[2]; }
+  int64_t positions() const { return out[0] * out[1] * out[2]; }
+  // Source extent along spatial dim j that a tile's windows read.
+  int64_t span(int j) const { return (out[j] - 1) * s[j] + (k[j] - 1) * d[j] + 1; }
+};
 
 struct Instr {
   InstrKind kind = InstrKind::kUnary;
@@ -97,6 +122,7 @@ struct Instr {
   int var = -1;                // loop variable (kLoopBegin), k variable (kMmad)
   bool prefetch_next = false;  // copy-in in a loop: fetch the next iteration's box ahead (pass)
   bool in_place = false;       // kBinary with dst == src0 (TileBuilder::accumulate)
+  Im2col im2col;               // kLoadIm2col
 
   bool reads(int buf) const;
   // Instructions that read each element before writing the same element (legal in place).

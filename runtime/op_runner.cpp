@@ -86,7 +86,8 @@ std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const 
   bool objects = false;
   for (const auto& t : inputs) objects = objects || dtype_is_host_object(t.dtype());
   for (const auto& d : out_desc) objects = objects || dtype_is_host_object(d.dtype);
-  if (op.kernel_kind() == KernelKind::kHost || (objects && op.host_kernel_fn)) {
+  const DType in0 = inputs.empty() ? DType::kUndefined : inputs[0].dtype();
+  if (op.kernel_for(in0) == KernelKind::kHost || (objects && op.host_kernel_fn)) {
     LaunchContext ctx;
     ctx.op = &op;
     for (const auto& t : inputs) ctx.inputs.push_back(t.desc());

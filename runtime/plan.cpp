@@ -248,7 +248,8 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
         }
         continue;
       }
-      if (n.def->kernel_kind() == KernelKind::kTile) {
+      if (n.def->kernel_for(s.in.empty() ? DType::kUndefined : s.in[0].dtype) ==
+          KernelKind::kTile) {
         std::vector<const Tensor*> known;
         for (const auto& t : probes) known.push_back(t.data() ? &t : nullptr);
         OpRunOptions o;

@@ -69,6 +69,38 @@ void add_conv(std::vector<OpCase>& c) {
   // P = 576 > one GEMM column block.
   c.push_back({"Conv", 11, {in(f32, {1, 3, 24, 24}), in(f32, {6, 3, 1, 1})}, {}, "wide_pointwise"});
   c.back().atol = 1e-4;
+  // The tile kernel's edges: output channels not a multiple of the cube granule, channel blocks
+  // with a tail (C = 37), a stride-2 window whose pads only the first rows and columns touch,
+  // several position tiles per image (OH 20) and images in a batch.
+  c.push_back({"Conv",
+               11,
+               {in(f32, {2, 37, 20, 19}), in(f32, {13, 37, 3, 3}), in(f32, {13})},
+               {{"pads", V{1, 2, 0, 1}}, {"strides", V{2, 2}}},
+               "tail_tiles"});
+  c.back().atol = c.back().rtol = 1e-4;
+  // A long 1-D signal (an audio front end): positions tiled along one row.
+  c.push_back({"Conv",
+               11,
+               {in(f32, {1, 4, 1500}), in(f32, {8, 4, 5}), in(f32, {8})},
+               {{"pads", V{2, 2}}, {"dilations", V{2}}},
+               "1d_long"});
+  // 3-D with a kernel depth (one output depth per tile, every depth offset of the window).
+  c.push_back({"Conv",
+               11,
+               {in(f32, {1, 3, 6, 7, 5}), in(f32, {4, 3, 3, 3, 2})},
+               {{"pads", V{1, 1, 0, 1, 1, 1}}, {"strides", V{2, 1, 2}}},
+               "3d_kd3"});
+  // Groups of several channels (ResNeXt / RegNet blocks) and a window larger than the input.
+  c.push_back({"Conv",
+               11,
+               {in(f32, {1, 8, 5, 5}), in(f32, {12, 2, 3, 3}), in(f32, {12})},
+               {{"group", int64_t{4}}, {"pads", V{1, 1, 1, 1}}},
+               "grouped"});
+  c.push_back({"Conv",
+               11,
+               {in(f32, {1, 2, 3, 3}), in(f32, {3, 2, 5, 5})},
+               {{"pads", V{2, 2, 2, 2}}},
+               "window_past_input"});
 }
 
 InputSpec fixed_int(DType dt, const std::vector<double>& v, Shape shape) {

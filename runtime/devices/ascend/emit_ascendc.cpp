@@ -19,7 +19,8 @@ void Emitter::layout() {
     queued_[b] = d.copy_in && d.slots == 2 && (d.pos == Pos::kUB || d.pos == Pos::kL1);
   }
   for (const Instr& in : p_.instrs)
-    if (in.kind == InstrKind::kLoadL0 && p_.buffers[in.dst].pos == Pos::kL0B)
+    if ((in.kind == InstrKind::kLoadL0 || in.kind == InstrKind::kLoadIm2col) &&
+        p_.buffers[in.dst].pos == Pos::kL0B)
       b_side_[in.src[0]] = true;
   for (int b = 0; b < nb; ++b) {
     if (queued_[b]) continue;
@@ -223,6 +224,9 @@ void Emitter::emit_instr(int pc) {
       sync("MTE1_M");
       break;
     }
+    case InstrKind::kLoadIm2col:
+      load_im2col(pc);
+      break;
     case InstrKind::kMmad: {
       // [.., m, k] x [.., k, n] with leading dims of 1.
       const auto last2 = [](const Shape& d) {

@@ -5,47 +5,67 @@
 
 namespace asc::ascend::detail {
 
-// Declares n<j> (valid extent per dim) and base (GM element offset) for a box; full_/empty_ say
-// whether the box is full / empty for every tile (1), for none (0) or depends on the tile (-1,
-// then `full` and `empty` are declared too).
+// Declares n<j> (valid extent per dim), base (GM element offset of the first valid element) and
+// lbase (its offset in the dense local buffer: a box starting before its tensor — padding —
+// skips its first l<j> elements per dim); full_/empty_ say whether the box is full / empty for
+// every tile (1), for none (0) or depends on the tile (-1, then `full` and `empty` are declared).
 void Emitter::box_prologue(const GmBox& box) {
   bool fixed = true;
   for (const BoxDim& d : box.dims) fixed = fixed && d.start.var < 0;
+  std::vector<int64_t> inner(box.dims.size());
+  int64_t acc = 1;
+  for (size_t j = box.dims.size(); j-- > 0;) {
+    inner[j] = acc;
+    acc *= box.dims[j].size;
+  }
   if (fixed) {
-    int64_t base = box.offset;
+    int64_t base = box.offset, lbase = 0;
     bool full = true, empty = false;
     for (size_t j = 0; j < box.dims.size(); ++j) {
       const BoxDim& d = box.dims[j];
-      const int64_t n = std::clamp<int64_t>(d.extent - d.start.offset, 0, d.size);
+      const int64_t lo = d.lo(d.start.offset), n = d.hi(d.start.offset) - lo;
       line(cat("[[maybe_unused]] const int64_t n", j, " = ", n, ";"));
-      base += d.start.offset * d.stride;
+      base += (d.start.offset + lo) * d.stride;
+      lbase += lo * inner[j];
       full = full && n == d.size;
       empty = empty || n == 0;
     }
     line(cat("[[maybe_unused]] const int64_t base = ", base, ";"));
+    line(cat("[[maybe_unused]] const int64_t lbase = ", lbase, ";"));
     full_ = full ? 1 : 0;
     empty_ = empty ? 1 : 0;
     return;
   }
-  std::string base = cat(box.offset, "LL"), full = "true", empty = "false";
+  std::string base = cat(box.offset, "LL"), lbase = "0", full = "true", empty = "false";
   for (size_t j = 0; j < box.dims.size(); ++j) {
     const BoxDim& d = box.dims[j];
     if (d.start.var < 0) {
-      const int64_t n = std::clamp<int64_t>(d.extent - d.start.offset, 0, d.size);
+      const int64_t lo = d.lo(d.start.offset), n = d.hi(d.start.offset) - lo;
       line(cat("[[maybe_unused]] const int64_t n", j, " = ", n, ";"));
-      base += cat(" + ", d.start.offset * d.stride, "LL");
+      base += cat(" + ", (d.start.offset + lo) * d.stride, "LL");
+      lbase += cat(" + ", lo * inner[j], "LL");
       if (n != d.size) full = "false";
       if (n == 0) empty = "true";
       continue;
     }
     line(cat("[[maybe_unused]] const int64_t s", j, " = ", coord(d.start), ";"));
-    line(cat("[[maybe_unused]] const int64_t n", j, " = AscHostClamp(", d.extent, "LL - s", j, ", ",
-             d.size, "LL);"));
-    base += cat(" + s", j, " * ", d.stride, "LL");
+    if (d.start.offset < 0 || d.start.scale < 0) {  // may start before the tensor: padding
+      line(cat("const int64_t l", j, " = s", j, " < 0 ? AscHostClamp(-s", j, ", ", d.size,
+               "LL) : 0;"));
+      line(cat("[[maybe_unused]] const int64_t n", j, " = AscHostClamp(AscHostClamp(", d.extent,
+               "LL - s", j, ", ", d.size, "LL) - l", j, ", ", d.size, "LL);"));
+      base += cat(" + (s", j, " + l", j, ") * ", d.stride, "LL");
+      lbase += cat(" + l", j, " * ", inner[j], "LL");
+    } else {
+      line(cat("[[maybe_unused]] const int64_t n", j, " = AscHostClamp(", d.extent, "LL - s", j,
+               ", ", d.size, "LL);"));
+      base += cat(" + s", j, " * ", d.stride, "LL");
+    }
     full += cat(" && n", j, " == ", d.size, "LL");
     empty += cat(" || n", j, " == 0");
   }
   line(cat("[[maybe_unused]] const int64_t base = ", base, ";"));
+  line(cat("[[maybe_unused]] const int64_t lbase = ", lbase, ";"));
   line(cat("[[maybe_unused]] const bool full = ", full, ";"));
   line(cat("[[maybe_unused]] const bool empty = ", empty, ";"));
   full_ = empty_ = -1;
@@ -75,7 +95,7 @@ void Emitter::box_rows(const GmBox& box, const std::string& local, const std::st
     inner_of_dim[static_cast<size_t>(j)] = inner;
     inner *= box.dims[static_cast<size_t>(j)].size;
   }
-  std::string loff = "0", goff = "base";
+  std::string loff = "lbase", goff = "base";
   for (int j = 0; j + 1 < r; ++j) {
     line(cat("for (int64_t i", j, " = 0; i", j, " < n", j, "; ++i", j, ") {"));
     indent_ += 2;
@@ -169,7 +189,7 @@ void Emitter::copy_out(int pc) {
     line("{");
     indent_ += 2;
     box_prologue(in.box);
-    std::string loff = "0", goff = "base";
+    std::string loff = "lbase", goff = "base";
     int64_t inner = 1;
     for (size_t j = 0; j < in.box.dims.size(); ++j) inner *= in.box.dims[j].size;
     const int64_t cols = in.box.dims.back().size;
@@ -188,7 +208,7 @@ void Emitter::copy_out(int pc) {
     line(cat("AscendC::FixpipeParamsV220 fp;"));
     line(cat("fp.nSize = static_cast<uint16_t>(n", r - 1, ");"));
     line(cat("fp.mSize = static_cast<uint16_t>(", rows, ");"));
-    line(cat("fp.srcStride = ", d.dims.back(), ";"));
+    line(cat("fp.srcStride = ", cols, ";"));  // the local rows: the box's last dim
     line(cat("fp.dstStride = ", dst_stride, ";"));
     line(cat("fp.quantPre = AscendC::QuantMode_t::", quant, ";"));
     line(cat("AscendC::Fixpipe(", g, "[", goff, "], ", buf(b), "[", loff, "], fp);"));
@@ -244,6 +264,53 @@ void Emitter::copy_out(int pc) {
   indent_ -= 2;
   line("}");
   sync("MTE3_V");
+}
+
+// Load3D (v2) of the feature-map box in L1 into the column matrix: one call over every channel
+// of a 2-D window; a 3-D window (one output depth per tile) takes one call per channel and
+// depth offset, each a 2-D window over one depth plane. The L1 box already holds the padding
+// as zeros (the copy-in's), so padList stays 0 and the box extents are l1H and l1W.
+void Emitter::load_im2col(int pc) {
+  const Instr& in = p_.instrs[pc];
+  const Im2col& g = in.im2col;
+  const Shape& sd = p_.buffers[in.src[0]].dims;
+  const size_t r = sd.size();
+  const int64_t c = sd[r - 4], d = sd[r - 3], h = sd[r - 2], w = sd[r - 1];
+  const int64_t hw = g.k[1] * g.k[2], np = g.positions();
+  const bool b_side = p_.buffers[in.dst].pos == Pos::kL0B;
+  const bool flat = g.k[0] == 1 && d == 1;
+  if (g.out[0] != 1) fail(pc, "an im2col over more than one output depth");
+  if (!flat && !b_side) fail(pc, "a 3-D im2col into L0A");
+  if (h > 65535 || w > 65535 || c * g.window() > 65535 || np > 65535)
+    fail(pc, "an im2col past Load3D's 16-bit extents");
+  for (int j = 1; j < 3; ++j)
+    if (g.k[j] > 255 || g.s[j] > 63 || g.d[j] > 255)
+      fail(pc, "a window past Load3D's filter, stride or dilation range");
+  line("{");
+  indent_ += 2;
+  line(cat("AscendC::LoadData3DParamsV2<", ty(in.src[0]), "> lp;"));
+  line(cat("lp.l1H = ", h, ";"));
+  line(cat("lp.l1W = ", w, ";"));
+  line(cat("lp.channelSize = ", flat ? c : 1, ";"));
+  line(cat("lp.kExtension = ", flat ? c * hw : hw, ";"));
+  line(cat("lp.mExtension = ", np, ";"));
+  line(cat("lp.strideH = ", g.s[1], ";"));
+  line(cat("lp.strideW = ", g.s[2], ";"));
+  line(cat("lp.filterH = ", g.k[1], ";"));
+  line(cat("lp.filterW = ", g.k[2], ";"));
+  line(cat("lp.dilationFilterH = ", g.d[1], ";"));
+  line(cat("lp.dilationFilterW = ", g.d[2], ";"));
+  if (flat) {
+    line(cat("AscendC::LoadData(", buf(in.dst), ", ", buf(in.src[0]), ", lp);"));
+  } else {
+    line(cat("for (int64_t ch = 0; ch < ", c, "; ++ch)"));
+    line(cat("  for (int64_t a = 0; a < ", g.k[0], "; ++a)"));
+    line(cat("    AscendC::LoadData(", buf(in.dst), "[((ch * ", g.k[0], " + a) * ", hw, ") * ", np,
+             "], ", buf(in.src[0]), "[(ch * ", d, " + a * ", g.d[0], ") * ", h * w, "], lp);"));
+  }
+  indent_ -= 2;
+  line("}");
+  sync("MTE1_M");
 }
 
 }  // namespace asc::ascend::detail

@@ -205,6 +205,7 @@ class Emitter {
   void emit_vector_simple(int pc);
   void copy_in(int pc);
   void copy_out(int pc);
+  void load_im2col(int pc);
   void unary(int pc);
   void scalar(int pc);
   void binary_call(BinaryOp op, const std::string& d, const std::string& a, const std::string& b,

@@ -5,148 +5,13 @@
 
 #include "registry/error.h"
 #include "registry/strings.h"
+#include "runtime/devices/cpu/box_io.h"
 #include "runtime/devices/cpu/gemm.h"
+#include "runtime/devices/cpu/im2col.h"
 #include "runtime/devices/cpu/vec.h"
 
 namespace asc::cpu {
 namespace {
-
-constexpr int kMaxRank = 8;
-
-struct BoxEval {
-  int64_t base = 0;  // element offset of the box's first element
-  int64_t valid[kMaxRank] = {};
-  bool full = true;
-  bool empty = false;
-};
-
-BoxEval eval_box(const GmBox& box, const int64_t* vars) {
-  BoxEval e;
-  e.base = box.offset;
-  for (size_t j = 0; j < box.dims.size(); ++j) {
-    const BoxDim& d = box.dims[j];
-    const int64_t s = d.start.eval(vars);
-    const int64_t v = std::clamp<int64_t>(d.extent - s, 0, d.size);
-    e.valid[j] = v;
-    e.full = e.full && v == d.size;
-    e.empty = e.empty || v == 0;
-    e.base += s * d.stride;
-  }
-  return e;
-}
-
-// The (row, column) strides of a box viewed as a matrix: its last two dims.
-void box_matrix(const GmBox& box, const BoxEval& e, int64_t& rs, int64_t& cs, int64_t& rows,
-                int64_t& cols) {
-  const size_t r = box.dims.size();
-  cols = r >= 1 ? e.valid[r - 1] : 1;
-  cs = r >= 1 ? box.dims[r - 1].stride : 1;
-  rows = r >= 2 ? e.valid[r - 2] : 1;
-  rs = r >= 2 ? box.dims[r - 2].stride : cols;
-}
-
-// dst[a * ld + c] = src[a * sa + c * sc] (elements of T) for a < na, c < nc: the last two box
-// dims when the inner one is strided (a transposed read). 8x8 blocks: the 8 GM rows a block reads
-// stay in L1 while their lines are used up, even at a power-of-two stride where they all share
-// one 8-way L1 set, and the local rows are written contiguously.
-template <typename T>
-void gather_2d(const std::byte* src, int64_t sa, int64_t sc, int64_t na, int64_t nc, std::byte* dst,
-               int64_t ld) {
-  constexpr int64_t kBlock = 8;
-  for (int64_t a0 = 0; a0 < na; a0 += kBlock) {
-    const int64_t a1 = std::min(na, a0 + kBlock);
-    for (int64_t c0 = 0; c0 < nc; c0 += kBlock) {
-      const int64_t c1 = std::min(nc, c0 + kBlock);
-      for (int64_t a = a0; a < a1; ++a)
-        for (int64_t c = c0; c < c1; ++c)
-          std::memcpy(dst + (a * ld + c) * sizeof(T), src + (a * sa + c * sc) * sizeof(T),
-                      sizeof(T));
-    }
-  }
-}
-
-bool gather_2d_any(const std::byte* src, int64_t sa, int64_t sc, int64_t na, int64_t nc,
-                   std::byte* dst, int64_t ld, size_t es) {
-  switch (es) {
-    case 1:
-      gather_2d<uint8_t>(src, sa, sc, na, nc, dst, ld);
-      return true;
-    case 2:
-      gather_2d<uint16_t>(src, sa, sc, na, nc, dst, ld);
-      return true;
-    case 4:
-      gather_2d<uint32_t>(src, sa, sc, na, nc, dst, ld);
-      return true;
-    case 8:
-      gather_2d<uint64_t>(src, sa, sc, na, nc, dst, ld);
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Dense local [sizes] <-> strided GM box, over the valid region only.
-void gather(const std::byte* gm, const GmBox& box, const BoxEval& e, size_t j, std::byte* dst,
-            const int64_t* inner, size_t es) {
-  const BoxDim& d = box.dims[j];
-  const int64_t n = e.valid[j];
-  if (j + 2 == box.dims.size() && box.dims[j + 1].stride != 1 &&
-      gather_2d_any(gm, d.stride, box.dims[j + 1].stride, n, e.valid[j + 1], dst, inner[j], es))
-    return;
-  if (j + 1 == box.dims.size()) {
-    if (d.stride == 1) {
-      std::memcpy(dst, gm, static_cast<size_t>(n) * es);
-    } else {
-      for (int64_t i = 0; i < n; ++i)
-        std::memcpy(dst + i * es, gm + static_cast<size_t>(i * d.stride) * es, es);
-    }
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i)
-    gather(gm + static_cast<size_t>(i * d.stride) * es, box, e, j + 1,
-           dst + static_cast<size_t>(i * inner[j]) * es, inner, es);
-}
-
-void scatter(std::byte* gm, const GmBox& box, const BoxEval& e, size_t j, const std::byte* src,
-             const int64_t* inner, DType from, DType to) {
-  const BoxDim& d = box.dims[j];
-  const int64_t n = e.valid[j];
-  const size_t es_from = dtype_size(from), es_to = dtype_size(to);
-  if (j + 1 == box.dims.size()) {
-    if (d.stride == 1) {
-      if (from == to) {
-        std::memcpy(gm, src, static_cast<size_t>(n) * es_to);
-      } else {
-        vec_cast(from, to, src, gm, n);
-      }
-    } else {
-      for (int64_t i = 0; i < n; ++i)
-        vec_cast(from, to, src + i * es_from, gm + static_cast<size_t>(i * d.stride) * es_to, 1);
-    }
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i)
-    scatter(gm + static_cast<size_t>(i * d.stride) * es_to, box, e, j + 1,
-            src + static_cast<size_t>(i * inner[j]) * es_from, inner, from, to);
-}
-
-void inner_sizes(const GmBox& box, int64_t* inner) {
-  int64_t acc = 1;
-  for (int64_t j = static_cast<int64_t>(box.dims.size()) - 1; j >= 0; --j) {
-    inner[j] = acc;
-    acc *= box.dims[j].size;
-  }
-}
-
-void prefetch_box(const std::byte* gm, const GmBox& box, const BoxEval& e, size_t es) {
-  int64_t rs, cs, rows, cols;
-  box_matrix(box, e, rs, cs, rows, cols);
-  if (cs != 1) return;
-  const int64_t row_bytes = cols * static_cast<int64_t>(es);
-  for (int64_t r = 0; r < std::min<int64_t>(rows, 64); ++r)
-    for (int64_t b = 0; b < row_bytes; b += 64)
-      __builtin_prefetch(gm + (r * rs) * static_cast<int64_t>(es) + b, 0, 1);
-}
 
 struct BufState {
   std::byte* ptr = nullptr;
@@ -155,8 +20,38 @@ struct BufState {
   bool packed = false;
   bool b_rows = false;       // an unpacked B view the mmad packs panel by panel
   int64_t panel_stride = 0;  // packed B pre-packed in GM: elements between its panels
+  bool gm = false;           // a result written straight into its copy-out's GM box
+  Im2colSource map;          // a feature-map box read by load_l0_im2col (map.gm: a GM view)
   uint64_t uses = 0;         // copy-in count: selects the ping-pong slot
 };
+
+// The last four dims [C, D, H, W] of a box at one tile, as load_l0_im2col's source.
+Im2colSource map_view(const std::byte* gm, const GmBox& box, const BoxEval& e) {
+  Im2colSource m;
+  m.gm = gm;
+  m.base = e.base;
+  const size_t r = box.dims.size();
+  for (size_t j = 0; j < 4; ++j) {
+    m.stride[j] = box.dims[r - 4 + j].stride;
+    m.lo[j] = e.lo[r - 4 + j];
+    m.hi[j] = e.hi[r - 4 + j];
+  }
+  return m;
+}
+
+// A dense local buffer [.., C, D, H, W] as load_l0_im2col's source (padding already zero).
+Im2colSource map_local(const std::byte* local, const Shape& dims) {
+  Im2colSource m;
+  m.gm = local;
+  int64_t acc = 1;
+  for (int j = 3; j >= 0; --j) {
+    const int64_t n = dims[dims.size() - 4 + static_cast<size_t>(j)];
+    m.stride[j] = acc;
+    m.hi[j] = n;
+    acc *= n;
+  }
+  return m;
+}
 
 int64_t outer_of(const Shape& d, int axis) {
   int64_t o = 1;
@@ -199,7 +94,6 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
   for (auto& slots : packs)
     for (auto& blk : slots.blocks) blk.src = nullptr;
   int64_t vars[kMaxRank * 2] = {};
-  int64_t inner[kMaxRank];
   GemmAhead ahead;  // next k blocks of the packed matmul operands, fetched by the next mmad
 
   auto slot_ptr = [&](int b) {
@@ -214,13 +108,17 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
     BufState& s = st[b];
     const BufferDecl& d = p.buffers[b];
     s.ptr = nullptr;
+    s.gm = false;
     if (low.alias_out[b] >= 0) {
       const Instr& out = p.instrs[low.alias_out[b]];
       const BoxEval e = eval_box(out.box, vars);
-      if (e.full || !needs_full) {
+      BoxMatrix m;
+      if ((e.full || !needs_full) && !e.empty &&
+          box_matrix_of(out.box, e, d.dims.empty() ? 1 : d.dims.back(), m)) {
         const size_t es = dtype_size(p.args[out.arg].dtype);
-        s.ptr = gm(out.arg) + static_cast<size_t>(e.base) * es;
-        box_matrix(out.box, e, s.rs, s.cs, s.rows, s.cols);
+        s.ptr = gm(out.arg) + static_cast<size_t>(e.first) * es;
+        s.rs = m.rs, s.cs = m.cs, s.rows = m.rows, s.cols = m.cols;
+        s.gm = true;
         return;
       }
     }
@@ -256,25 +154,23 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           const BufferDecl& d = p.buffers[in.dst];
           const size_t es = dtype_size(d.dtype);
           const BoxEval e = eval_box(in.box, vars);
-          std::byte* src = gm(in.arg) + static_cast<size_t>(e.base) * es;
-          if (low.view_in[pc]) {
+          std::byte* src = gm(in.arg) + static_cast<size_t>(e.first) * es;
+          s.map.gm = nullptr;
+          if (low.view_in[pc] && low.map_in[pc]) {
+            s.map = map_view(gm(in.arg), in.box, e);
+          } else if (low.view_in[pc]) {
             s.ptr = src;
-            box_matrix(in.box, e, s.rs, s.cs, s.rows, s.cols);
+            const BoxMatrix m = box_matrix(in.box, e);
+            s.rs = m.rs, s.cs = m.cs, s.rows = m.rows, s.cols = m.cols;
           } else if (low.alias_in[pc] && e.full) {
             s.ptr = src;
           } else {
             s.ptr = slot_ptr(in.dst);
             if (!e.full) std::memset(s.ptr, 0, static_cast<size_t>(d.bytes()));
-            if (!e.empty && !in.box.dims.empty()) {
-              inner_sizes(in.box, inner);
-              gather(src, in.box, e, 0, s.ptr, inner, es);
-            } else if (in.box.dims.empty()) {
-              std::memcpy(s.ptr, src, es);
-            }
-            int64_t rows, cols;
-            box_matrix(in.box, e, s.rs, s.cs, rows, cols);
-            s.rows = rows;
-            s.cols = cols;
+            box_gather(gm(in.arg), in.box, e, s.ptr, es);
+            const BoxMatrix m = box_matrix(in.box, e);
+            s.rows = m.rows;
+            s.cols = m.cols;
             s.cs = 1;
             s.rs = d.dims.empty() ? 1 : d.dims.back();
           }
@@ -287,19 +183,18 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
               ++vars[loop->var];
               const BoxEval next = eval_box(in.box, vars);
               --vars[loop->var];
-              if (!next.empty) {
-                const std::byte* base = gm(in.arg) + static_cast<size_t>(next.base) * es;
-                int64_t rs, cs, rows, cols;
-                box_matrix(in.box, next, rs, cs, rows, cols);
+              if (!next.empty && !low.map_in[pc]) {
+                const std::byte* base = gm(in.arg) + static_cast<size_t>(next.first) * es;
+                const BoxMatrix m = box_matrix(in.box, next);
                 // A packed matmul operand is fetched while the coming mmad computes, spread over
                 // its micro-kernel calls; anything else ahead of time, here.
                 // (Of a B packed panel by panel, the first two panels: the mmad fetches the rest.)
-                if (low.view_in[pc] && !low.mmad_direct && cs == 1)
-                  ahead.add(base, rs * static_cast<int64_t>(es), rows,
-                            (low.b_rows_in[pc] ? std::min<int64_t>(cols, 64) : cols) *
+                if (low.view_in[pc] && !low.mmad_direct && m.cs == 1)
+                  ahead.add(base, m.rs * static_cast<int64_t>(es), m.rows,
+                            (low.b_rows_in[pc] ? std::min<int64_t>(m.cols, 64) : m.cols) *
                                 static_cast<int64_t>(es));
                 else
-                  prefetch_box(base, in.box, next, es);
+                  box_prefetch(gm(in.arg), in.box, next, es);
               }
             }
           }
@@ -309,29 +204,25 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           const BufState& s = st[in.src[0]];
           const DType from = p.buffers[in.src[0]].dtype, to = p.args[in.arg].dtype;
           const BoxEval e = eval_box(in.box, vars);
-          std::byte* dst = gm(in.arg) + static_cast<size_t>(e.base) * dtype_size(to);
+          std::byte* dst = gm(in.arg) + static_cast<size_t>(e.first) * dtype_size(to);
           if (s.ptr == dst || e.empty) break;  // written in place through an alias
-          if (in.box.dims.empty()) {
-            vec_cast(from, to, s.ptr, dst, 1);
-            break;
-          }
-          if (p.buffers[in.src[0]].pos == Pos::kL0C) {  // matrix with row stride s.rs
-            int64_t rs, cs, rows, cols;
-            box_matrix(in.box, e, rs, cs, rows, cols);
+          const Shape& sd = p.buffers[in.src[0]].dims;
+          BoxMatrix m;
+          if (p.buffers[in.src[0]].pos == Pos::kL0C && !in.box.dims.empty() &&
+              box_matrix_of(in.box, e, sd.empty() ? 1 : sd.back(), m)) {  // row stride s.rs
             const int64_t es_to = static_cast<int64_t>(dtype_size(to));
-            for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t r = 0; r < m.rows; ++r) {
               const std::byte* row = s.ptr + r * s.rs * 4;
-              if (cs == 1) {
-                vec_cast(from, to, row, dst + r * rs * es_to, cols);
+              if (m.cs == 1) {
+                vec_cast(from, to, row, dst + r * m.rs * es_to, m.cols);
               } else {
-                for (int64_t c = 0; c < cols; ++c)
-                  vec_cast(from, to, row + c * 4, dst + (r * rs + c * cs) * es_to, 1);
+                for (int64_t c = 0; c < m.cols; ++c)
+                  vec_cast(from, to, row + c * 4, dst + (r * m.rs + c * m.cs) * es_to, 1);
               }
             }
             break;
           }
-          inner_sizes(in.box, inner);
-          scatter(dst, in.box, e, 0, s.ptr, inner, from, to);
+          box_scatter(gm(in.arg), in.box, e, s.ptr, from, to);
           break;
         }
         case InstrKind::kUnary:
@@ -444,6 +335,30 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           d.b_rows = false;
           break;
         }
+        case InstrKind::kLoadIm2col: {
+          const BufState& s = st[in.src[0]];
+          BufState& d = st[in.dst];
+          const BufferDecl& sd = p.buffers[in.src[0]];
+          const bool a_side = p.buffers[in.dst].pos == Pos::kL0A;
+          const Im2colSource map = s.map.gm ? s.map : map_local(s.ptr, sd.dims);
+          // Rows of channels inside the map: the mmad's k (the weight block's columns match).
+          const int64_t k = (map.hi[0] - map.lo[0]) * in.im2col.window();
+          const int64_t np = in.im2col.positions();
+          auto& slots = packs[in.dst];
+          if (slots.blocks.empty()) slots.blocks.resize(1);
+          PackedBlock& blk = slots.blocks[0];
+          const size_t bytes = im2col_packed_bytes(sd.dtype, a_side, k, np);
+          if (blk.data.size() < bytes) blk.data.resize(bytes);
+          im2col_pack(sd.dtype, a_side, map, in.im2col, k, blk.data.data());
+          blk.src = nullptr;
+          d.ptr = blk.data.data();
+          d.rows = a_side ? np : k;
+          d.cols = a_side ? k : np;
+          d.packed = true;
+          d.b_rows = false;
+          d.panel_stride = 0;
+          break;
+        }
         case InstrKind::kMmad: {
           const bool acc = in.var >= 0 && vars[in.var] > 0;
           BufState& c = st[in.dst];
@@ -451,7 +366,12 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           const BufState& a = st[in.src[0]];
           const BufState& b = st[in.src[1]];
           const DType dt = p.buffers[in.src[0]].dtype;
-          const int64_t m = a.rows, k = a.cols, n = b.cols;
+          int64_t m = a.rows, n = b.cols;
+          const int64_t k = a.cols;
+          if (c.gm) {  // written into GM: no rows or columns past its box
+            m = std::min(m, c.rows);
+            n = std::min(n, c.cols);
+          }
           if (k != b.rows && b.panel_stride == 0)
             throw Error(p.op + ": mmad with k " + std::to_string(k) + " vs " +
                         std::to_string(b.rows));

@@ -14,6 +14,7 @@ namespace asc::cpu {
 struct Lowering {
   std::vector<bool> alias_in;  // per instr: copy-in may point at GM (full tiles)
   std::vector<bool> view_in;   // per instr: copy-in feeding load_l0 may be a strided GM view
+  std::vector<bool> map_in;    // per instr: ... a feature-map box read by load_l0_im2col
   // Per L0A/L0B buffer: packed blocks to keep for reuse by the core's next tiles (0: one buffer,
   // repacked every time). Non-zero only when the block's GM view does not move with the grid
   // axis that changes from one tile to the next (e.g. the A panel while a core walks N tiles).

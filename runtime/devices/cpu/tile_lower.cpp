@@ -20,6 +20,7 @@ Lowering lower(const TileProgram& p) {
   const int nb = static_cast<int>(p.buffers.size());
   low.alias_in.assign(ni, false);
   low.view_in.assign(ni, false);
+  low.map_in.assign(ni, false);
   low.alias_out.assign(nb, -1);
   low.pack_keep.assign(nb, 0);
   low.loop_end.assign(ni, -1);
@@ -44,17 +45,27 @@ Lowering lower(const TileProgram& p) {
   for (int i = 0; i < ni; ++i) {
     const Instr& in = p.instrs[i];
     if (in.kind != InstrKind::kCopyIn) continue;
-    bool only_l0 = !consumers[in.dst].empty();
-    for (int c : consumers[in.dst]) only_l0 = only_l0 && p.instrs[c].kind == InstrKind::kLoadL0;
-    low.view_in[i] = only_l0;
-    low.alias_in[i] = !only_l0 && in.box.contiguous();
+    // A box that may start before its tensor (padding) is a view only for load_l0_im2col, which
+    // reads its valid region alone.
+    bool pads = false;
+    for (const auto& d : in.box.dims) pads = pads || d.start.offset < 0 || d.start.scale < 0;
+    bool only_l0 = !consumers[in.dst].empty() && !pads, only_map = !consumers[in.dst].empty();
+    for (int c : consumers[in.dst]) {
+      only_l0 = only_l0 && p.instrs[c].kind == InstrKind::kLoadL0;
+      only_map = only_map && p.instrs[c].kind == InstrKind::kLoadIm2col;
+    }
+    low.view_in[i] = only_l0 || only_map;
+    low.map_in[i] = only_map;
+    low.alias_in[i] = !only_l0 && !only_map && !pads && in.box.contiguous();
   }
   for (int b = 0; b < nb; ++b) {
     if (producers[b].empty() || consumers[b].size() != 1) continue;
     const Instr& out = p.instrs[consumers[b][0]];
     if (out.kind != InstrKind::kCopyOut || p.args[out.arg].dtype != p.buffers[b].dtype) continue;
     const Instr& prod = p.instrs[producers[b].front()];
-    if (prod.kind == InstrKind::kCopyIn || prod.kind == InstrKind::kLoadL0) continue;
+    if (prod.kind == InstrKind::kCopyIn || prod.kind == InstrKind::kLoadL0 ||
+        prod.kind == InstrKind::kLoadIm2col)
+      continue;
     bool box_on_grid = true;  // the copy-out box must not move with a loop variable
     for (const auto& d : out.box.dims) box_on_grid = box_on_grid && d.start.var < p.grid_rank();
     if (!box_on_grid) continue;
@@ -101,9 +112,14 @@ Lowering lower(const TileProgram& p) {
       throw Error(p.op + ": load_l0_panels needs a copy-in of whole panels it alone reads");
     low.panel_arg[i] = p.instrs[producers[in.src[0]][0]].arg;
   }
-  for (const auto& in : p.instrs)
-    if (in.kind == InstrKind::kMmad && p.buffers[in.src[0]].dims[0] <= kDirectMaxM)
-      low.mmad_direct = true;
+  // Small-m products stream B unpacked; a column matrix (load_l0_im2col) is always packed.
+  for (const auto& in : p.instrs) {
+    if (in.kind != InstrKind::kMmad || p.buffers[in.src[0]].dims[0] > kDirectMaxM) continue;
+    bool columns = false;
+    for (int q : producers[in.src[1]]) columns = columns || p.instrs[q].kind != InstrKind::kLoadL0;
+    for (int q : producers[in.src[0]]) columns = columns || p.instrs[q].kind != InstrKind::kLoadL0;
+    if (!columns) low.mmad_direct = true;
+  }
   // A B block used once (not kept) that is a GM view is packed panel by panel by the mmad.
   low.b_rows.assign(nb, false);
   low.b_rows_in.assign(ni, false);

@@ -76,7 +76,8 @@ double box_bytes(const GmBox& box, const int64_t* vars, int64_t es, int64_t burs
   int64_t run_bytes = es;
   for (size_t j = 0; j < rank; ++j) {
     const BoxDim& d = box.dims[j];
-    const int64_t valid = std::clamp<int64_t>(d.extent - d.start.eval(vars), 0, d.size);
+    const int64_t st = d.start.eval(vars);
+    const int64_t valid = d.hi(st) - d.lo(st);
     if (valid == 0) return 0;
     if (j == run_dim)
       run_bytes = valid * es;
@@ -146,6 +147,9 @@ struct Walker {
         }
         break;
       }
+      case InstrKind::kLoadIm2col:  // Load3D: the column matrix is expanded on the way to L0
+        w->pipe[kMte1] += static_cast<double>(bytes_of(in.dst)) / c.mte1_bytes_per_cycle;
+        break;
       case InstrKind::kMmad: {
         const BufferDecl& a = p.buffers[static_cast<size_t>(in.src[0])];
         const BufferDecl& b = p.buffers[static_cast<size_t>(in.src[1])];

@@ -28,6 +28,61 @@ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                                         std::min(dst.GetSize(), src.GetSize()) * sizeof(T));
   std::memcpy(dst.GetPhyAddr(), src.GetPhyAddr(), bytes);
 }
+// Load3D (v2): the image-to-column expansion of a feature map in L1 [channelSize, l1H, l1W]
+// into L0A ([mExtension, kExtension]) or L0B ([kExtension, mExtension]), row-major here. Column
+// k = (c, kh, kw) (row-major over channelSize x filterH x filterW), position m = (oh, ow) over
+// the output width wo = (l1W + padL + padR - dilated filterW) / strideW + 1, starting at
+// kStartPt / mStartPt; a window element in the padding reads padValue. (The hardware orders K by
+// C0-channel blocks and needs fractal-aligned L0 addresses; this ND emulation takes any offset,
+// which a 3-D window's per-plane calls use.)
+template <typename T>
+struct LoadData3DParamsV2 {
+  uint8_t padList[4] = {0, 0, 0, 0};  // left, right, top, bottom
+  uint16_t l1H = 0, l1W = 0, channelSize = 0;
+  uint16_t kExtension = 0, mExtension = 0, kStartPt = 0, mStartPt = 0;
+  uint8_t strideW = 1, strideH = 1, filterW = 1, filterH = 1;
+  uint8_t dilationFilterW = 1, dilationFilterH = 1;
+  bool enTranspose = false, enSmallK = false;
+  T padValue = T(0);
+  bool filterSizeW = false, filterSizeH = false, fMatrixCtrl = false;
+};
+template <typename T>
+inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                     const LoadData3DParamsV2<T>& p) {
+  const bool to_a = dst.GetPosition() == TPosition::A2;
+  HostCheck(to_a || dst.GetPosition() == TPosition::B2, "LoadData", "destination is not L0A/L0B");
+  HostCheck(src.GetPosition() == TPosition::A1 || src.GetPosition() == TPosition::B1, "LoadData",
+            "Load3D source is not L1");
+  const int64_t ekw = (p.filterW - 1) * p.dilationFilterW + 1;
+  const int64_t ekh = (p.filterH - 1) * p.dilationFilterH + 1;
+  const int64_t wo = (int64_t{p.l1W} + p.padList[0] + p.padList[1] - ekw) / p.strideW + 1;
+  const int64_t ho = (int64_t{p.l1H} + p.padList[2] + p.padList[3] - ekh) / p.strideH + 1;
+  const int64_t kk = int64_t{p.channelSize} * p.filterH * p.filterW;
+  HostCheck(p.strideW > 0 && p.strideH > 0 && wo > 0 && ho > 0, "LoadData",
+            "Load3D window larger than the feature map");
+  HostCheck(p.mStartPt + p.mExtension <= ho * wo, "LoadData", "Load3D positions past the output");
+  HostCheck(static_cast<uint64_t>(p.channelSize) * p.l1H * p.l1W <= src.GetSize(), "LoadData",
+            "Load3D feature map past the L1 tensor");
+  HostCheck(p.kStartPt + p.kExtension <= kk, "LoadData", "Load3D k range past the columns");
+  HostCheck(static_cast<uint64_t>(p.kExtension) * p.mExtension <= dst.GetSize(), "LoadData",
+            "Load3D columns past the L0 tensor");
+  const T* map = src.GetPhyAddr();
+  T* out = dst.GetPhyAddr();
+  for (int64_t k = 0; k < p.kExtension; ++k) {
+    const int64_t kc = p.kStartPt + k;
+    const int64_t c = kc / (p.filterH * p.filterW), b = kc / p.filterW % p.filterH,
+                  e = kc % p.filterW;
+    for (int64_t m = 0; m < p.mExtension; ++m) {
+      const int64_t pos = p.mStartPt + m, oh = pos / wo, ow = pos % wo;
+      const int64_t ih = oh * p.strideH - p.padList[2] + b * p.dilationFilterH;
+      const int64_t iw = ow * p.strideW - p.padList[0] + e * p.dilationFilterW;
+      const T v = ih >= 0 && ih < p.l1H && iw >= 0 && iw < p.l1W
+                      ? map[(c * p.l1H + ih) * p.l1W + iw]
+                      : p.padValue;
+      out[to_a ? m * p.kExtension + k : k * p.mExtension + m] = v;
+    }
+  }
+}
 // L0C (CO1) -> UB: blockCount blocks of blockLen 1 KiB units (16 x 16 f32). On the 910B this
 // stands for Fixpipe to a GM workspace and a copy back into UB (docs/ASCENDC.md).
 struct DataCopyCO12DstParams {

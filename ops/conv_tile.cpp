@@ -1,0 +1,217 @@
+// Conv on the cube unit, the way Ascend convolves (ops/conv_tile.h): per tile and K step the
+// feature map's box is copied into L1 (the pads as zeros: the box starts before the map), Load3D
+// (load_l0_im2col) expands it into the column matrix in L0B, the weight block goes to L0A, and
+// mmad accumulates the [output channels, positions] product in L0C, which is Y's NCHW layout.
+//
+//   c (L0C, f32 [TM, TOH * TOW])
+//   for cb in [0, ceil(C/G / TC)):
+//     x1 (L1) = X[n, g, cb*TC : +TC, od*sD - pD : +kD', oh0*sH - pH : +TIH, ow0*sW - pW : +TIW]
+//     w1 (L1) = W[g, m0 : +TM, cb*TC*win : +TC*win]
+//     c += load_l0(w1, L0A) x load_l0_im2col(x1, L0B)
+//   (epilogue) -> Y[n, g, m0 : +TM, od, oh0 : +TOH, ow0 : +TOW]
+// kD', TIH, TIW are the extents the windows of the tile's outputs read (Im2col::span).
+#include "ops/conv_tile.h"
+
+#include <algorithm>
+
+#include "registry/error.h"
+#include "registry/strings.h"
+#include "registry/tiling.h"
+
+namespace asc {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+int64_t round_up(int64_t a, int64_t b) {
+  return ceil_div(a, b) * b;
+}
+
+// Grid axes.
+constexpr int kAxisN = 0, kAxisG = 1, kAxisM = 2, kAxisD = 3, kAxisH = 4, kAxisW = 5;
+
+struct Sizes {
+  int64_t tm, tc, toh, tow;
+};
+
+TilingData make_tiling(const ConvGeom& g, const Sizes& s, int64_t cores) {
+  TilingData t;
+  t.grid = {g.n,
+            g.group,
+            ceil_div(std::max<int64_t>(g.mg(), 1), s.tm),
+            g.w.out[0],
+            ceil_div(g.w.out[1], s.toh),
+            ceil_div(g.w.out[2], s.tow)};
+  t.params = {{"TM", s.tm}, {"TC", s.tc}, {"TOH", s.toh}, {"TOW", s.tow}};
+  t.block_dim = std::clamp<int64_t>(numel(t.grid), 1, cores);
+  return t;
+}
+
+// Pieces of `extent` cut into t = 1, 2, .. parts (each a multiple of align), largest first.
+std::vector<int64_t> pieces(int64_t extent, int64_t align) {
+  std::vector<int64_t> s;
+  for (int64_t t = 1;; t = t < 16 ? t + 1 : t * 3 / 2) {
+    const int64_t sz = round_up(ceil_div(std::max<int64_t>(extent, 1), t), align);
+    if (s.empty() || sz < s.back()) s.push_back(sz);
+    if (sz <= align) break;
+  }
+  return s;
+}
+
+Im2col im2col_of(const ConvGeom& g, int64_t toh, int64_t tow) {
+  Im2col c;
+  for (int j = 0; j < 3; ++j) {
+    c.k[j] = g.w.k[j];
+    c.s[j] = g.w.s[j];
+    c.d[j] = g.w.d[j];
+  }
+  c.out[0] = 1;
+  c.out[1] = toh;
+  c.out[2] = tow;
+  return c;
+}
+
+}  // namespace
+
+ConvGeom conv_geom(const LaunchContext& ctx) {
+  const Shape &xs = ctx.inputs.at(0).shape, &ws = ctx.inputs.at(1).shape;
+  ConvGeom g;
+  g.w = geom3(conv_window("Conv", ctx.attr(), xs, ws));
+  g.n = xs[0];
+  g.c = xs[1];
+  g.m = ws[0];
+  g.group = ctx.attr().i("group");
+  if (g.group < 1 || g.c % g.group != 0 || g.m % g.group != 0 || ws[1] != g.cg())
+    throw ShapeError(cat("Conv: X ", to_string(xs), ", W ", to_string(ws), " and group ", g.group,
+                         " do not agree"));
+  return g;
+}
+
+TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epilogue_ub) {
+  const DeviceSpec& spec = *ctx.spec;
+  const int64_t cores = cores_for(ctx);
+  const int64_t es = static_cast<int64_t>(dtype_size(ctx.inputs[0].dtype));
+  const int64_t am = spec.mmad_m_align, an = spec.mmad_n_align, ak = spec.mmad_k_align;
+  const int64_t mg = g.mg(), cg = g.cg(), win = g.window();
+  const int64_t oh = g.w.out[1], ow = g.w.out[2];
+  if (g.n == 0 || mg == 0 || g.w.out[0] * oh * ow == 0)
+    return make_tiling(g,
+                       {round_up(std::max<int64_t>(mg, 1), am), std::max<int64_t>(cg, 1),
+                        std::max<int64_t>(oh, 1), std::max<int64_t>(ow, 1)},
+                       cores);
+  const std::vector<int64_t> tms = pieces(mg, am);
+  std::vector<int64_t> tcs = pieces(cg, cg > 16 ? 8 : 1);
+  // Spatial tiles: whole output rows, or pieces of one row.
+  std::vector<std::pair<int64_t, int64_t>> spatial;
+  for (int64_t toh : pieces(oh, 1)) spatial.push_back({toh, ow});
+  if (oh == 1 || ow > 1)
+    for (int64_t tow : pieces(ow, 1))
+      if (tow < ow) spatial.push_back({1, tow});
+  const int64_t slots = ctx.optimize ? 2 : 1;
+  const double pack_a = spec.host ? 24 : 32, pack_cols = spec.host ? 8 : 32, c_step = 8;
+  const double step_fixed = spec.host ? 1e4 : 2.6e5;
+  struct Scored {
+    double cost;
+    Sizes s;
+  };
+  std::vector<Scored> cands;
+  const int64_t kp = round_up(std::max<int64_t>(g.k(), 1), ak);
+  for (int64_t tm : tms)
+    for (int64_t tc : tcs)
+      for (auto [toh, tow] : spatial) {
+        const Im2col c = im2col_of(g, toh, tow);
+        const int64_t kb = tc * win, tp = toh * tow;
+        const int64_t map = tc * c.span(0) * c.span(1) * c.span(2);
+        if (tm * kb * es > spec.l0a_bytes || kb * tp * es > spec.l0b_bytes ||
+            tm * tp * 4 > spec.l0c_bytes || slots * (map + tm * kb) * es > spec.l1_bytes ||
+            tm * tp * epilogue_ub > spec.ub_bytes)
+          continue;
+        const int64_t m_tiles = ceil_div(mg, tm);
+        const int64_t p_tiles = g.w.out[0] * ceil_div(oh, toh) * ceil_div(ow, tow);
+        const int64_t tiles = g.n * g.group * m_tiles * p_tiles;
+        const double waves = static_cast<double>(ceil_div(tiles, cores));
+        const double m = static_cast<double>(std::min(tm, round_up(mg, am)));
+        const double p = static_cast<double>(round_up(tp, an));
+        const double k = static_cast<double>(kp);
+        const double steps = static_cast<double>(ceil_div(cg, tc));
+        // The weight block is packed once per core for the position tiles it walks (the host
+        // keeps it); an NPU core loads it for every tile.
+        const double a_reuse =
+            spec.host ? static_cast<double>(std::min(p_tiles, ceil_div(tiles, cores))) : 1.0;
+        const double per_tile = m * p * k + pack_a * m * k / a_reuse +
+                                pack_cols * k * static_cast<double>(tp) + c_step * m * p * steps +
+                                step_fixed * steps;
+        const double working = static_cast<double>((tm * kb + kb * tp) * es + tm * tp * 4);
+        const double spill =
+            spec.shared_cache_bytes > 0 && working > spec.shared_cache_bytes ? 1.5 : 1.0;
+        cands.push_back({waves * per_tile * spill, {tm, tc, toh, tow}});
+      }
+  std::stable_sort(cands.begin(), cands.end(), [](const Scored& a, const Scored& b) {
+    if (a.cost != b.cost) return a.cost < b.cost;
+    return a.s.tc > b.s.tc;
+  });
+  std::vector<TilingData> list;
+  for (const Scored& s : cands) list.push_back(make_tiling(g, s.s, cores));
+  if (list.empty())
+    list.push_back(make_tiling(g, {tms.back(), tcs.back(), 1, spatial.back().second}, cores));
+  return auto_tiling(ctx, list);
+}
+
+ConvTile conv_accumulate(TileBuilder& t, const ConvGeom& g) {
+  const int64_t tm = t.param("TM"), tc = t.param("TC"), toh = t.param("TOH"), tow = t.param("TOW");
+  const Geom3& w = g.w;
+  const int64_t mg = g.mg(), cg = g.cg(), win = g.window(), k = g.k();
+  const int64_t in_plane = w.in[0] * w.in[1] * w.in[2];
+  const Im2col cols = im2col_of(g, toh, tow);
+  ConvTile r{Buf{}, t.grid(kAxisM, tm), tm, toh * tow};
+  r.c = t.alloc(Pos::kL0C, DType::kF32, {tm, r.positions}, "c");
+  t.loop(std::max<int64_t>(1, ceil_div(cg, tc)), [&](Coord kv) {
+    GmBox x;
+    x.dims = {
+        BoxDim{g.n, g.c * in_plane, t.grid(kAxisN), 1},
+        BoxDim{g.group, cg * in_plane, t.grid(kAxisG), 1},
+        BoxDim{cg, in_plane, Coord{kv.var, tc, 0}, tc},
+        BoxDim{w.in[0], w.in[1] * w.in[2], Coord{kAxisD, w.s[0], -w.pb[0]}, cols.span(0)},
+        BoxDim{w.in[1], w.in[2], Coord{kAxisH, toh * w.s[1], -w.pb[1]}, cols.span(1)},
+        BoxDim{w.in[2], 1, Coord{kAxisW, tow * w.s[2], -w.pb[2]}, cols.span(2)},
+    };
+    GmBox wb;
+    wb.dims = {
+        BoxDim{g.group, mg * k, t.grid(kAxisG), 1},
+        BoxDim{mg, k, r.m0, tm},
+        BoxDim{k, 1, Coord{kv.var, tc * win, 0}, tc * win},
+    };
+    Buf x1 = t.copy_in(0, x, Pos::kL1, "x1");
+    Buf w1 = t.copy_in(1, wb, Pos::kL1, "w1");
+    t.mmad(r.c, t.load_l0(w1, Pos::kL0A), t.load_l0_im2col(x1, Pos::kL0B, cols), kv);
+  });
+  return r;
+}
+
+GmBox conv_out_box(TileBuilder& t, const ConvGeom& g, const ConvTile& tile) {
+  const Geom3& w = g.w;
+  const int64_t plane = w.out[0] * w.out[1] * w.out[2];
+  const int64_t toh = t.param("TOH"), tow = t.param("TOW");
+  GmBox y;
+  y.dims = {
+      BoxDim{g.n, g.m * plane, t.grid(kAxisN), 1},
+      BoxDim{g.group, g.mg() * plane, t.grid(kAxisG), 1},
+      BoxDim{g.mg(), plane, tile.m0, tile.tm},
+      BoxDim{w.out[0], w.out[1] * w.out[2], t.grid(kAxisD), 1},
+      BoxDim{w.out[1], w.out[2], t.grid(kAxisH, toh), toh},
+      BoxDim{w.out[2], 1, t.grid(kAxisW, tow), tow},
+  };
+  return y;
+}
+
+Buf conv_bias(TileBuilder& t, const ConvGeom& g, const ConvTile& tile) {
+  const auto& in = t.ctx().inputs;
+  if (in.size() < 3 || in[2].dtype == DType::kUndefined) return tile.c;
+  GmBox b;
+  b.dims = {BoxDim{g.group, g.mg(), t.grid(kAxisG), 1}, BoxDim{g.mg(), 1, tile.m0, tile.tm}};
+  Buf bias = t.cast(t.copy_in(2, b, Pos::kUB, "bias"), DType::kF32);
+  return t.bcast_mid(BinaryOp::kAdd, tile.c, bias, 1);
+}
+
+}  // namespace asc

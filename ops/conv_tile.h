@@ -1,0 +1,43 @@
+// Conv's tile kernel on the cube unit, shared by Conv (ops/conv.cpp) and the fused convolutions
+// (ops/fused_conv.cpp): the geometry, the tiling and the K loop of one output tile.
+// Only ops/conv*.cpp and ops/fused*.cpp include this.
+#pragma once
+
+#include "ops/nn.h"
+#include "registry/dsl.h"
+
+namespace asc {
+
+// A convolution as the product Y_g[M/G, P] = W_g[M/G, K] x cols(X_g)[K, P] per image and group:
+// X [N, C, D, H, W], W [M, C/G, kD, kH, kW], Y [N, M, OD, OH, OW] (1-D and 2-D padded to three
+// spatial dims with leading 1s), K = C/G * kD * kH * kW over (c, kd, kh, kw), P = OD * OH * OW.
+struct ConvGeom {
+  Geom3 w;  // window: in/out/k/s/d/pads per spatial dim
+  int64_t n = 0, c = 0, m = 0, group = 1;
+  int64_t cg() const { return c / group; }
+  int64_t mg() const { return m / group; }
+  int64_t window() const { return w.k_size(); }
+  int64_t k() const { return cg() * window(); }
+};
+// From the launch's X and W (inputs 0 and 1) and the Conv attributes; ShapeError on misuse.
+ConvGeom conv_geom(const LaunchContext& ctx);
+
+// Tile sizes TM (output channels), TC (input channels per K step), TOH x TOW (output positions:
+// whole rows, or part of one row when TOH = 1), the grid [N, G, M/G tiles, OD, OH tiles,
+// OW tiles] and block_dim. `epilogue_ub`: UB bytes per output element the epilogue needs.
+TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epilogue_ub);
+
+// One output tile: c (L0C, f32 [TM, TOH * TOW]) = W_g[m0 : +TM, :] x cols(X[n, g])[:, tile],
+// X and W being inputs 0 and 1.
+struct ConvTile {
+  Buf c;
+  Coord m0;
+  int64_t tm = 0, positions = 0;
+};
+ConvTile conv_accumulate(TileBuilder& t, const ConvGeom& g);
+// The tile's box of Y [N, G, M/G, OD, OH, OW], rows m and columns the tile's positions.
+GmBox conv_out_box(TileBuilder& t, const ConvGeom& g, const ConvTile& tile);
+// y = c + bias (input 2 when given: one value per output channel, along the tile's rows).
+Buf conv_bias(TileBuilder& t, const ConvGeom& g, const ConvTile& tile);
+
+}  // namespace asc

@@ -1,0 +1,55 @@
+// GM boxes on the host (tile_program.h: GmBox): a box evaluated for one tile, its matrix views,
+// and the moves between a box and a dense local buffer — the cpu device's DMA.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "registry/dtype.h"
+#include "registry/tile_program.h"
+
+namespace asc::cpu {
+
+constexpr int kMaxRank = 8;
+
+// A box at one tile's coordinates. Per dim, elements [lo, hi) of the box lie inside the tensor;
+// the rest (padding before it, a tail after it) are zero in the local buffer.
+struct BoxEval {
+  int64_t base = 0;   // element offset of box element (0, .., 0); outside the tensor when padded
+  int64_t first = 0;  // element offset of box element (lo_0, .., lo_r)
+  int64_t lo[kMaxRank] = {};
+  int64_t hi[kMaxRank] = {};
+  bool full = true;    // every element inside
+  bool empty = false;  // no element inside
+
+  int64_t valid(size_t j) const { return hi[j] - lo[j]; }
+};
+
+BoxEval eval_box(const GmBox& box, const int64_t* vars);
+
+// A box as a strided matrix: element (r, c) at r * rs + c * cs from the box's first element.
+struct BoxMatrix {
+  int64_t rs = 0, cs = 1, rows = 1, cols = 1;
+};
+
+// The last two dims (rows, cols) of a box whose leading dims have size 1, valid extents.
+BoxMatrix box_matrix(const GmBox& box, const BoxEval& e);
+
+// The box as the matrix [R, cols] of a dense local buffer with `cols` columns, when the box's
+// trailing dims with `cols` elements in all form one strided run (each inner one whole: the
+// output rows of a convolution tile, [m][od][oh][ow] -> [m, oh * ow]) and at most one leading
+// dim has size > 1. False when the box is not such a matrix at this tile.
+bool box_matrix_of(const GmBox& box, const BoxEval& e, int64_t cols, BoxMatrix& m);
+
+// Dense local buffer (row-major over the box sizes) <- the valid region of the box at GM element
+// offset e.first of `gm` (es-byte elements). The rest of the local buffer is left as it is.
+void box_gather(const std::byte* gm, const GmBox& box, const BoxEval& e, std::byte* local,
+                size_t es);
+// The valid region of the box in GM <- a dense local buffer of dtype `from`, converted to `to`.
+void box_scatter(std::byte* gm, const GmBox& box, const BoxEval& e, const std::byte* local,
+                 DType from, DType to);
+
+// Brings the rows of a matrix-like box into cache ahead of a copy-in.
+void box_prefetch(const std::byte* gm, const GmBox& box, const BoxEval& e, size_t es);
+
+}  // namespace asc::cpu

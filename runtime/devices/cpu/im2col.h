@@ -1,0 +1,33 @@
+// The cpu device's Load3D (TileBuilder::load_l0_im2col): the column matrix of a feature-map box,
+// packed straight from GM into the GEMM micro-kernels' panel layout (gemm.h) — the B side
+// [K, P] (panels of nr positions) or the A side [P, K] (panels of mr positions). The box's
+// padding is never read: positions whose window element lies outside the map get zeros.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "registry/dtype.h"
+#include "registry/tile_program.h"
+
+namespace asc::cpu {
+
+// A feature-map box [C, D, H, W] in GM (the last four dims of a copy-in's box at one tile).
+struct Im2colSource {
+  const std::byte* gm = nullptr;  // the tensor's first element
+  int64_t base = 0;               // element offset of box element (0, 0, 0, 0); may be < 0
+  int64_t stride[4] = {0, 0, 0, 0};
+  int64_t lo[4] = {0, 0, 0, 0};  // per dim: box elements [lo, hi) lie inside the map
+  int64_t hi[4] = {0, 0, 0, 0};
+};
+
+// Bytes of the packed column matrix of k rows (channels * window) and g.positions() positions.
+size_t im2col_packed_bytes(DType in, bool a_side, int64_t k, int64_t positions);
+
+// Packs rows [0, k) of the column matrix of `g` over `src` (dtype `in`) into dst: the B-side
+// panels of gemm_pack_b for [k, P], or (a_side) the A-side panels of gemm_pack_a for [P, k], in
+// the active kernels' packed dtype; rows past k and positions past P are zero.
+void im2col_pack(DType in, bool a_side, const Im2colSource& src, const Im2col& g, int64_t k,
+                 void* dst);
+
+}  // namespace asc::cpu
