@@ -3,6 +3,9 @@
 // (load_l0_im2col) expands it into the column matrix in L0B, the weight block goes to L0A, and
 // mmad accumulates the [output channels, positions] product in L0C, which is Y's NCHW layout.
 //
+// A pointwise conv (1x1, unit strides, no pads) is that product with X_g's [channels, positions]
+// box loaded as it is (load_l0).
+//
 //   c (L0C, f32 [TM, TOH * TOW])
 //   for cb in [0, ceil(C/G / TC)):
 //     x1 (L1) = X[n, g, cb*TC : +TC, od*sD - pD : +kD', oh0*sH - pH : +TIH, ow0*sW - pW : +TIW]
@@ -82,6 +85,15 @@ ConvGeom conv_geom(const LaunchContext& ctx) {
   g.c = xs[1];
   g.m = ws[0];
   g.group = ctx.attr().i("group");
+  g.pointwise = true;
+  for (int j = 0; j < 3; ++j)
+    g.pointwise = g.pointwise && g.w.k[j] == 1 && g.w.s[j] == 1 && g.w.pb[j] == 0 &&
+                  g.w.pe[j] == 0 && g.w.in[j] == g.w.out[j];
+  if (g.pointwise) {
+    const int64_t p = g.w.in[0] * g.w.in[1] * g.w.in[2];
+    g.w.in[0] = g.w.in[1] = g.w.out[0] = g.w.out[1] = 1;
+    g.w.in[2] = g.w.out[2] = p;
+  }
   if (g.group < 1 || g.c % g.group != 0 || g.m % g.group != 0 || ws[1] != g.cg())
     throw ShapeError(cat("Conv: X ", to_string(xs), ", W ", to_string(ws), " and group ", g.group,
                          " do not agree"));
@@ -182,9 +194,12 @@ ConvTile conv_accumulate(TileBuilder& t, const ConvGeom& g) {
         BoxDim{mg, k, r.m0, tm},
         BoxDim{k, 1, Coord{kv.var, tc * win, 0}, tc * win},
     };
+    if (g.pointwise)  // X_g [channels, positions] as it is
+      x.dims = {x.dims[0], x.dims[1], x.dims[2], BoxDim{w.in[2], 1, t.grid(kAxisW, tow), tow}};
     Buf x1 = t.copy_in(0, x, Pos::kL1, "x1");
     Buf w1 = t.copy_in(1, wb, Pos::kL1, "w1");
-    t.mmad(r.c, t.load_l0(w1, Pos::kL0A), t.load_l0_im2col(x1, Pos::kL0B, cols), kv);
+    t.mmad(r.c, t.load_l0(w1, Pos::kL0A),
+           g.pointwise ? t.load_l0(x1, Pos::kL0B) : t.load_l0_im2col(x1, Pos::kL0B, cols), kv);
   });
   return r;
 }

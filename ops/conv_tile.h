@@ -14,6 +14,9 @@ namespace asc {
 struct ConvGeom {
   Geom3 w;  // window: in/out/k/s/d/pads per spatial dim
   int64_t n = 0, c = 0, m = 0, group = 1;
+  // A 1x1 window with unit strides and no pads, flattened to one spatial dim: the product's B is
+  // X_g itself (load_l0 of a [channels, positions] box, no column matrix).
+  bool pointwise = false;
   int64_t cg() const { return c / group; }
   int64_t mg() const { return m / group; }
   int64_t window() const { return w.k_size(); }

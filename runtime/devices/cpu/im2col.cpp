@@ -137,6 +137,9 @@ void im2col_pack(DType in, bool a_side, const Im2colSource& src, const Im2col& g
   const GemmKernel& kern = gemm_kernel(in);
   const int64_t w = a_side ? kern.mr : kern.nr;
   const bool to_bf16 = kern.packed == DType::kBF16;
+  if (!a_side && !to_bf16 && kern.k_pack == 1 && kern.nr == 32 &&
+      im2col_pack_avx512(in, src, g, k, static_cast<float*>(dst)))
+    return;
   switch (in) {
     case DType::kF32:
       return pack_as<float, float>(src, g, k, w, kern.k_pack, dst);
