@@ -16,6 +16,7 @@
 #include "ops/conv_tile.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "registry/error.h"
 #include "registry/strings.h"
@@ -78,13 +79,27 @@ Im2col im2col_of(const ConvGeom& g, int64_t toh, int64_t tow) {
 }  // namespace
 
 ConvGeom conv_geom(const LaunchContext& ctx) {
-  const Shape &xs = ctx.inputs.at(0).shape, &ws = ctx.inputs.at(1).shape;
+  const Attrs& a = ctx.attr();
+  const bool packed = a.has("panel") && a.i("panel") > 0;
+  const Shape& xs = ctx.inputs.at(0).shape;
+  const Shape ws = packed ? Shape(a.ints("w_shape")) : ctx.inputs.at(1).shape;
+  if (ws.size() != xs.size())
+    throw ShapeError(cat("Conv: W ", to_string(ws), " and X ", to_string(xs), " differ in rank"));
   ConvGeom g;
   g.w = geom3(conv_window("Conv", ctx.attr(), xs, ws));
   g.n = xs[0];
   g.c = xs[1];
   g.m = ws[0];
   g.group = ctx.attr().i("group");
+  if (packed) {
+    g.panel = a.i("panel");
+    g.k_pack = a.i("k_pack");
+    const Shape want{g.group, g.panels(), g.kp() * g.panel};
+    if (g.k_pack < 1 || ctx.inputs[1].shape != want)
+      throw ShapeError(cat("FusedConv: packed W ", to_string(ctx.inputs[1].shape), " is not the ",
+                           to_string(want), " of a ", to_string(ws), " weight in panels of ",
+                           g.panel, " (k_pack ", g.k_pack, ")"));
+  }
   g.pointwise = true;
   for (int j = 0; j < 3; ++j)
     g.pointwise = g.pointwise && g.w.k[j] == 1 && g.w.s[j] == 1 && g.w.pb[j] == 0 &&
@@ -101,7 +116,8 @@ ConvGeom conv_geom(const LaunchContext& ctx) {
 }
 
 TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epilogue_ub) {
-  const DeviceSpec& spec = *ctx.spec;
+  DeviceSpec spec = *ctx.spec;
+  if (g.panel > 0) spec.mmad_m_align = std::lcm(spec.mmad_m_align, g.panel);  // whole panels
   const int64_t cores = cores_for(ctx);
   const int64_t es = static_cast<int64_t>(dtype_size(ctx.inputs[0].dtype));
   const int64_t am = spec.mmad_m_align, an = spec.mmad_n_align, ak = spec.mmad_k_align;
@@ -113,7 +129,9 @@ TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epil
                         std::max<int64_t>(oh, 1), std::max<int64_t>(ow, 1)},
                        cores);
   const std::vector<int64_t> tms = pieces(mg, am);
-  std::vector<int64_t> tcs = pieces(cg, cg > 16 ? 8 : 1);
+  std::vector<int64_t> tcs;  // K steps of whole k_pack units of a packed W (or all of K)
+  for (int64_t tc : pieces(cg, cg > 16 ? 8 : 1))
+    if ((tc * win) % g.k_pack == 0 || tc >= cg) tcs.push_back(tc);
   // Spatial tiles: whole output rows, or pieces of one row.
   std::vector<std::pair<int64_t, int64_t>> spatial;
   for (int64_t toh : pieces(oh, 1)) spatial.push_back({toh, ow});
@@ -196,10 +214,18 @@ ConvTile conv_accumulate(TileBuilder& t, const ConvGeom& g) {
     };
     if (g.pointwise)  // X_g [channels, positions] as it is
       x.dims = {x.dims[0], x.dims[1], x.dims[2], BoxDim{w.in[2], 1, t.grid(kAxisW, tow), tow}};
+    if (g.panel > 0) {  // whole panels of the packed W, the K step's rows of each
+      const int64_t row = g.kp() * g.panel;
+      wb.dims = {BoxDim{g.group, g.panels() * row, t.grid(kAxisG), 1},
+                 BoxDim{g.panels(), row, t.grid(kAxisM, tm / g.panel), tm / g.panel},
+                 BoxDim{row, 1, Coord{kv.var, tc * win * g.panel, 0}, tc * win * g.panel}};
+    }
     Buf x1 = t.copy_in(0, x, Pos::kL1, "x1");
     Buf w1 = t.copy_in(1, wb, Pos::kL1, "w1");
-    t.mmad(r.c, t.load_l0(w1, Pos::kL0A),
-           g.pointwise ? t.load_l0(x1, Pos::kL0B) : t.load_l0_im2col(x1, Pos::kL0B, cols), kv);
+    Buf a0 = g.panel > 0 ? t.load_l0_panels(w1, g.panel, static_cast<int>(g.k_pack), mg, Pos::kL0A)
+                         : t.load_l0(w1, Pos::kL0A);
+    t.mmad(r.c, a0, g.pointwise ? t.load_l0(x1, Pos::kL0B) : t.load_l0_im2col(x1, Pos::kL0B, cols),
+           kv);
   });
   return r;
 }

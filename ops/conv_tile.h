@@ -17,12 +17,18 @@ struct ConvGeom {
   // A 1x1 window with unit strides and no pads, flattened to one spatial dim: the product's B is
   // X_g itself (load_l0 of a [channels, positions] box, no column matrix).
   bool pointwise = false;
+  // W stored pre-packed (FusedConv's `panel` > 0): per group, panels of `panel` output channels
+  // over all of K rounded up to k_pack (gemm.h's A layout): Wp [G, ceil(M/G / panel), KP * panel].
+  int64_t panel = 0, k_pack = 1;
+  int64_t kp() const { return (k() + k_pack - 1) / k_pack * k_pack; }
+  int64_t panels() const { return panel > 0 ? (mg() + panel - 1) / panel : 0; }
   int64_t cg() const { return c / group; }
   int64_t mg() const { return m / group; }
   int64_t window() const { return w.k_size(); }
   int64_t k() const { return cg() * window(); }
 };
-// From the launch's X and W (inputs 0 and 1) and the Conv attributes; ShapeError on misuse.
+// From the launch's X and W (inputs 0 and 1) and the Conv attributes (FusedConv's: W's own
+// shape in `w_shape` when it is stored packed); ShapeError on misuse.
 ConvGeom conv_geom(const LaunchContext& ctx);
 
 // Tile sizes TM (output channels), TC (input channels per K step), TOH x TOW (output positions:

@@ -24,6 +24,9 @@ inline constexpr const char* kDomain = "ai.asc";
 void add_norm(Registry& r);           // FusedRMSNorm
 void add_matmul(Registry& r);         // FusedMatMulBias
 void add_packed_matmul(Registry& r);  // PackedMatMul (fused_matmul_packed.cpp)
+void add_conv(Registry& r);           // FusedConv (fused_conv.cpp)
+// Conv's own attributes (auto_pad, dilations, group, kernel_shape, pads, strides) of a FusedConv.
+Attrs conv_attrs(const Attrs& a);
 void add_rotary(Registry& r);         // FusedRotary
 void add_elementwise(Registry& r);    // FusedElementwise
 

@@ -11,6 +11,7 @@
 //   y = act(c + bias)                             (UB f32 [TM, TN])
 //   copy_out Y[b, m0 : +TM, n0 : +TN]             (Fixpipe: f32 -> Y's dtype)
 // so the product is rounded to Y's dtype once, after the bias and the activation.
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -24,7 +25,9 @@
 namespace asc::fused {
 namespace {
 
-const char* const kActivations[] = {"none", "relu", "sigmoid", "tanh", "silu", "gelu", "gelu_tanh"};
+const char* const kActivations[] = {"none",        "relu",      "sigmoid",   "tanh",
+                                    "silu",        "gelu",      "gelu_tanh", "clip",
+                                    "hardsigmoid", "hardswish", "leakyrelu"};
 
 bool has_bias(const std::vector<TensorDesc>& in) {
   return in.size() > 2 && in[2].dtype != DType::kUndefined;
@@ -35,12 +38,19 @@ bool has_bias(const std::vector<TensorDesc>& in) {
 void check_matmul_activation(const std::string& act) {
   for (const char* a : kActivations)
     if (act == a) return;
-  throw ShapeError(cat("FusedMatMulBias: activation '", act,
-                       "' is not one of none, relu, sigmoid, tanh, silu, gelu, gelu_tanh"));
+  throw ShapeError(cat("activation '", act,
+                       "' is not one of none, relu, sigmoid, tanh, silu, gelu, gelu_tanh, clip, "
+                       "hardsigmoid, hardswish, leakyrelu"));
 }
 
-Buf matmul_activation(TileBuilder& t, const std::string& act, Buf x) {
+Buf matmul_activation(TileBuilder& t, const std::string& act, Buf x, float alpha, float beta) {
   if (act == "relu") return t.unary(UnaryOp::kRelu, x);
+  if (act == "clip") return t.unary(UnaryOp::kClip, x, alpha, beta);
+  if (act == "leakyrelu") return t.unary(UnaryOp::kLeakyRelu, x, alpha);
+  if (act == "hardsigmoid")
+    return t.unary(UnaryOp::kClip, t.unary(UnaryOp::kAffine, x, alpha, beta), 0.f, 1.f);
+  if (act == "hardswish")
+    return x * t.unary(UnaryOp::kClip, t.unary(UnaryOp::kAffine, x, 1.f / 6, 0.5f), 0.f, 1.f);
   if (act == "sigmoid") return t.unary(UnaryOp::kSigmoid, x);
   if (act == "tanh") return t.unary(UnaryOp::kTanh, x);
   if (act == "silu") return t.unary(UnaryOp::kSilu, x);
@@ -55,8 +65,12 @@ Buf matmul_activation(TileBuilder& t, const std::string& act, Buf x) {
   return x;
 }
 
-double ref_matmul_activation(const std::string& act, double x) {
+double ref_matmul_activation(const std::string& act, double x, double alpha, double beta) {
   if (act == "relu") return x > 0 ? x : 0.0;
+  if (act == "clip") return std::min(std::max(x, alpha), beta);
+  if (act == "leakyrelu") return x < 0 ? alpha * x : x;
+  if (act == "hardsigmoid") return std::min(std::max(alpha * x + beta, 0.0), 1.0);
+  if (act == "hardswish") return x * std::min(std::max(x / 6 + 0.5, 0.0), 1.0);
   if (act == "sigmoid") return 1.0 / (1.0 + std::exp(-x));
   if (act == "tanh") return std::tanh(x);
   if (act == "silu") return x / (1.0 + std::exp(-x));

@@ -50,8 +50,11 @@ namespace fused {
 // on the tile's f32 product, bias being input 2 when given (one element, or along N), act the
 // node's `activation` attribute.
 void check_matmul_activation(const std::string& act);  // ShapeError for an unknown name
-Buf matmul_activation(TileBuilder& t, const std::string& act, Buf x);
-double ref_matmul_activation(const std::string& act, double x);
+// clip: min alpha, max beta; hardsigmoid: clip(alpha x + beta, 0, 1); hardswish: ONNX's
+// x * hardsigmoid(x) with alpha 1/6, beta 1/2; leakyrelu: slope alpha below 0.
+Buf matmul_activation(TileBuilder& t, const std::string& act, Buf x, float alpha = 0.f,
+                      float beta = 0.f);
+double ref_matmul_activation(const std::string& act, double x, double alpha = 0, double beta = 0);
 Buf matmul_epilogue(TileBuilder& t, const MmView& v, const MmTile& tile);
 // FusedMatMulBias's reference: A x B (inputs 0, 1), + bias (input 2, optional), activation.
 void ref_fused_matmul(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out);

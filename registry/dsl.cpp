@@ -245,9 +245,12 @@ Buf TileBuilder::load_l0(Buf l1, Pos pos) {
   return emit(in, pos, dtype(l1), dims(l1), pos == Pos::kL0A ? "a0" : "b0");
 }
 
-Buf TileBuilder::load_l0_panels(Buf l1, int64_t panel, int k_pack, int64_t n) {
+Buf TileBuilder::load_l0_panels(Buf l1, int64_t panel, int k_pack, int64_t n, Pos pos) {
   check(l1, "load_l0_panels");
-  const Shape& d = dims(l1);
+  const Shape& full = dims(l1);  // [1.., panels, k * panel]
+  bool lead_ones = full.size() >= 2;
+  for (size_t i = 0; lead_ones && i + 2 < full.size(); ++i) lead_ones = full[i] == 1;
+  const Shape d = lead_ones ? Shape{full[full.size() - 2], full.back()} : full;
   if (d.size() != 2 || panel <= 0 || (k_pack != 1 && k_pack != 2) || d[1] % panel != 0 ||
       (d[1] / panel) % k_pack != 0)
     throw ShapeError(cat(prog_.op, ": load_l0_panels needs [panels, k * ", panel,
@@ -258,6 +261,8 @@ Buf TileBuilder::load_l0_panels(Buf l1, int64_t panel, int k_pack, int64_t n) {
   in.axis = static_cast<int>(panel);
   in.op = static_cast<uint8_t>(k_pack);
   in.count = n;
+  if (pos == Pos::kL0A) return emit(in, pos, dtype(l1), {d[0] * panel, d[1] / panel}, "a0");
+  if (pos != Pos::kL0B) throw ShapeError(prog_.op + ": load_l0_panels targets L0A or L0B");
   return emit(in, Pos::kL0B, dtype(l1), {d[1] / panel, d[0] * panel}, "b0");
 }
 

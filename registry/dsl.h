@@ -79,7 +79,9 @@ class TileBuilder {
   // panels of `panel` columns, each k units of k_pack k-rows interleaved — and the result the
   // [k, panels * panel] operand of mmad, with no layout change; n is the weight's true column
   // count (the last panel's padding is never part of the product).
-  Buf load_l0_panels(Buf l1, int64_t panel, int k_pack, int64_t n);
+  // pos = L0A: an A stored pre-packed (a convolution's weights [M, K] in panels of `panel` rows,
+  // gemm.h's A layout); the result is the [panels * panel, k] operand, n the rows there are.
+  Buf load_l0_panels(Buf l1, int64_t panel, int k_pack, int64_t n, Pos pos = Pos::kL0B);
   // L1 -> L0B (or L0A) as an image-to-column matrix, Ascend's Load3D: l1 holds a box
   // [1.., C, D, H, W] of an NCDHW feature map, zero where the box lies outside the map (a copy-in
   // starting before it: the padding); the result is the column matrix [C * window, P] in L0B, or

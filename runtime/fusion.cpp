@@ -91,6 +91,18 @@ const Tensor* FuseGraph::scalar(int v) const {
   return &*g_.values[v].constant;
 }
 
+int FuseGraph::add_constant(std::string name, Tensor t) {
+  for (int k = 0; g_.find(name) >= 0; ++k) name = cat(name, "_", k);
+  TensorType type{t.dtype(), to_sym(t.shape())};
+  const int v = g_.add_constant(std::move(name), std::move(t));
+  consumers_.resize(g_.values.size());
+  types_.resize(g_.values.size());
+  output_.resize(g_.values.size(), false);
+  keep_.resize(g_.values.size(), false);
+  types_[v] = type;
+  return v;
+}
+
 int FuseGraph::replace(std::span<const int> nodes, Node fused) {
   const int id = static_cast<int>(g_.nodes.size());
   for (int n : nodes) {
@@ -191,6 +203,7 @@ FuseReport fuse(Graph& g, const FuseOptions& o) {
                          {o.rms_norm, "FusedRMSNorm", fuse_rms_norm},
                          {o.swiglu, "FusedSwiGLU", fuse_swiglu},
                          {o.matmul_bias, "FusedMatMulBias", fuse_matmul_bias},
+                         {o.conv, "FusedConv", fuse_conv},
                          {o.rotary, "FusedRotary", fuse_rotary},
                          {o.elementwise, "FusedElementwise", fuse_elementwise}};
   for (const Pass& p : passes)

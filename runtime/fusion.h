@@ -24,7 +24,8 @@ struct FuseOptions {
       true;            // Pow, ReduceMean, Add, Sqrt, Div (or Reciprocal, Mul), Mul -> FusedRMSNorm
   bool swiglu = true;  // Sigmoid(g), Mul(g, .), Mul(., up) -> FusedSwiGLU
   bool matmul_bias = true;  // MatMul, Add(bias), activation -> FusedMatMulBias
-  bool rotary = true;       // Slice, Slice, Neg, Concat, Mul, Mul, Add -> FusedRotary
+  bool conv = true;    // Conv (BatchNormalization folded), Add(residual), activation -> FusedConv
+  bool rotary = true;  // Slice, Slice, Neg, Concat, Mul, Mul, Add -> FusedRotary
   bool elementwise = true;  // runs of elementwise nodes -> FusedElementwise (last: takes the rest)
 };
 
@@ -63,6 +64,8 @@ class FuseGraph {
   int sole_consumer(int v, std::string_view type) const;
   // The value of constant v when it has one element; nullptr otherwise.
   const Tensor* scalar(int v) const;
+  // A new constant (a pattern's transformed weights); returns its value id.
+  int add_constant(std::string name, Tensor t);
 
   // Replaces `nodes` by `fused`, whose outputs are values the nodes produced (the pattern's
   // outputs); returns the fused node's index. Call only after can_fuse() said yes.
@@ -104,6 +107,7 @@ int fuse_attention(FuseGraph& fg);  // first: the chain passes would take its sc
 int fuse_rms_norm(FuseGraph& fg);
 int fuse_swiglu(FuseGraph& fg);
 int fuse_matmul_bias(FuseGraph& fg);
+int fuse_conv(FuseGraph& fg);
 int fuse_rotary(FuseGraph& fg);
 int fuse_elementwise(FuseGraph& fg);
 

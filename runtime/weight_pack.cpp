@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <vector>
 
+#include "ops/fused.h"
 #include "registry/error.h"
 #include "registry/strings.h"
 #include "runtime/devices/cpu/gemm.h"
@@ -153,6 +155,53 @@ int use_packed_weights(Graph& g, const WeightPacking& p) {
   for (size_t v = 0; v < g.values.size(); ++v)
     if (p.packs(static_cast<int>(v))) g.values[v].type.shape = to_sym(p.packed_shape(p.kn[v]));
   return rewritten;
+}
+
+int pack_conv_weights(Graph& g) {
+  std::vector<std::vector<int>> readers(g.values.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (int v : g.nodes[i].inputs)
+      if (v >= 0) readers[v].push_back(static_cast<int>(i));
+  auto conv_weight = [&](int n) {
+    const Node& node = g.nodes[n];
+    return node.domain == fused::kDomain && node.op_type == "FusedConv" &&
+           node.attrs.i("panel", 0) == 0 && node.inputs.size() > 1;
+  };
+  std::map<int, int> packed;  // weight value -> its packed value
+  int made = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (!conv_weight(static_cast<int>(i))) continue;
+    const int w = g.nodes[i].inputs[1];
+    if (w < 0 || !g.values[w].constant) continue;
+    bool alone = true;
+    for (int r : readers[w]) alone = alone && conv_weight(r) && g.nodes[r].inputs[1] == w;
+    for (int o : g.outputs) alone = alone && o != w;
+    const Tensor wt = *g.values[w].constant;  // a handle: g.values grows below
+    const cpu::GemmKernel& kern = cpu::gemm_kernel(wt.dtype());
+    const int64_t group = g.nodes[i].attrs.i("group", 1);
+    if (!alone || kern.packed != wt.dtype() || wt.shape().size() < 3 || wt.shape()[0] == 0 ||
+        group < 1 || wt.shape()[0] % group != 0)
+      continue;
+    auto it = packed.find(w);
+    if (it == packed.end()) {
+      const int64_t mg = wt.shape()[0] / group, k = wt.numel() / wt.shape()[0];
+      const int64_t kp = ceil_div(k, kern.k_pack) * kern.k_pack, panels = ceil_div(mg, kern.mr);
+      Tensor p = weight_storage(wt.dtype(), {group, panels, kp * kern.mr});
+      const size_t es = dtype_size(wt.dtype());
+      const size_t group_bytes = static_cast<size_t>(panels * kp * kern.mr) * es;
+      for (int64_t gi = 0; gi < group; ++gi)
+        cpu::gemm_pack_a(wt.dtype(), static_cast<const std::byte*>(wt.data()) + gi * mg * k * es, k,
+                         1, mg, k, static_cast<std::byte*>(p.data()) + gi * group_bytes);
+      it = packed.emplace(w, g.add_constant(cat(g.values[w].name, "/packed"), std::move(p))).first;
+      ++made;
+    }
+    Node& n = g.nodes[i];
+    n.attrs.set("w_shape", wt.shape());
+    n.attrs.set("panel", int64_t{kern.mr});
+    n.attrs.set("k_pack", int64_t{kern.k_pack});
+    n.inputs[1] = it->second;
+  }
+  return made;
 }
 
 }  // namespace asc

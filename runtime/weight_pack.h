@@ -59,4 +59,13 @@ WeightPacking plan_weight_packing(const Graph& g, DType to, bool stored_too);
 // outputs; attributes k, n, panel, k_pack and the activation). Returns the nodes rewritten.
 int use_packed_weights(Graph& g, const WeightPacking& p);
 
+// The constant weights of FusedConv nodes stored in the cube kernels' A layout, per group: W [M,
+// C/G, k..] -> Wp [G, ceil(M/G / mr), KP * mr] (gemm_pack_a of each group's [M/G, K]; KP = K
+// rounded up to k_pack), the node's `panel`, `k_pack` and `w_shape` set — a convolution's weights
+// stored in the cube's layout ahead of time, as Ascend's model converter does. Always done where
+// the active kernels keep panels in W's dtype (f32; bf16 with bf16 dot products): a network's conv
+// weights are small and every launch would otherwise pack them. A weight shared with a node that
+// is not such a FusedConv stays as it is. Returns the weights packed.
+int pack_conv_weights(Graph& g);
+
 }  // namespace asc

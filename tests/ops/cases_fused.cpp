@@ -1,7 +1,8 @@
 // Cases of the fused family (ai.asc): FusedRMSNorm with and without scale, scale with leading 1s,
 // long rows; FusedMatMulBias with every activation, bias [N], [1, N] and one element, batch
 // broadcast, 1-D A, empty M and K = 0, decode-shaped M = 1; FusedSwiGLU and FusedRotary with
-// broadcast operands; PackedMatMul in the cpu kernels' layout; FusedElementwise chains over
+// broadcast operands; PackedMatMul in the cpu kernels' layout; FusedConv with every activation,
+// residuals and packed weights; FusedElementwise chains over
 // broadcast, bool, integer and attribute steps. f32, f16 and bf16; odd sizes throughout.
 #include "ops/fused.h"
 #include "ops/op_cases.h"
@@ -89,6 +90,64 @@ void add_packed_matmul(std::vector<OpCase>& v) {
   }
 }
 
+// FusedConv: every activation, a residual with and without bias, groups, strides and pads,
+// a pointwise conv; and W stored packed in the cpu kernels' A layout (random padding: the
+// kernels drop the rows past M/G and multiply k past K by zero columns).
+void add_conv(std::vector<OpCase>& v) {
+  using V = std::vector<int64_t>;
+  auto conv = [&](DType dt, Shape x, Shape w, bool bias, bool z, const char* act, Attrs a,
+                  std::string label, float alpha = 0, float beta = 0) {
+    const int64_t oh = (x[2] + 2 - w[2]) / 1 + 1;  // pads 1, stride 1 unless `a` says otherwise
+    std::vector<InputSpec> ins = {in(dt, x), in(dt, w)};
+    ins.push_back(bias ? in(dt, {w[0]}) : absent());
+    if (z) {
+      Shape y = {x[0], w[0]};
+      for (size_t i = 2; i < x.size(); ++i) y.push_back(oh);
+      ins.push_back(in(dt, y));
+    }
+    a.set("activation", std::string(act));
+    a.set("alpha", alpha);
+    a.set("beta", beta);
+    v.push_back(asc_case("FusedConv", ins, a, label));
+  };
+  const Attrs pad1{{"pads", V{1, 1, 1, 1}}};
+  conv(kF32, {1, 5, 9, 9}, {7, 5, 3, 3}, true, true, "relu", pad1, "residual_relu");
+  conv(kF32, {2, 6, 8, 8}, {6, 6, 3, 3}, false, true, "none", pad1, "residual");
+  conv(kF32, {1, 4, 7, 7}, {8, 2, 3, 3}, true, false, "clip",
+       {{"pads", V{1, 1, 1, 1}}, {"group", int64_t{2}}}, "grouped_clip", 0.f, 6.f);
+  conv(kF32, {1, 3, 10, 10}, {5, 3, 3, 3}, true, false, "hardswish", pad1, "hardswish");
+  conv(kF32, {1, 3, 6, 6}, {4, 3, 3, 3}, true, false, "hardsigmoid", pad1, "", 0.2f, 0.5f);
+  conv(kF32, {1, 3, 6, 6}, {4, 3, 3, 3}, false, false, "leakyrelu", pad1, "", 0.1f);
+  conv(kF32, {1, 3, 6, 6}, {4, 3, 3, 3}, true, false, "silu", pad1, "");
+  conv(kF32, {1, 8, 6, 6}, {16, 8, 1, 1}, true, false, "sigmoid", {}, "pointwise");
+  conv(kF32, {1, 3, 11, 11}, {4, 3, 3, 3}, true, false, "tanh",
+       {{"pads", V{1, 1, 1, 1}}, {"strides", V{2, 2}}}, "stride2");
+  conv(kF16, {1, 5, 9, 9}, {7, 5, 3, 3}, true, true, "relu", pad1, "");
+  conv(kBF16, {1, 6, 9, 9}, {5, 6, 3, 3}, true, false, "relu", pad1, "");
+  for (DType dt : {kF32, kBF16}) {
+    const cpu::GemmKernel& g = cpu::gemm_kernel(dt);
+    if (g.packed != dt) continue;  // bf16 widened to f32 panels here: never packed in bf16
+    auto packed = [&](Shape x, Shape w, int64_t group, Attrs a, std::string label) {
+      const int64_t mg = w[0] / group, k = numel(w) / w[0];
+      const int64_t kp = (k + g.k_pack - 1) / g.k_pack * g.k_pack;
+      a.set("group", group);
+      a.set("panel", int64_t{g.mr});
+      a.set("k_pack", int64_t{g.k_pack});
+      a.set("w_shape", w);
+      a.set("activation", std::string("relu"));
+      v.push_back(
+          asc_case("FusedConv",
+                   {in(dt, x), in(dt, {group, (mg + g.mr - 1) / g.mr, kp * g.mr}), in(dt, {w[0]})},
+                   a, label));
+    };
+    packed({1, 5, 9, 9}, {7, 5, 3, 3}, 1, pad1, "packed");
+    packed({2, 37, 12, 11}, {26, 37, 3, 3}, 1, pad1, "packed_k_steps");
+    v.back().atol = v.back().rtol = 1e-4;  // 333-term float sums, in k steps on small specs
+    packed({1, 8, 6, 6}, {12, 4, 3, 3}, 2, pad1, "packed_grouped");
+    packed({1, 24, 5, 5}, {30, 24, 1, 1}, 1, {}, "packed_pointwise");
+  }
+}
+
 void add_swiglu_rotary(std::vector<OpCase>& v) {
   v.push_back(asc_case("FusedSwiGLU", {in(kF32, {3, 17}), in(kF32, {3, 17})}));
   v.push_back(asc_case("FusedSwiGLU", {in(kF32, {4, 1, 5}), in(kF32, {3, 5})}, {}, "bcast"));
@@ -157,6 +216,7 @@ std::vector<OpCase> cases_fused() {
   add_rms(v);
   add_matmul(v);
   add_packed_matmul(v);
+  add_conv(v);
   add_swiglu_rotary(v);
   add_chains(v);
   return v;

@@ -149,7 +149,7 @@ TEST(FusedErrors, ChainEncodingsNameTheProblem) {
 TEST(FusedErrors, ShapesAndAttributesNameTheOp) {
   EXPECT_HAS(error_of("FusedMatMulBias", {f32({3, 4}), f32({4, 5})},
                       {{"activation", std::string("swish")}}),
-             "FusedMatMulBias: activation 'swish' is not one of");
+             "FusedMatMulBias(f32[3,4], f32[4,5]): activation 'swish' is not one of");
   EXPECT_HAS(error_of("FusedMatMulBias", {f32({3, 4}), f32({4, 5}), f32({3, 5})},
                       {{"activation", std::string("none")}}),
              "FusedMatMulBias: bias f32[3,5] must broadcast along the last dim of f32[3,5]");

@@ -36,11 +36,11 @@ constexpr int kGenMr = 4;
 constexpr int kGenNr = 16;
 
 void generic_mmad_f32(const float* pa, const float* pb, float* c, int64_t ldc, int64_t m, int64_t n,
-                      int64_t k, bool accumulate, GemmAhead* ahead) {
+                      int64_t k, bool accumulate, GemmAhead* ahead, int64_t a_stride) {
   const int64_t panels = (m + kGenMr - 1) / kGenMr;
   for (int64_t p = 0; p * kGenMr < m; ++p) {
     ahead->issue(p, panels);
-    const float* a = pa + p * kGenMr * k;
+    const float* a = pa + p * (a_stride > 0 ? a_stride : kGenMr * k);
     const int64_t rows = std::min<int64_t>(kGenMr, m - p * kGenMr);
     for (int64_t q = 0; q * kGenNr < n; ++q) {
       const float* b = pb + q * kGenNr * k;
@@ -288,10 +288,10 @@ void gemm_mmad(DType in, const void* pa, const void* pb, float* c, int64_t ldc, 
     const GemmIsa& isa = active();
     if (packs_bf16(isa, in))
       isa.mmad_bf16(static_cast<const uint16_t*>(pa), static_cast<const uint16_t*>(pb), c, ldc, m,
-                    n, k, accumulate, ahead);
+                    n, k, accumulate, ahead, 0);
     else
       isa.mmad_f32(static_cast<const float*>(pa), static_cast<const float*>(pb), c, ldc, m, n, k,
-                   accumulate, ahead);
+                   accumulate, ahead, 0);
   }
   ahead->issue(1, 1);  // whatever the kernel did not reach
 }
@@ -319,11 +319,30 @@ void gemm_mmad_panels(DType in, const void* pa, const void* pb, int64_t panel_st
     const GemmIsa& isa = active();
     if (packs_bf16(isa, in))
       isa.mmad_bf16(static_cast<const uint16_t*>(pa), reinterpret_cast<const uint16_t*>(b),
-                    c + q * g.nr, ldc, m, cols, k, accumulate, &next);
+                    c + q * g.nr, ldc, m, cols, k, accumulate, &next, 0);
     else
       isa.mmad_f32(static_cast<const float*>(pa), reinterpret_cast<const float*>(b), c + q * g.nr,
-                   ldc, m, cols, k, accumulate, &next);
+                   ldc, m, cols, k, accumulate, &next, 0);
     ahead->issue(q + 1, panels);
+  }
+  ahead->issue(1, 1);
+}
+
+void gemm_mmad_a_panels(DType in, const void* pa, int64_t a_stride, const void* pb, float* c,
+                        int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate,
+                        GemmAhead* ahead) {
+  check_in(in, "gemm_mmad_a_panels");
+  GemmAhead none;
+  if (!ahead) ahead = &none;
+  ahead->start();
+  if (m > 0 && n > 0) {
+    const GemmIsa& isa = active();
+    if (packs_bf16(isa, in))
+      isa.mmad_bf16(static_cast<const uint16_t*>(pa), static_cast<const uint16_t*>(pb), c, ldc, m,
+                    n, k, accumulate, ahead, a_stride);
+    else
+      isa.mmad_f32(static_cast<const float*>(pa), static_cast<const float*>(pb), c, ldc, m, n, k,
+                   accumulate, ahead, a_stride);
   }
   ahead->issue(1, 1);
 }

@@ -121,6 +121,14 @@ bool gemm_mmad_b_rows_supported(DType in);
 void gemm_mmad_panels(DType in, const void* pa, const void* pb, int64_t panel_stride, float* c,
                       int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate,
                       GemmAhead* ahead = nullptr);
+// A pre-packed: a whole weight [M, K] packed once (gemm_pack_a, at load) and kept, whose panels
+// of mr rows lie `a_stride` elements apart; pa points at the block's first panel, at its first k
+// row (a k block of the weight is the same rows of every panel). B is a packed block. Same
+// product as gemm_mmad; the layout must be the active ISA's. The analogue of a convolution's
+// weights stored in the cube's fractal layout ahead of time.
+void gemm_mmad_a_panels(DType in, const void* pa, int64_t a_stride, const void* pb, float* c,
+                        int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate,
+                        GemmAhead* ahead = nullptr);
 // The same with A unpacked (type `in`, row stride lda, unit column stride): the decode path. One
 // row streams kPanelStreams panels at a time with the sums in registers (AVX-512); more rows pack
 // A and run gemm_mmad_panels.
@@ -156,11 +164,12 @@ struct GemmIsa {
   const char* name;
   GemmKernel f32;   // kernel for packed f32 (f32 and f16 inputs; bf16 where bf16 is null)
   GemmKernel bf16;  // kernel for packed bf16 (k_pack 2); mr == 0 when unsupported
-  // `ahead` (never null) is issued in step with the work: ahead->issue(done, total).
+  // `ahead` (never null) is issued in step with the work: ahead->issue(done, total). a_stride:
+  // elements between A's panels (gemm_mmad_a_panels), 0 for a packed block's own.
   void (*mmad_f32)(const float* pa, const float* pb, float* c, int64_t ldc, int64_t m, int64_t n,
-                   int64_t k, bool accumulate, GemmAhead* ahead);
+                   int64_t k, bool accumulate, GemmAhead* ahead, int64_t a_stride);
   void (*mmad_bf16)(const uint16_t* pa, const uint16_t* pb, float* c, int64_t ldc, int64_t m,
-                    int64_t n, int64_t k, bool accumulate, GemmAhead* ahead);
+                    int64_t n, int64_t k, bool accumulate, GemmAhead* ahead, int64_t a_stride);
   void (*direct)(DType in, const float* a, int64_t lda, const void* b, int64_t ldb, float* c,
                  int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate);
   // Optional fast gemm_pack_b for bf16 pairs from a row-major source (row stride ldb); may be null.

@@ -68,7 +68,8 @@ constexpr std::array<Ukr, sizeof...(R)> make_table(std::integer_sequence<int, R.
 }
 
 ASC_AVX2 void mmad_f32(const float* pa, const float* pb, float* c, int64_t ldc, int64_t m,
-                       int64_t n, int64_t k, bool accumulate, GemmAhead* ahead) {
+                       int64_t n, int64_t k, bool accumulate, GemmAhead* ahead, int64_t a_stride) {
+  if (a_stride == 0) a_stride = k * kMr;
   static constexpr auto table = make_table(std::make_integer_sequence<int, kMr>{});
   if (k == 0) {
     if (!accumulate)
@@ -82,7 +83,7 @@ ASC_AVX2 void mmad_f32(const float* pa, const float* pb, float* c, int64_t ldc, 
       ahead->issue(k0 * n + q * kNr * kl, k * n);
       const float* b = pb + (q * k + k0) * kNr;
       for (int64_t p = 0; p * kMr < m; ++p) {
-        const float* a = pa + (p * k + k0) * kMr;
+        const float* a = pa + p * a_stride + k0 * kMr;
         const int64_t rows = std::min<int64_t>(kMr, m - p * kMr);
         table[rows - 1](a, b, kl, c + p * kMr * ldc + q * kNr, ldc, n - q * kNr, load_c);
       }

@@ -117,7 +117,8 @@ struct PickBf16 {
 template <class T, class Table>
 ASC_AVX512 void mmad_loop(const Table& table, const T* pa, const T* pb, float* c, int64_t ldc,
                           int64_t m, int64_t n, int64_t kp, int64_t kc, int64_t elems_per_k,
-                          bool accumulate, GemmAhead* ahead) {
+                          bool accumulate, GemmAhead* ahead, int64_t a_stride) {
+  if (a_stride == 0) a_stride = kp * kMr * elems_per_k;
   if (kp == 0) {
     if (!accumulate)
       for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
@@ -135,7 +136,7 @@ ASC_AVX512 void mmad_loop(const Table& table, const T* pa, const T* pb, float* c
       const __mmask16 m0 = tail_mask(cols), m1 = tail_mask(cols - 16);
       for (int64_t p = 0; p * kMr < m; ++p) {
         ahead->issue(++calls, total);
-        const T* a = pa + (p * kp + k0) * kMr * elems_per_k;
+        const T* a = pa + p * a_stride + k0 * kMr * elems_per_k;
         const int64_t rows = std::min<int64_t>(kMr, m - p * kMr);
         table[rows - 1](a, b, kNr * elems_per_k, kl, c + p * kMr * ldc + q * kNr, ldc, m0, m1,
                         load_c);
@@ -145,16 +146,18 @@ ASC_AVX512 void mmad_loop(const Table& table, const T* pa, const T* pb, float* c
 }
 
 ASC_AVX512 void mmad_f32(const float* pa, const float* pb, float* c, int64_t ldc, int64_t m,
-                         int64_t n, int64_t k, bool accumulate, GemmAhead* ahead) {
+                         int64_t n, int64_t k, bool accumulate, GemmAhead* ahead,
+                         int64_t a_stride) {
   static constexpr auto table = make_table<float, PickF32>(std::make_integer_sequence<int, kMr>{});
-  mmad_loop(table, pa, pb, c, ldc, m, n, k, kKcF32, 1, accumulate, ahead);
+  mmad_loop(table, pa, pb, c, ldc, m, n, k, kKcF32, 1, accumulate, ahead, a_stride);
 }
 
 ASC_AVX512 void mmad_bf16(const uint16_t* pa, const uint16_t* pb, float* c, int64_t ldc, int64_t m,
-                          int64_t n, int64_t k, bool accumulate, GemmAhead* ahead) {
+                          int64_t n, int64_t k, bool accumulate, GemmAhead* ahead,
+                          int64_t a_stride) {
   static constexpr auto table =
       make_table<uint16_t, PickBf16>(std::make_integer_sequence<int, kMr>{});
-  mmad_loop(table, pa, pb, c, ldc, m, n, (k + 1) / 2, kKcBf16 / 2, 2, accumulate, ahead);
+  mmad_loop(table, pa, pb, c, ldc, m, n, (k + 1) / 2, kKcBf16 / 2, 2, accumulate, ahead, a_stride);
 }
 
 // gemm_mmad_b_rows: prefetch distance in panels (1, 2, 4 and 8 measured the same), and its k chunk:

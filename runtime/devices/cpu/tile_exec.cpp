@@ -66,11 +66,13 @@ int64_t inner_of(const Shape& d, int axis) {
 
 // A pre-packed B must be in the layout the active GEMM kernels read: a weight packed for another
 // ISA (gemm_force_isa after load) or copied in with gaps would be read wrongly.
-void check_panels(const TileProgram& p, const Instr& in, DType dt, const BufState& s) {
+void check_panels(const TileProgram& p, const Instr& in, DType dt, const BufState& s, bool a_side) {
   const GemmKernel& g = gemm_kernel(dt);
-  if (in.axis != g.nr || in.op != g.k_pack || g.packed != dt || s.cs != 1)
-    throw Error(cat(p.op, ": B was packed in panels of ", in.axis, " columns (k_pack ", int(in.op),
-                    "), the active GEMM kernels (", gemm_active_isa(), ") read ", g.nr, " (k_pack ",
+  const int want = a_side ? g.mr : g.nr;
+  if (in.axis != want || in.op != g.k_pack || g.packed != dt || s.cs != 1)
+    throw Error(cat(p.op, ": ", a_side ? "A" : "B", " was packed in panels of ", in.axis,
+                    a_side ? " rows" : " columns", " (k_pack ", int(in.op),
+                    "), the active GEMM kernels (", gemm_active_isa(), ") read ", want, " (k_pack ",
                     g.k_pack, ")"));
 }
 
@@ -280,8 +282,18 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           const BufState& s = st[in.src[0]];
           BufState& d = st[in.dst];
           const DType dt = p.buffers[in.src[0]].dtype;
+          if (in.axis > 0 && p.buffers[in.dst].pos == Pos::kL0A) {  // A pre-packed in GM
+            check_panels(p, in, dt, s, true);
+            d = s;
+            d.rows = s.rows * in.axis;  // whole panels (the last one's padding rows are zeros)
+            d.cols = s.cols / in.axis;  // k, padded to k_pack
+            d.panel_stride = s.rs;
+            d.packed = true;
+            d.b_rows = false;
+            break;
+          }
           if (in.axis > 0) {  // B pre-packed in GM: its panels are the operand (no layout change)
-            check_panels(p, in, dt, s);
+            check_panels(p, in, dt, s, false);
             const int64_t es = static_cast<int64_t>(dtype_size(dt));
             const int64_t first = (s.ptr - gm(low.panel_arg[pc])) / es / s.rs;  // first panel
             d = s;
@@ -367,11 +379,30 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           const BufState& b = st[in.src[1]];
           const DType dt = p.buffers[in.src[0]].dtype;
           int64_t m = a.rows, n = b.cols;
-          const int64_t k = a.cols;
           if (c.gm) {  // written into GM: no rows or columns past its box
             m = std::min(m, c.rows);
             n = std::min(n, c.cols);
           }
+          if (a.panel_stride > 0) {  // A pre-packed: its k columns are k padded to k_pack
+            const int64_t k = b.rows;
+            if (k > a.cols || a.cols - k >= gemm_kernel(dt).k_pack || b.panel_stride > 0)
+              throw Error(p.op + ": mmad of pre-packed A with k " + std::to_string(a.cols) +
+                          " vs " + std::to_string(k));
+            c.rows = m;
+            c.cols = n;
+            std::vector<std::byte> tb;
+            const void* bp = b.ptr;
+            if (!b.packed) {
+              tb.resize(gemm_packed_b_bytes(dt, k, n));
+              gemm_pack_b(dt, b.ptr, b.rs, b.cs, k, n, tb.data());
+              bp = tb.data();
+            }
+            gemm_mmad_a_panels(dt, a.ptr, a.panel_stride, bp, reinterpret_cast<float*>(c.ptr), c.rs,
+                               m, n, k, acc, &ahead);
+            ahead.count = 0;
+            break;
+          }
+          const int64_t k = a.cols;
           if (k != b.rows && b.panel_stride == 0)
             throw Error(p.op + ": mmad with k " + std::to_string(k) + " vs " +
                         std::to_string(b.rows));

@@ -117,13 +117,19 @@ Lowering lower(const TileProgram& p) {
     if (in.kind != InstrKind::kMmad || p.buffers[in.src[0]].dims[0] > kDirectMaxM) continue;
     bool columns = false;
     for (int q : producers[in.src[1]]) columns = columns || p.instrs[q].kind != InstrKind::kLoadL0;
-    for (int q : producers[in.src[0]]) columns = columns || p.instrs[q].kind != InstrKind::kLoadL0;
+    for (int q : producers[in.src[0]])
+      columns = columns || p.instrs[q].kind != InstrKind::kLoadL0 || p.instrs[q].axis > 0;
     if (!columns) low.mmad_direct = true;
   }
   // A B block used once (not kept) that is a GM view is packed panel by panel by the mmad.
   low.b_rows.assign(nb, false);
   low.b_rows_in.assign(ni, false);
-  for (int i = 0; i < ni && !low.mmad_direct; ++i) {
+  // (Not against an A pre-packed in panels: that product takes B packed.)
+  bool a_panels = false;
+  for (const auto& in : p.instrs)
+    a_panels = a_panels ||
+               (in.kind == InstrKind::kLoadL0 && in.axis > 0 && p.buffers[in.dst].pos == Pos::kL0A);
+  for (int i = 0; i < ni && !low.mmad_direct && !a_panels; ++i) {
     const Instr& in = p.instrs[i];
     if (in.kind != InstrKind::kLoadL0 || in.axis > 0 || p.buffers[in.dst].pos != Pos::kL0B ||
         low.pack_keep[in.dst] > 0 || producers[in.src[0]].size() != 1 ||
