@@ -27,8 +27,8 @@ void add_packed_matmul(Registry& r);  // PackedMatMul (fused_matmul_packed.cpp)
 void add_conv(Registry& r);           // FusedConv (fused_conv.cpp)
 // Conv's own attributes (auto_pad, dilations, group, kernel_shape, pads, strides) of a FusedConv.
 Attrs conv_attrs(const Attrs& a);
-void add_rotary(Registry& r);         // FusedRotary
-void add_elementwise(Registry& r);    // FusedElementwise
+void add_rotary(Registry& r);       // FusedRotary
+void add_elementwise(Registry& r);  // FusedElementwise
 
 // ---- FusedElementwise's chain -------------------------------------------------------------------
 // Step k runs op (domain, type, opset) on its operands and yields one value; the fused output is
