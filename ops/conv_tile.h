@@ -22,6 +22,8 @@ struct ConvGeom {
   int64_t panel = 0, k_pack = 1;
   int64_t kp() const { return (k() + k_pack - 1) / k_pack * k_pack; }
   int64_t panels() const { return panel > 0 ? (mg() + panel - 1) / panel : 0; }
+  // One input and one output channel per group: the vector unit's (ops/conv_depthwise.cpp).
+  bool depthwise() const { return group == c && group == m && group > 1; }
   int64_t cg() const { return c / group; }
   int64_t mg() const { return m / group; }
   int64_t window() const { return w.k_size(); }
@@ -48,5 +50,10 @@ ConvTile conv_accumulate(TileBuilder& t, const ConvGeom& g);
 GmBox conv_out_box(TileBuilder& t, const ConvGeom& g, const ConvTile& tile);
 // y = c + bias (input 2 when given: one value per output channel, along the tile's rows).
 Buf conv_bias(TileBuilder& t, const ConvGeom& g, const ConvTile& tile);
+
+// The depthwise form (ops/conv_depthwise.cpp): blocks of TC channels on the group axis, the
+// f32 accumulator in UB. conv_tiling and conv_accumulate take it for a depthwise() geometry.
+TilingData depthwise_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epilogue_ub);
+ConvTile depthwise_accumulate(TileBuilder& t, const ConvGeom& g);
 
 }  // namespace asc

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <vector>
 
@@ -157,6 +158,38 @@ int use_packed_weights(Graph& g, const WeightPacking& p) {
   return rewritten;
 }
 
+namespace {
+
+// Channels per block when a depthwise weight runs as a grouped conv of block-diagonal weights:
+// a divisor of C, whole micro-kernel panels first (0: none fits).
+int64_t depthwise_block(int64_t c, int64_t mr) {
+  for (int64_t b : {mr, 2 * mr, int64_t{16}, int64_t{8}, int64_t{6}, int64_t{4}})
+    if (b > 1 && c % b == 0 && b < c) return b;
+  return 0;
+}
+
+// W [C, 1, k..] -> [C, b, k..] with W'[c, c % b] = W[c, 0] and zeros elsewhere.
+Tensor block_diagonal(const Tensor& w, int64_t b) {
+  Shape shape = w.shape();
+  shape[1] = b;
+  Tensor d(w.dtype(), shape);
+  const int64_t c = shape[0], win = w.numel() / c;
+  const size_t es = dtype_size(w.dtype());
+  std::memset(d.data(), 0, d.nbytes());
+  for (int64_t ch = 0; ch < c; ++ch)
+    std::memcpy(static_cast<std::byte*>(d.data()) + ((ch * b + ch % b) * win) * es,
+                static_cast<const std::byte*>(w.data()) + ch * win * es, win * es);
+  return d;
+}
+
+struct PackedConv {
+  int value;
+  int64_t group;
+  Shape w_shape;
+};
+
+}  // namespace
+
 int pack_conv_weights(Graph& g) {
   std::vector<std::vector<int>> readers(g.values.size());
   for (size_t i = 0; i < g.nodes.size(); ++i)
@@ -167,7 +200,7 @@ int pack_conv_weights(Graph& g) {
     return node.domain == fused::kDomain && node.op_type == "FusedConv" &&
            node.attrs.i("panel", 0) == 0 && node.inputs.size() > 1;
   };
-  std::map<int, int> packed;  // weight value -> its packed value
+  std::map<int, PackedConv> packed;  // weight value -> its packed form
   int made = 0;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (!conv_weight(static_cast<int>(i))) continue;
@@ -176,14 +209,22 @@ int pack_conv_weights(Graph& g) {
     bool alone = true;
     for (int r : readers[w]) alone = alone && conv_weight(r) && g.nodes[r].inputs[1] == w;
     for (int o : g.outputs) alone = alone && o != w;
-    const Tensor wt = *g.values[w].constant;  // a handle: g.values grows below
+    Tensor wt = *g.values[w].constant;  // a handle: g.values grows below
     const cpu::GemmKernel& kern = cpu::gemm_kernel(wt.dtype());
-    const int64_t group = g.nodes[i].attrs.i("group", 1);
+    int64_t group = g.nodes[i].attrs.i("group", 1);
     if (!alone || kern.packed != wt.dtype() || wt.shape().size() < 3 || wt.shape()[0] == 0 ||
         group < 1 || wt.shape()[0] % group != 0)
       continue;
     auto it = packed.find(w);
     if (it == packed.end()) {
+      // A depthwise weight becomes block-diagonal blocks of b channels: the cube multiplies b
+      // times the useful products, still far faster than one channel row per product.
+      if (group > 1 && group == wt.shape()[0] && wt.shape()[1] == 1) {
+        const int64_t b = depthwise_block(group, kern.mr);
+        if (b == 0) continue;  // the vector unit's form (ops/conv_depthwise.cpp)
+        wt = block_diagonal(wt, b);
+        group /= b;
+      }
       const int64_t mg = wt.shape()[0] / group, k = wt.numel() / wt.shape()[0];
       const int64_t kp = ceil_div(k, kern.k_pack) * kern.k_pack, panels = ceil_div(mg, kern.mr);
       Tensor p = weight_storage(wt.dtype(), {group, panels, kp * kern.mr});
@@ -192,14 +233,16 @@ int pack_conv_weights(Graph& g) {
       for (int64_t gi = 0; gi < group; ++gi)
         cpu::gemm_pack_a(wt.dtype(), static_cast<const std::byte*>(wt.data()) + gi * mg * k * es, k,
                          1, mg, k, static_cast<std::byte*>(p.data()) + gi * group_bytes);
-      it = packed.emplace(w, g.add_constant(cat(g.values[w].name, "/packed"), std::move(p))).first;
+      const int v = g.add_constant(cat(g.values[w].name, "/packed"), std::move(p));
+      it = packed.emplace(w, PackedConv{v, group, wt.shape()}).first;
       ++made;
     }
     Node& n = g.nodes[i];
-    n.attrs.set("w_shape", wt.shape());
+    n.attrs.set("w_shape", it->second.w_shape);
+    n.attrs.set("group", it->second.group);
     n.attrs.set("panel", int64_t{kern.mr});
     n.attrs.set("k_pack", int64_t{kern.k_pack});
-    n.inputs[1] = it->second;
+    n.inputs[1] = it->second.value;
   }
   return made;
 }

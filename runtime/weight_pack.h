@@ -64,8 +64,12 @@ int use_packed_weights(Graph& g, const WeightPacking& p);
 // rounded up to k_pack), the node's `panel`, `k_pack` and `w_shape` set — a convolution's weights
 // stored in the cube's layout ahead of time, as Ascend's model converter does. Always done where
 // the active kernels keep panels in W's dtype (f32; bf16 with bf16 dot products): a network's conv
-// weights are small and every launch would otherwise pack them. A weight shared with a node that
-// is not such a FusedConv stays as it is. Returns the weights packed.
+// weights are small and every launch would otherwise pack them. A depthwise weight (group = C =
+// M) becomes a grouped conv of block-diagonal blocks of b channels (b a divisor of C, 8 to 24):
+// the cube then multiplies b times the useful products, faster on this device than the vector
+// form; a non-finite input then also reaches the b - 1 other outputs of its block (as NaN). A
+// weight shared with a node that is not such a FusedConv stays as it is. Returns the weights
+// packed.
 int pack_conv_weights(Graph& g);
 
 }  // namespace asc

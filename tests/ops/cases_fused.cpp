@@ -122,6 +122,8 @@ void add_conv(std::vector<OpCase>& v) {
   conv(kF32, {1, 8, 6, 6}, {16, 8, 1, 1}, true, false, "sigmoid", {}, "pointwise");
   conv(kF32, {1, 3, 11, 11}, {4, 3, 3, 3}, true, false, "tanh",
        {{"pads", V{1, 1, 1, 1}}, {"strides", V{2, 2}}}, "stride2");
+  conv(kF32, {1, 12, 9, 9}, {12, 1, 3, 3}, true, true, "hardswish",
+       {{"pads", V{1, 1, 1, 1}}, {"group", int64_t{12}}}, "depthwise_residual");
   conv(kF16, {1, 5, 9, 9}, {7, 5, 3, 3}, true, true, "relu", pad1, "");
   conv(kBF16, {1, 6, 9, 9}, {5, 6, 3, 3}, true, false, "relu", pad1, "");
   for (DType dt : {kF32, kBF16}) {

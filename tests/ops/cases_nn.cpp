@@ -101,6 +101,33 @@ void add_conv(std::vector<OpCase>& c) {
                {in(f32, {1, 2, 3, 3}), in(f32, {3, 2, 5, 5})},
                {{"pads", V{2, 2, 2, 2}}},
                "window_past_input"});
+  // Depthwise (the vector unit's form): strided and dilated windows whose taps start inside the
+  // pads, channel blocks over several tiles, 1-D and 3-D.
+  c.push_back({"Conv",
+               11,
+               {in(f32, {2, 21, 13, 12}), in(f32, {21, 1, 3, 3}), in(f32, {21})},
+               {{"group", int64_t{21}}, {"pads", V{1, 1, 1, 1}}, {"strides", V{2, 2}}},
+               "depthwise_s2"});
+  c.push_back({"Conv",
+               11,
+               {in(f32, {1, 40, 17, 9}), in(f32, {40, 1, 5, 5})},
+               {{"group", int64_t{40}}, {"pads", V{4, 3, 4, 5}}, {"dilations", V{2, 2}}},
+               "depthwise_5x5_dil"});
+  c.push_back({"Conv",
+               11,
+               {in(f32, {1, 6, 50}), in(f32, {6, 1, 7}), in(f32, {6})},
+               {{"group", int64_t{6}}, {"pads", V{3, 3}}, {"strides", V{3}}},
+               "depthwise_1d"});
+  c.push_back({"Conv",
+               11,
+               {in(f32, {1, 3, 5, 6, 7}), in(f32, {3, 1, 3, 3, 3})},
+               {{"group", int64_t{3}}, {"pads", V{1, 1, 1, 1, 1, 1}}, {"strides", V{2, 1, 2}}},
+               "depthwise_3d"});
+  c.push_back({"Conv",
+               11,
+               {in(f16, {1, 8, 9, 9}), in(f16, {8, 1, 3, 3}), in(f16, {8})},
+               {{"group", int64_t{8}}, {"pads", V{1, 1, 1, 1}}},
+               "depthwise_f16"});
 }
 
 InputSpec fixed_int(DType dt, const std::vector<double>& v, Shape shape) {

@@ -175,6 +175,35 @@ TEST(PackConvWeights, ModelsRunPackedAsTheyRunUnpacked) {
   expect_same_outputs(orig, kIn, 1e-5);
 }
 
+TEST(PackConvWeights, ADepthwiseWeightBecomesBlockDiagonalGroups) {
+  const cpu::GemmKernel& k = cpu::gemm_kernel(DType::kF32);
+  const int64_t c = 4 * k.mr;
+  Builder b;
+  const int x = b.input("x", {1, c, 9, 9});
+  b.g.outputs = {
+      b.op("Conv", "conv",
+           {x, b.constant("w", random({c, 1, 3, 3}, 2)), b.constant("b", random({c}, 3))},
+           {{"group", c}, {"pads", V{1, 1, 1, 1}}, {"strides", V{2, 2}}})};
+  const Graph orig = b.g;
+  Graph g = orig;
+  fuse(g);
+  EXPECT_EQ(pack_conv_weights(g), 1);
+  const Node& n = g.nodes[0];
+  EXPECT_EQ(n.attrs.i("group"), 4);
+  EXPECT_EQ(n.attrs.ints("w_shape"), (V{c, k.mr, 3, 3}));
+  // Packed against the vector form (pack_weights off): the same convolution.
+  ModelOptions packed, plain;
+  packed.threads = plain.threads = 2;
+  plain.pack_weights = false;
+  const std::vector<NamedTensor> in = {{"x", random({1, c, 9, 9}, 1)}};
+  const auto a = Model(orig, packed).run(in), d = Model(orig, plain).run(in);
+  double diff = 0;
+  for (int64_t i = 0; i < a[0].tensor.numel(); ++i)
+    diff = std::max(diff, std::abs(a[0].tensor.at(i) - d[0].tensor.at(i)));
+  EXPECT_LE(diff, 1e-5);
+  expect_same_outputs(orig, in, 1e-5);
+}
+
 TEST(PackConvWeights, AWeightReadElsewhereStaysAsItIs) {
   Builder b;
   const int x = b.input("x", {1, 4, 6, 6});

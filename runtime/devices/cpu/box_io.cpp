@@ -48,19 +48,57 @@ bool gather_2d_any(const std::byte* src, int64_t sa, int64_t sc, int64_t na, int
   }
 }
 
+// dst[i] = src[i * stride] for i < n, elements of T.
+template <typename T>
+inline void gather_strided(const std::byte* src, int64_t stride, int64_t n, std::byte* dst) {
+  const T* s = reinterpret_cast<const T*>(src);
+  T* d = reinterpret_cast<T*>(dst);
+  for (int64_t i = 0; i < n; ++i) std::memcpy(d + i, s + i * stride, sizeof(T));
+}
+
+inline void gather_strided_any(const std::byte* src, int64_t stride, int64_t n, std::byte* dst,
+                               size_t es) {
+  switch (es) {
+    case 1:
+      return gather_strided<uint8_t>(src, stride, n, dst);
+    case 2:
+      return gather_strided<uint16_t>(src, stride, n, dst);
+    case 4:
+      return gather_strided<uint32_t>(src, stride, n, dst);
+    case 8:
+      return gather_strided<uint64_t>(src, stride, n, dst);
+    default:
+      for (int64_t i = 0; i < n; ++i)
+        std::memcpy(dst + i * es, src + static_cast<size_t>(i * stride) * es, es);
+  }
+}
+
+// An innermost stride up to this reads every line of a row anyway (a strided window of a
+// feature map): copied row by row. Beyond it (a transposed read): 8x8 blocks (gather_2d).
+constexpr int64_t kRowStrideMax = 8;
+
 void gather(const std::byte* gm, const GmBox& box, const BoxEval& e, size_t j, std::byte* dst,
             const int64_t* inner, size_t es) {
   const BoxDim& d = box.dims[j];
   const int64_t n = e.valid(j);
-  if (j + 2 == box.dims.size() && box.dims[j + 1].stride != 1 &&
-      gather_2d_any(gm, d.stride, box.dims[j + 1].stride, n, e.valid(j + 1), dst, inner[j], es))
+  if (j + 2 == box.dims.size()) {  // the last two dims: rows
+    const int64_t cs = box.dims[j + 1].stride, cols = e.valid(j + 1);
+    if (cs > kRowStrideMax && gather_2d_any(gm, d.stride, cs, n, cols, dst, inner[j], es)) return;
+    for (int64_t i = 0; i < n; ++i) {
+      const std::byte* row = gm + static_cast<size_t>(i * d.stride) * es;
+      std::byte* out = dst + static_cast<size_t>(i * inner[j]) * es;
+      if (cs == 1)
+        std::memcpy(out, row, static_cast<size_t>(cols) * es);
+      else
+        gather_strided_any(row, cs, cols, out, es);
+    }
     return;
+  }
   if (j + 1 == box.dims.size()) {
     if (d.stride == 1) {
       std::memcpy(dst, gm, static_cast<size_t>(n) * es);
     } else {
-      for (int64_t i = 0; i < n; ++i)
-        std::memcpy(dst + i * es, gm + static_cast<size_t>(i * d.stride) * es, es);
+      gather_strided_any(gm, d.stride, n, dst, es);
     }
     return;
   }
