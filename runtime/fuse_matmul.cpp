@@ -2,11 +2,14 @@
 //
 //   y = MatMul(a, b)                   (b of rank >= 2 when a bias follows)
 //   z = Add(y, bias) | Add(bias, y)    (bias [.., N] with leading 1s, or one element: z has y's
-//   shape) act(z): Relu | Sigmoid | Tanh | Gelu (opset 20) | SiLU spelled Mul(z, Sigmoid(z))
+//   shape) act(z): Relu | Sigmoid | Tanh | Gelu (opset 20) | HardSwish | SiLU spelled
+//   Mul(z, Sigmoid(z))
 //
 // At least one of bias and activation; the longest legal form wins (an exposed z keeps the
-// activation out). The q/k/v projections of Qwen2 are MatMul + bias.
+// activation out). The q/k/v projections of Qwen2 are MatMul + bias. A Gemm with a constant B
+// (a Linear layer) becomes a FusedMatMulBias too (gemm_as_matmul below).
 #include <cctype>
+#include <optional>
 
 #include "registry/error.h"
 #include "runtime/fusion.h"
@@ -48,7 +51,7 @@ Activation activation_of(const FuseGraph& fg, int z) {
     }
     return a;
   }
-  for (const char* op : {"Relu", "Sigmoid", "Tanh", "Gelu"}) {
+  for (const char* op : {"Relu", "Sigmoid", "Tanh", "Gelu", "HardSwish"}) {
     const int n = fg.sole_consumer(z, op);
     if (n < 0) continue;
     std::string name = op;
@@ -63,9 +66,78 @@ Activation activation_of(const FuseGraph& fg, int z) {
 
 }  // namespace
 
+// Gemm(a, b, c) with a 2-D A, a constant B and C absent or a bias along N (a classifier's
+// Linear as torch exports it, transB = 1) -> FusedMatMulBias(a, b', c') with b' = alpha * B' a
+// new constant (B transposed when transB) and c' = beta * C: the MatMul forms then stream B
+// row by row, and an activation after it fuses too.
+int gemm_as_matmul(FuseGraph& fg, int n, int& b, int& c) {
+  Graph& g = fg.graph();
+  const Node& node = g.nodes[n];
+  const Attrs& a = node.attrs;
+  const int av = node.inputs[0], bv = node.inputs[1];
+  c = node.inputs.size() > 2 ? node.inputs[2] : -1;
+  // Handles, not pointers into g.values: adding constants below grows it.
+  const std::optional<Tensor> bh = bv >= 0 ? g.values[bv].constant : std::nullopt;
+  const std::optional<Tensor> ch = c >= 0 ? g.values[c].constant : std::nullopt;
+  const Tensor* bt = bh ? &*bh : nullptr;
+  const Tensor* ct = ch ? &*ch : nullptr;
+  const TensorType& at = fg.type(av);
+  if (!bt || bt->shape().size() != 2 || a.i("transA", 0) != 0 || !at.shape ||
+      at.shape->size() != 2 || !dtype_is_float(bt->dtype()) || node.opset < 7)
+    return -1;
+  const bool tb = a.i("transB", 0) != 0;
+  const int64_t k = tb ? bt->shape()[1] : bt->shape()[0], nn = tb ? bt->shape()[0] : bt->shape()[1];
+  const double alpha = a.f("alpha", 1.f), beta = a.f("beta", 1.f);
+  if (c >= 0 && (!ct || !(ct->numel() == nn || ct->numel() == 1) ||
+                 (ct->shape().size() == 2 && ct->shape()[0] != 1)))
+    return -1;
+  Tensor nb = *bt;
+  if (tb || alpha != 1.0) {
+    nb = Tensor(bt->dtype(), {k, nn});
+    for (int64_t i = 0; i < k; ++i)
+      for (int64_t j = 0; j < nn; ++j)
+        nb.set(i * nn + j, alpha * bt->at(tb ? j * k + i : i * nn + j));
+  }
+  b = tb || alpha != 1.0 ? fg.add_constant(g.values[bv].name + "/kn", std::move(nb)) : bv;
+  if (c >= 0 && beta != 1.0) {
+    Tensor nc(ct->dtype(), ct->shape());
+    for (int64_t i = 0; i < ct->numel(); ++i) nc.set(i, beta * ct->at(i));
+    c = fg.add_constant(g.values[c].name + "/beta", std::move(nc));
+  }
+  if (beta == 0.0) c = -1;
+  return av;
+}
+
 int fuse_matmul_bias(FuseGraph& fg) {
   Graph& g = fg.graph();
   int made = 0;
+  for (int n = 0; n < fg.num_nodes(); ++n) {  // Gemm first: it may take an activation
+    if (!is_op(fg, n, "Gemm")) continue;
+    int b = -1, c = -1;
+    const int a = gemm_as_matmul(fg, n, b, c);
+    if (a < 0) continue;
+    const int y = g.nodes[n].outputs[0];
+    const Activation act = activation_of(fg, y);
+    std::vector<std::pair<std::vector<int>, Activation>> forms;
+    if (!act.nodes.empty()) {
+      std::vector<int> with = {n};
+      with.insert(with.end(), act.nodes.begin(), act.nodes.end());
+      forms.push_back({with, act});
+    }
+    forms.push_back({{n}, Activation{{}, y, "none"}});
+    for (const auto& [pattern, form] : forms) {
+      const int out = form.out;
+      if (!can_fuse(fg, pattern, std::span<const int>(&out, 1))) continue;
+      Attrs attrs;
+      attrs.set("activation", form.name);
+      std::vector<int> inputs = {a, b};
+      if (c >= 0) inputs.push_back(c);
+      fg.replace(pattern, fused_node("FusedMatMulBias", g.nodes[g.values[out].producer].name,
+                                     inputs, {out}, attrs));
+      ++made;
+      break;
+    }
+  }
   for (int mm = 0; mm < fg.num_nodes(); ++mm) {
     if (!is_op(fg, mm, "MatMul")) continue;
     const int a = g.nodes[mm].inputs[0], b = g.nodes[mm].inputs[1], y = g.nodes[mm].outputs[0];

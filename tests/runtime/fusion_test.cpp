@@ -316,3 +316,41 @@ TEST(Fusion, FusedOpsAreCountedAndNamed) {
 
 }  // namespace
 }  // namespace asc
+
+namespace asc {
+namespace {
+
+// A classifier's Linear as torch exports it: Gemm(x, W [N, K], C [N], transB = 1) -> Relu,
+// alpha and beta folded into the new constants.
+TEST(FuseMatMulBias, AGemmWithAConstantWeightIsAMatMul) {
+  for (const float beta : {2.f, 0.f}) {
+    test::Builder b;
+    const int x = b.input("x", {3, 20});
+    const int y =
+        b.op("Gemm", "fc",
+             {x, b.constant("w", test::random({7, 20}, 2)), b.constant("c", test::random({7}, 3))},
+             {{"transB", int64_t{1}}, {"alpha", 0.5f}, {"beta", beta}});
+    b.g.outputs = {b.op("Relu", "out", {y})};
+    const Graph orig = b.g;
+    Graph g = orig;
+    EXPECT_EQ(fuse(g).counts.at("FusedMatMulBias"), 1);
+    ASSERT_EQ(g.nodes.size(), 1u);
+    EXPECT_EQ(g.nodes[0].op_type, "FusedMatMulBias");
+    EXPECT_EQ(g.nodes[0].attrs.s("activation"), "relu");
+    EXPECT_EQ(g.nodes[0].inputs.size(), beta == 0.f ? 2u : 3u);
+    test::expect_same_outputs(orig, {{"x", test::random({3, 20}, 1)}}, 1e-5);
+  }
+}
+
+TEST(FuseMatMulBias, AGemmWithAComputedWeightStaysAGemm) {
+  test::Builder b;
+  const int x = b.input("x", {3, 20});
+  const int w = b.input("w", {20, 7});
+  b.g.outputs = {b.op("Gemm", "fc", {x, w})};
+  Graph g = b.g;
+  fuse(g);
+  EXPECT_EQ(test::count_op(g, "Gemm"), 1);
+}
+
+}  // namespace
+}  // namespace asc
