@@ -36,7 +36,12 @@ std::vector<TensorType> infer_conv(const InferContext& ctx, const char* op, DTyp
                                    bool has_bias) {
   const TensorType& x = ctx.inputs[0];
   const TensorType& w = ctx.inputs[1];
-  if (!x.shape || !w.shape) return {TensorType{out_dtype, std::nullopt}};
+  if (!w.shape) return {TensorType{out_dtype, std::nullopt}};
+  if (!x.shape) {  // Y [N, M, ...] has W's rank
+    SymShape y(w.shape->size(), Dim());
+    if (!w.shape->empty()) y[1] = (*w.shape)[0];
+    return {TensorType{out_dtype, y}};
+  }
   check_spatial_rank(op, *x.shape);
   const auto xd = known_dims(*x.shape), wd = known_dims(*w.shape);
   const int64_t group = ctx.attrs.i("group");

@@ -3,12 +3,12 @@
 // (zeros in the pads), multiplied by that offset's weight per channel and summed into an f32
 // accumulator — no column matrix, which the cube would multiply one channel row at a time.
 //
-//   acc (UB f32 [TC, TOW]) = 0                              (one output row, TOH = 1)
+//   acc (UB f32 [TC, TOH * TOW]) = 0
 //   for each kernel offset (a, b, e):                      (unrolled: each box its own offsets)
-//     xt (UB [TC, TOW]) = X[n, c0 : +TC, od*sD - pD + a*dD, oh*sH - pH + b*dH,
-//                           (ow0 : +TOW)*sW - pW + e*dW]
-//     wt (UB [TC, 1]) = W[c0 : +TC, 0, a, b, e]
-//     acc += xt * wt                                       (per channel, along the positions)
+//     xt (UB [TC, TOH, TOW]) = X[n, c0 : +TC, od*sD - pD + a*dD,
+//                                (oh0 : +TOH)*sH - pH + b*dH, (ow0 : +TOW)*sW - pW + e*dW]
+//     wt (UB [TC, TOH]) = W[c0 : +TC, 0, a, b, e], repeated per row
+//     acc += xt * wt                                       (per channel and row, along the row)
 // The tile's grid is Conv's, its group axis walking blocks of TC channels (ops/conv_tile.h).
 #include <algorithm>
 
@@ -76,10 +76,10 @@ TilingData depthwise_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t
   const int64_t taps = g.window(), slots = ctx.optimize ? 2 : 1;
   // Per element of a tile: every offset's copy-in (its slots), the f32 product and accumulator.
   const int64_t per_elem = taps * slots * es + 8 + epilogue_ub;
-  // One output row (or part of one) per tile: the box is then [1, TC, 1, 1, TOW], a weight per
-  // channel broadcast along its last dim.
   std::vector<std::pair<int64_t, int64_t>> spatial;
-  for (int64_t tow : pieces(ow)) spatial.push_back({1, tow});
+  for (int64_t toh : pieces(oh)) spatial.push_back({toh, ow});
+  for (int64_t tow : pieces(ow))
+    if (tow < ow) spatial.push_back({1, tow});
   struct Scored {
     double cost;
     int64_t tc, toh, tow;
@@ -122,11 +122,14 @@ ConvTile depthwise_accumulate(TileBuilder& t, const ConvGeom& g) {
             strided_dim(x.offset, w.in[2], w.s[2], 1, kAxisW, tow, e * w.d[2] - w.pb[2]),
         };
         const int64_t tap = (a * w.k[1] + b) * w.k[2] + e;
+        // The offset's weight per channel, repeated for each of the tile's rows (stride 0): the
+        // product then broadcasts it along the rows' last dim.
         GmBox wb;
-        wb.dims = {BoxDim{g.c, taps, r.m0, tc}, BoxDim{taps, 1, Coord{-1, 0, tap}, 1}};
+        wb.dims = {BoxDim{g.c, taps, r.m0, tc}, BoxDim{taps, 1, Coord{-1, 0, tap}, 1},
+                   BoxDim{toh, 0, Coord{}, toh}};
         Buf xt = t.cast(t.copy_in(0, x, Pos::kUB, "xt"), DType::kF32);
         Buf wt = t.cast(t.copy_in(1, wb, Pos::kUB, "wt"), DType::kF32);
-        const int last = static_cast<int>(t.dims(xt).size()) - 1;  // [1, TC, 1, 1, TOW]
+        const int last = static_cast<int>(t.dims(xt).size()) - 1;  // [1, TC, 1, TOH, TOW]
         t.accumulate(BinaryOp::kAdd, r.c, t.bcast_mid(BinaryOp::kMul, xt, wt, last));
       }
   return r;

@@ -33,7 +33,13 @@ std::vector<TensorType> infer_node(const Graph& g, const Node& n,
     const Attrs resolved = n.def->resolve(n.attrs);
     return n.def->infer_fn(InferContext{*n.def, in, resolved, values, n.outputs.size()});
   } catch (const Error&) {
-    return {};  // left unknown: patterns that need the type do not match
+    // Shapes left unknown (a Reshape to a computed shape, say): the dtype of an output still
+    // follows an input bound to the same type constraint, so patterns downstream can see it.
+    std::vector<TensorType> out(n.outputs.size());
+    for (size_t k = 0; k < out.size() && k < n.def->outputs.size(); ++k)
+      for (size_t j = 0; j < in.size() && j < n.def->inputs.size(); ++j)
+        if (n.def->outputs[k].type == n.def->inputs[j].type) out[k].dtype = in[j].dtype;
+    return out;
   }
 }
 
