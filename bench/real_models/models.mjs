@@ -6,6 +6,8 @@
 //   shapes   input name -> full shape (for models whose dims have generated names)
 //   values   input name -> {fill: x} | {value: [...]} | {range: [lo, hi]}; other inputs are seeded
 //            uniform in [-1, 1) (floats) or [0, 10) (integers)
+//   tolerance 'f16' (the model computes in f16) or {atol, rtol, cosine} (models_vs_ort.mjs, compare)
+//   detections [boxes, scores, labels]: NMS outputs, compared in a tie-stable order
 //
 // Unknown models (any other .onnx in the folder) run with every symbolic dim 1.
 
@@ -25,7 +27,10 @@ export const MODELS = {
   resnet50: { source: TORCH },
   mobilenet_v3_small: { source: TORCH },
   mobilenet_v3_large: { source: TORCH },
-  efficientnet_b0: { source: TORCH },
+  // Random weights make this one ill-conditioned: logits reach +-2600, and on the bench's input
+  // torch's own f32 run is 1.4e-3 (of the largest logit) from its float64 run, ORT's 5.6e-3,
+  // asc's 3.3e-3; asc and ORT differ by 2.3e-3.
+  efficientnet_b0: { source: TORCH, tolerance: { rtol: 1e-2 } },
   regnet_y_400mf: { source: TORCH },
   shufflenet_v2_x1_0: { source: TORCH },
   squeezenet1_1: { source: TORCH },
@@ -57,6 +62,11 @@ export const MODELS = {
   ppocr_v4_rec: { source: OCR_NPM, shapes: { x: [1, 3, 48, 320] } },
   ppocr_v2_cls: { source: OCR_NPM, shapes: { x: [1, 3, 48, 192] } },
 
-  isnet_fp16: { source: `${IMGLY_NPM} (medium: fp16 weights)`, values: { input: { range: [0, 1] } } },
-  isnet_quint8: { source: `${IMGLY_NPM} (small: dynamic uint8)`, values: { input: { range: [0, 1] } } },
+  isnet_fp16: { source: `${IMGLY_NPM} (medium: fp16)`, values: { input: { range: [0, 1] } },
+                tolerance: 'f16' },
+  // Dynamic quantization turns f32 rounding differences of a DynamicQuantizeLinear's input into
+  // one-quantum flips that 119 quantized convs compound (asc-check: the first is 3 of 4.2M
+  // elements off by one; the op alone is bit-identical to ORT's on 16M elements): the cosine rule.
+  isnet_quint8: { source: `${IMGLY_NPM} (small: dynamic uint8)`, values: { input: { range: [0, 1] } },
+                  tolerance: { atol: Infinity, cosine: 0.99 } },
 };
