@@ -5,6 +5,7 @@
 //   node bench/real_models/models_vs_ort.mjs [DIR | MODEL.onnx ...] [--models a,b,...]
 //        [--threads 2 | 1,2] [--rounds 5] [--budget-ms 1000] [--model-budget-s 600]
 //        [--warmup 2] [--asc-run PATH] [--timeout-s 1800] [--keep DIR] [--json]
+//   node bench/real_models/models_vs_ort.mjs --table RUN.json   # the tables of a saved --json run
 //
 // DIR defaults to /work/bench-models (every .onnx in it, by name). Per model:
 //  1. Seeded inputs of the model's declared shapes and types (symbolic dims and special values
@@ -57,6 +58,7 @@ function parseArgs(argv) {
     else if (a === '--timeout-s') o.timeoutS = Number(value());
     else if (a === '--asc-run') o.asc = resolve(value());
     else if (a === '--keep') o.keep = resolve(value());
+    else if (a === '--table') o.table = value();
     else if (a === '--json') o.json = true;
     else if (!a.startsWith('--')) o.paths.push(a);
     else throw new Error(`unknown argument '${a}'`);
@@ -369,10 +371,10 @@ function report(o, meta, rows) {
   }
   console.log(`${meta.date}: ${meta.cpu} (${meta.logical_cpus} logical CPUs), load average ` +
               `${meta.load_before.map((x) => f(x)).join(' ')} before, ${meta.load_after.map((x) => f(x)).join(' ')} after; ` +
-              `asc ${meta.asc_commit}, ONNX Runtime ${meta.ort_version}; ${o.rounds} rounds, ` +
+              `asc ${meta.asc_commit}, ONNX Runtime ${meta.ort_version}; up to ${o.rounds} rounds, ` +
               `threads ${o.threads.join(',')}; ratio = ORT ms / asc ms (> 1: asc faster)\n`);
   const per = o.threads.map((t) => `ORT ms (${t}t) | asc ms (${t}t) | ORT/asc (${t}t)`).join(' | ');
-  console.log(`| model | source | MiB | params M | inputs | N | ${per} | outputs |`);
+  console.log(`| model | source | MiB | params M | inputs | N×rounds | ${per} | outputs |`);
   console.log(`|---|---|---:|---:|---|---:|${o.threads.map(() => '---:|---:|---:').join('|')}|---|`);
   for (const r of rows) {
     const cells = o.threads.map((t) => {
@@ -380,7 +382,7 @@ function report(o, meta, rows) {
       return `${f(s.ort_ms)} | ${f(s.asc_ms)} | ${s.ratio ? `**${f(s.ratio)}**` : '-'}`;
     }).join(' | ');
     console.log(`| ${r.model} | ${r.source} | ${f(r.mb, 1)} | ${f(r.params_m)} | ${r.inputs.join(', ')} | ` +
-                `${r.iterations ?? '-'} | ${cells} | ${outputCell(r)} |`);
+                `${r.iterations ? `${r.iterations}×${r.rounds}` : '-'} | ${cells} | ${outputCell(r)} |`);
   }
   for (const t of o.threads) {
     const s = summary[t];
@@ -400,6 +402,11 @@ function report(o, meta, rows) {
 
 function main() {
   const o = parseArgs(process.argv.slice(2));
+  if (o.table) {
+    const saved = JSON.parse(readFileSync(o.table, 'utf8'));
+    report({ ...o, threads: saved.threads, rounds: saved.rounds, json: false }, saved, saved.models);
+    return;
+  }
   if (!existsSync(o.asc)) throw new Error(`no asc-run at ${o.asc} (build first, or --asc-run PATH)`);
   const models = modelFiles(o);
   if (!models.length) throw new Error('no models (run fetch_npm_models.sh and export_torch.py first)');
