@@ -349,6 +349,7 @@ const geomean = (v) => (v.length ? Math.exp(v.reduce((a, x) => a + Math.log(x), 
 const f = (x, d = 2) => (x === undefined || x === null ? '-' : x.toFixed(d));
 
 function outputCell(row) {
+  if (row.bench_error) return `bench fails: ${row.bench_error.replace(/\|/g, '/')}`;
   if (row.asc_error) return `asc fails: ${row.asc_error.replace(/\|/g, '/')}`;
   if (row.ort_error) return `ORT fails: ${row.ort_error.replace(/\|/g, '/')}`;
   if (!row.outputs) return '-';
@@ -417,11 +418,18 @@ function main() {
   try {
     for (const m of models) {
       process.stderr.write(`${m.name} ... `);
-      const row = benchModel(o, m, work);
+      let row;
+      try {
+        row = benchModel(o, m, work);
+      } catch (e) {  // an unreadable model or an input type not generated here: the next model
+        row = { model: m.name, source: MODELS[m.name]?.source ?? '', inputs: [], threads: {},
+                bench_error: e.message };
+      }
       rows.push(row);
       const s = row.threads[Math.max(...o.threads)] ?? {};
+      const error = row.bench_error ?? row.asc_error;
       process.stderr.write(`ORT ${f(s.ort_ms)} ms, asc ${f(s.asc_ms)} ms, ratio ${f(s.ratio)}` +
-                           `${row.asc_error ? `; ${row.asc_error}` : ''}\n`);
+                           `${error ? `; ${error}` : ''}\n`);
     }
   } finally {
     if (!o.keep) rmSync(work, { recursive: true, force: true });
