@@ -8,9 +8,10 @@ a pyenv or venv python. Every model is built with weights=None (nothing is downl
 weights are torch's seeded random initialisation, with zero-initialised matrices given small
 random values and BatchNorm statistics taken from random batches, so that activations keep a
 realistic scale. Outputs are meaningless, but the architecture, shapes and arithmetic are the
-real ones. Each model is written as OUT_DIR/NAME.onnx (default /work/bench-models). Opset 17, the highest torch 1.13 writes. The batch dim is dynamic
-("batch"), so is the sequence dim of the sequence models ("sequence"); the detector is exported
-at batch 1 (torchvision's detection export takes a list of images).
+real ones. Each model is written as OUT_DIR/NAME.onnx (default /work/bench-models), opset 17
+(the highest torch 1.13 writes). The batch dim is dynamic ("batch"), so is the sequence dim of
+the sequence models ("sequence"); the detector is exported at batch 1 (torchvision's detection
+models take a list of images).
 """
 import argparse
 import os
