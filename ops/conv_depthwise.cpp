@@ -104,23 +104,31 @@ TilingData depthwise_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t
   return auto_tiling(ctx, list);
 }
 
+GmBox window_tap_box(TileBuilder& t, const ConvGeom& g, int64_t a, int64_t b, int64_t e) {
+  const int64_t tc = t.param("TC"), toh = t.param("TOH"), tow = t.param("TOW");
+  const Geom3& w = g.w;
+  const int64_t plane = w.in[0] * w.in[1] * w.in[2];
+  GmBox x;
+  x.dims = {
+      BoxDim{g.n, g.c * plane, t.grid(kAxisN), 1},
+      BoxDim{g.c, plane, t.grid(kAxisG, tc), tc},
+      BoxDim{w.in[0], w.in[1] * w.in[2], Coord{kAxisD, w.s[0], a * w.d[0] - w.pb[0]}, 1},
+      strided_dim(x.offset, w.in[1], w.s[1], w.in[2], kAxisH, toh, b * w.d[1] - w.pb[1]),
+      strided_dim(x.offset, w.in[2], w.s[2], 1, kAxisW, tow, e * w.d[2] - w.pb[2]),
+  };
+  return x;
+}
+
 ConvTile depthwise_accumulate(TileBuilder& t, const ConvGeom& g) {
   const int64_t tc = t.param("TC"), toh = t.param("TOH"), tow = t.param("TOW");
   const Geom3& w = g.w;
-  const int64_t plane = w.in[0] * w.in[1] * w.in[2], taps = g.window();
+  const int64_t taps = g.window();
   ConvTile r{Buf{}, t.grid(kAxisG, tc), tc, toh * tow};
   r.c = t.duplicate(DType::kF32, {tc, r.positions}, 0.0);
   for (int64_t a = 0; a < w.k[0]; ++a)
     for (int64_t b = 0; b < w.k[1]; ++b)
       for (int64_t e = 0; e < w.k[2]; ++e) {
-        GmBox x;
-        x.dims = {
-            BoxDim{g.n, g.c * plane, t.grid(kAxisN), 1},
-            BoxDim{g.c, plane, r.m0, tc},
-            BoxDim{w.in[0], w.in[1] * w.in[2], Coord{kAxisD, w.s[0], a * w.d[0] - w.pb[0]}, 1},
-            strided_dim(x.offset, w.in[1], w.s[1], w.in[2], kAxisH, toh, b * w.d[1] - w.pb[1]),
-            strided_dim(x.offset, w.in[2], w.s[2], 1, kAxisW, tow, e * w.d[2] - w.pb[2]),
-        };
+        const GmBox x = window_tap_box(t, g, a, b, e);
         const int64_t tap = (a * w.k[1] + b) * w.k[2] + e;
         // The offset's weight per channel, repeated for each of the tile's rows (stride 0): the
         // product then broadcasts it along the rows' last dim.

@@ -116,7 +116,7 @@ ConvGeom conv_geom(const LaunchContext& ctx) {
 }
 
 TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epilogue_ub) {
-  if (g.depthwise() && g.panel == 0) return depthwise_tiling(ctx, g, epilogue_ub);
+  if (g.vector_form()) return depthwise_tiling(ctx, g, epilogue_ub);
   DeviceSpec spec = *ctx.spec;
   if (g.panel > 0) spec.mmad_m_align = std::lcm(spec.mmad_m_align, g.panel);  // whole panels
   const int64_t cores = cores_for(ctx);
@@ -190,7 +190,7 @@ TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epil
 }
 
 ConvTile conv_accumulate(TileBuilder& t, const ConvGeom& g) {
-  if (g.depthwise() && g.panel == 0) return depthwise_accumulate(t, g);
+  if (g.vector_form()) return depthwise_accumulate(t, g);
   const int64_t tm = t.param("TM"), tc = t.param("TC"), toh = t.param("TOH"), tow = t.param("TOW");
   const Geom3& w = g.w;
   const int64_t mg = g.mg(), cg = g.cg(), win = g.window(), k = g.k();
@@ -242,7 +242,7 @@ GmBox conv_out_box(TileBuilder& t, const ConvGeom& g, const ConvTile& tile) {
       BoxDim{g.group, g.mg() * plane, t.grid(kAxisG), 1},
       BoxDim{g.mg(), plane, tile.m0, tile.tm},
   };
-  if (g.depthwise() && g.panel == 0)  // channel blocks on the group axis
+  if (g.vector_form())  // channel blocks on the group axis
     y.dims = {y.dims[0], BoxDim{g.m, plane, tile.m0, tile.tm}};
   y.dims.insert(y.dims.end(), {
                                   BoxDim{w.out[0], w.out[1] * w.out[2], t.grid(kAxisD), 1},
@@ -257,7 +257,7 @@ Buf conv_bias(TileBuilder& t, const ConvGeom& g, const ConvTile& tile) {
   if (in.size() < 3 || in[2].dtype == DType::kUndefined) return tile.c;
   GmBox b;
   b.dims = {BoxDim{g.group, g.mg(), t.grid(kAxisG), 1}, BoxDim{g.mg(), 1, tile.m0, tile.tm}};
-  if (g.depthwise() && g.panel == 0) b.dims = {BoxDim{g.m, 1, tile.m0, tile.tm}};
+  if (g.vector_form()) b.dims = {BoxDim{g.m, 1, tile.m0, tile.tm}};
   Buf bias = t.cast(t.copy_in(2, b, Pos::kUB, "bias"), DType::kF32);
   return t.bcast_mid(BinaryOp::kAdd, tile.c, bias, 1);
 }

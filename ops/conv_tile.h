@@ -1,6 +1,6 @@
 // Conv's tile kernel on the cube unit, shared by Conv (ops/conv.cpp) and the fused convolutions
 // (ops/fused_conv.cpp): the geometry, the tiling and the K loop of one output tile.
-// Only ops/conv*.cpp and ops/fused*.cpp include this.
+// Only ops/conv*.cpp, ops/fused*.cpp and ops/pool_tile.cpp (the pools' windows) include this.
 #pragma once
 
 #include "ops/nn.h"
@@ -22,8 +22,12 @@ struct ConvGeom {
   int64_t panel = 0, k_pack = 1;
   int64_t kp() const { return (k() + k_pack - 1) / k_pack * k_pack; }
   int64_t panels() const { return panel > 0 ? (mg() + panel - 1) / panel : 0; }
-  // One input and one output channel per group: the vector unit's (ops/conv_depthwise.cpp).
+  // One input and one output channel per group.
   bool depthwise() const { return group == c && group == m && group > 1; }
+  // The vector unit's form (ops/conv_depthwise.cpp): depthwise, W as it is, and a window of at
+  // most kMaxVectorTaps offsets (each is an unrolled copy-in; larger windows take the cube).
+  static constexpr int64_t kMaxVectorTaps = 64;
+  bool vector_form() const { return depthwise() && panel == 0 && window() <= kMaxVectorTaps; }
   int64_t cg() const { return c / group; }
   int64_t mg() const { return m / group; }
   int64_t window() const { return w.k_size(); }
@@ -55,5 +59,8 @@ Buf conv_bias(TileBuilder& t, const ConvGeom& g, const ConvTile& tile);
 // f32 accumulator in UB. conv_tiling and conv_accumulate take it for a depthwise() geometry.
 TilingData depthwise_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epilogue_ub);
 ConvTile depthwise_accumulate(TileBuilder& t, const ConvGeom& g);
+// The box of X [N, C, D, H, W] that window offset (a, b, e) reads for the tile's TC channels and
+// TOH x TOW outputs (steps of the strides; the pads outside X), on the depthwise tiling's grid.
+GmBox window_tap_box(TileBuilder& t, const ConvGeom& g, int64_t a, int64_t b, int64_t e);
 
 }  // namespace asc

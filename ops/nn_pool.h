@@ -22,4 +22,10 @@ std::vector<TensorType> infer_pool(const PoolVersion& v, const InferContext& ctx
 void pool_kernel(const PoolVersion& v, const LaunchContext& ctx, std::span<const Tensor> in,
                  std::span<Tensor> out);
 
+// The tile kernels of MaxPool and AveragePool (ops/pool_tile.cpp) and the launches they take.
+bool pool_tile_covers(const PoolVersion& v, const Attrs& a, std::span<const TensorDesc> in,
+                      std::span<const TensorDesc> out);
+TilingData pool_tiling(const PoolVersion& v, const LaunchContext& ctx);
+void pool_tile_kernel(const PoolVersion& v, TileBuilder& t);
+
 }  // namespace asc

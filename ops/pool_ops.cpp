@@ -120,6 +120,13 @@ void register_pool(Registry& r, const PoolVersion& pv) {
   const char* doc = pv.kind == PoolKind::kMax   ? "sliding-window max (optional argmax Indices)"
                     : pv.kind == PoolKind::kAvg ? "sliding-window average"
                                                 : "sliding-window Lp norm";
+  if (pv.kind != PoolKind::kLp)
+    def.tiling([v](const LaunchContext& ctx) { return pool_tiling(*v, ctx); })
+        .kernel([v](TileBuilder& t) { pool_tile_kernel(*v, t); })
+        .tile_when(
+            [v](const Attrs& a, std::span<const TensorDesc> in, std::span<const TensorDesc> out) {
+              return pool_tile_covers(*v, a, in, out);
+            });
   def.type_constraint("T", types)
       .describe(doc)
       .infer([v](const InferContext& c) { return infer_pool(*v, c); })

@@ -93,9 +93,14 @@ OpDef& OpDef::host_kernel(HostKernelFn f) {
   host_kernel_fn = std::move(f);
   return *this;
 }
-OpDef& OpDef::tile_types(std::vector<DType> t) {
-  tile_dtypes = std::move(t);
+OpDef& OpDef::tile_when(TileWhenFn f) {
+  tile_when_fn = std::move(f);
   return *this;
+}
+OpDef& OpDef::tile_types(std::vector<DType> t) {
+  return tile_when([t](const Attrs&, std::span<const TensorDesc> in, std::span<const TensorDesc>) {
+    return !in.empty() && std::find(t.begin(), t.end(), in[0].dtype) != t.end();
+  });
 }
 OpDef& OpDef::reference(ReferenceFn f) {
   reference_fn = std::move(f);
@@ -109,9 +114,9 @@ OpDef& OpDef::same_bytes() {
   return same_bytes([](const Attrs&, const TensorDesc&, const TensorDesc&) { return true; });
 }
 
-KernelKind OpDef::kernel_for(DType in0) const {
-  if (tile_kernel_fn && host_kernel_fn && !tile_dtypes.empty() &&
-      std::find(tile_dtypes.begin(), tile_dtypes.end(), in0) == tile_dtypes.end())
+KernelKind OpDef::kernel_for(const Attrs& resolved, std::span<const TensorDesc> in,
+                             std::span<const TensorDesc> out) const {
+  if (tile_kernel_fn && host_kernel_fn && tile_when_fn && !tile_when_fn(resolved, in, out))
     return KernelKind::kHost;
   return kernel_kind();
 }

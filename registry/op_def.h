@@ -77,6 +77,10 @@ using HostKernelFn =
 // contiguous types (a reshape of them: Reshape, Squeeze, a Transpose that moves only size-1
 // dims): the runtime may then give the output the input's memory and run nothing.
 using SameBytesFn = std::function<bool(const Attrs&, const TensorDesc& in, const TensorDesc& out)>;
+// Whether the tile kernel runs a launch, for an op with a host kernel too (resolved attributes,
+// input descs, output descs with kUndefined for outputs the node does not want).
+using TileWhenFn = std::function<bool(const Attrs&, std::span<const TensorDesc> in,
+                                      std::span<const TensorDesc> out)>;
 // Naive reference accumulating in double; outputs are preallocated with the inferred shapes.
 using ReferenceFn = std::function<void(const Attrs&, std::span<const Tensor>, std::span<Tensor>)>;
 
@@ -98,9 +102,9 @@ struct OpDef {
   TilingFn tiling_fn;
   TileKernelFn tile_kernel_fn;
   HostKernelFn host_kernel_fn;
-  // Input 0's dtypes the tile kernel covers when the op has a host kernel too (the rest run on
-  // the host: Conv in f64, which no cube kernel multiplies); empty: every dtype.
-  std::vector<DType> tile_dtypes;
+  // When the op has a host kernel too: the launches its tile kernel takes (the rest run on the
+  // host: Conv in f64, which no cube kernel multiplies; MaxPool asked for Indices). Empty: all.
+  TileWhenFn tile_when_fn;
   ReferenceFn reference_fn;
   SameBytesFn same_bytes_fn;  // empty: output 0 is never input 0's bytes as they are
 
@@ -119,15 +123,17 @@ struct OpDef {
   OpDef& tiling(TilingFn f);
   OpDef& kernel(TileKernelFn f);
   OpDef& host_kernel(HostKernelFn f);
-  OpDef& tile_types(std::vector<DType> t);  // see tile_dtypes
+  OpDef& tile_when(TileWhenFn f);           // see tile_when_fn
+  OpDef& tile_types(std::vector<DType> t);  // tile_when input 0's dtype is one of t
   OpDef& reference(ReferenceFn f);
   OpDef& same_bytes(SameBytesFn f);  // see SameBytesFn
   OpDef& same_bytes();               // always (Reshape, Flatten, Squeeze, Unsqueeze, Identity)
 
   bool has(Trait t) const { return (traits & t) != 0; }
   KernelKind kernel_kind() const;
-  // The kernel that runs a launch whose input 0 has dtype `in0` (kUndefined: no input).
-  KernelKind kernel_for(DType in0) const;
+  // The kernel that runs a launch (see TileWhenFn).
+  KernelKind kernel_for(const Attrs& resolved, std::span<const TensorDesc> in,
+                        std::span<const TensorDesc> out) const;
   std::string name() const;      // "Add" or "com.microsoft.RotaryEmbedding"
   std::string versions() const;  // "7-12" or "14+"
   // Allowed dtypes of a parameter's type string.

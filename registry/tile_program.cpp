@@ -60,6 +60,7 @@ std::string GmBox::str(int grid_rank) const {
   }
   s += "]";
   if (offset) s += " @" + std::to_string(offset);
+  if (fill != 0) s += " fill " + std::to_string(fill);
   return s;
 }
 

@@ -47,6 +47,7 @@ struct BoxDim {
 struct GmBox {
   int64_t offset = 0;
   std::vector<BoxDim> dims;
+  double fill = 0;  // what a copy-in reads outside the tensor (a max pool's pads: -inf)
 
   Shape sizes() const;
   bool unit_inner() const { return dims.empty() || dims.back().stride == 1; }

@@ -36,6 +36,7 @@ std::vector<TensorDesc> infer_outputs(const OpDef& op, const Attrs& resolved,
   } catch (const ShapeError& e) {
     throw ShapeError(describe(op, inputs) + ": " + e.what());
   }
+  if (num_outputs > 0 && out.size() > num_outputs) out.resize(num_outputs);  // trailing optional
   std::vector<TensorDesc> r;
   for (const auto& t : out) {
     auto shape = t.shape ? to_concrete(*t.shape) : std::nullopt;
@@ -86,8 +87,10 @@ std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const 
   bool objects = false;
   for (const auto& t : inputs) objects = objects || dtype_is_host_object(t.dtype());
   for (const auto& d : out_desc) objects = objects || dtype_is_host_object(d.dtype);
-  const DType in0 = inputs.empty() ? DType::kUndefined : inputs[0].dtype();
-  if (op.kernel_for(in0) == KernelKind::kHost || (objects && op.host_kernel_fn)) {
+  std::vector<TensorDesc> in_descs;
+  for (const auto& t : inputs) in_descs.push_back(t.desc());
+  if (op.kernel_for(resolved, in_descs, out_desc) == KernelKind::kHost ||
+      (objects && op.host_kernel_fn)) {
     LaunchContext ctx;
     ctx.op = &op;
     for (const auto& t : inputs) ctx.inputs.push_back(t.desc());

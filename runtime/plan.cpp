@@ -248,8 +248,10 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
         }
         continue;
       }
-      if (n.def->kernel_for(s.in.empty() ? DType::kUndefined : s.in[0].dtype) ==
-          KernelKind::kTile) {
+      std::vector<TensorDesc> wanted = s.out;  // outputs the node does not want: undefined
+      for (size_t k = 0; k < wanted.size() && k < n.outputs.size(); ++k)
+        if (n.outputs[k] < 0) wanted[k].dtype = DType::kUndefined;
+      if (n.def->kernel_for(s.attrs, s.in, wanted) == KernelKind::kTile) {
         std::vector<const Tensor*> known;
         for (const auto& t : probes) known.push_back(t.data() ? &t : nullptr);
         OpRunOptions o;

@@ -53,8 +53,9 @@ TEST_P(EmittedKernel, MatchesCpuDevice) {
   const auto inputs = make_inputs(c);
   OpRunOptions opts;
   opts.spec = emit_spec(e.variant);
+  opts.num_outputs = c.num_outputs;
   const auto want = run_op(op, c.attrs, inputs, device(), opts);
-  const auto out_desc = infer_outputs(op, op.resolve(c.attrs), inputs);
+  const auto out_desc = infer_outputs(op, op.resolve(c.attrs), inputs, c.num_outputs);
   std::vector<Tensor> got;
   for (const auto& d : out_desc) got.emplace_back(d.dtype, d.shape);
   emit_throw_on_host_fail();

@@ -253,6 +253,31 @@ void add_pools(std::vector<OpCase>& c) {
                12,
                {in(f64, {1, 2, 4, 4})},
                {{"kernel_shape", V{3, 3}}, {"auto_pad", S("SAME_LOWER")}}});
+  // MaxPool without Indices (the node's one output): the vector unit's tile kernel.
+  const auto y_only = [&](OpCase k) {
+    k.num_outputs = 1;
+    c.push_back(std::move(k));
+  };
+  y_only({"MaxPool",
+          8,
+          {in(f32, {2, 5, 13, 12})},
+          {{"kernel_shape", V{3, 3}}, {"strides", V{2, 2}}, {"pads", V{1, 1, 1, 1}}},
+          "stem_y_only"});
+  y_only({"MaxPool",
+          10,
+          {in(f32, {1, 3, 8, 9})},
+          {{"kernel_shape", V{3, 3}},
+           {"strides", V{2, 2}},
+           {"ceil_mode", int64_t{1}},
+           {"dilations", V{1, 2}}},
+          "ceil_dil_y_only"});
+  y_only({"MaxPool",
+          12,
+          {in_int(DType::kI8, {1, 20, 9, 9}, -100, 100)},
+          {{"kernel_shape", V{3, 3}}, {"pads", V{1, 1, 1, 1}}},
+          "i8_y_only"});
+  y_only({"MaxPool", 12, {in(f16, {1, 2, 5, 6, 7})}, {{"kernel_shape", V{2, 2, 3}}}, "3d_y_only"});
+  c.push_back({"AveragePool", 1, {in(f32, {1, 3, 8, 8})}, {{"kernel_shape", V{2, 2}}}, "no_pads"});
   c.push_back({"AveragePool",
                6,
                {in(f32, {1, 2, 6, 6})},

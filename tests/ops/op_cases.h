@@ -36,6 +36,7 @@ struct OpCase {
   std::vector<InputSpec> inputs;
   Attrs attrs;
   double atol = -1, rtol = -1;  // < 0: defaults for the output dtype
+  size_t num_outputs = 0;       // outputs the node has (0: all the op declares)
   std::string label;            // extra name part, e.g. "transB"
 
   // "Add/f32/[3,1,5]x[4,5]" (+ "/label")

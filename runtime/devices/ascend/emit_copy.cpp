@@ -143,7 +143,7 @@ void Emitter::copy_in(int pc) {
   if (!(fast && full_ == 1)) {
     if (full_ != 1) {
       line(cat(full_ == 0 ? "" : "if (!full) ", "AscendC::Duplicate(", buf(b), ", ",
-               literal(d.dtype, 0), ", ", n_of(b), ");"));
+               literal(d.dtype, in.box.fill), ", ", n_of(b), ");"));
       if (d.pos == Pos::kUB) sync("V_MTE2");
     }
     if (empty_ != 1) {

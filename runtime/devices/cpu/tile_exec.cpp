@@ -168,7 +168,9 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
             s.ptr = src;
           } else {
             s.ptr = slot_ptr(in.dst);
-            if (!e.full) std::memset(s.ptr, 0, static_cast<size_t>(d.bytes()));
+            if (!e.full && in.box.fill == 0) std::memset(s.ptr, 0, static_cast<size_t>(d.bytes()));
+            if (!e.full && in.box.fill != 0)
+              vec_duplicate(d.dtype, in.box.fill, s.ptr, numel(d.dims));
             box_gather(gm(in.arg), in.box, e, s.ptr, es);
             const BoxMatrix m = box_matrix(in.box, e);
             s.rows = m.rows;

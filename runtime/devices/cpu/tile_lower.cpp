@@ -49,11 +49,13 @@ Lowering lower(const TileProgram& p) {
     // reads its valid region alone.
     bool pads = false;
     for (const auto& d : in.box.dims) pads = pads || d.start.offset < 0 || d.start.scale < 0;
+    if (in.box.fill != 0) pads = true;  // (a view reads no fill: never one)
     bool only_l0 = !consumers[in.dst].empty() && !pads, only_map = !consumers[in.dst].empty();
     for (int c : consumers[in.dst]) {
       only_l0 = only_l0 && p.instrs[c].kind == InstrKind::kLoadL0;
       only_map = only_map && p.instrs[c].kind == InstrKind::kLoadIm2col;
     }
+    only_map = only_map && in.box.fill == 0;  // the column matrix's padding is zeros
     low.view_in[i] = only_l0 || only_map;
     low.map_in[i] = only_map;
     low.alias_in[i] = !only_l0 && !only_map && !pads && in.box.contiguous();
