@@ -261,3 +261,33 @@ TEST(SimDevice, NamesAndErrors) {
 
 }  // namespace
 }  // namespace asc::sim
+
+namespace asc::sim {
+namespace {
+
+// A real Conv's program on the 910B spec: Load3D (the column matrix) is priced on MTE1, the
+// product on the cube, the MACs those of the convolution padded to whole fractals.
+TEST(SimCostModel, ConvProgramRunsLoad3DOnMte1AndTheProductOnTheCube) {
+  const DeviceSpec spec = ascend910b();
+  const CostConfig c;
+  const OpDef& op = global_registry().lookup("", "Conv", 11);
+  const Attrs attrs = op.resolve({{"pads", std::vector<int64_t>{1, 1, 1, 1}}});
+  const std::vector<TensorDesc> in = {{DType::kF16, {1, 64, 28, 28}},
+                                      {DType::kF16, {64, 64, 3, 3}}};
+  const std::vector<TensorDesc> out = {{DType::kF16, {1, 64, 28, 28}}};
+  const TileProgram p = plan_tile_program(op, attrs, in, out, spec);
+  bool load3d = false;
+  for (const Instr& i : p.instrs) load3d = load3d || i.kind == InstrKind::kLoadIm2col;
+  ASSERT_TRUE(load3d);
+  const KernelCost k = predict_program(p, spec, c);
+  ASSERT_TRUE(k.valid);
+  EXPECT_TRUE(k.cube);
+  const double macs = 64.0 * (64 * 9) * (28 * 28);
+  EXPECT_GE(k.macs, macs);
+  EXPECT_LE(k.macs, 1.5 * macs);  // fractal padding of M, K and the positions
+  EXPECT_GT(k.busy[kMte1], 0.0);
+  EXPECT_GT(k.busy[kCube], 0.0);
+}
+
+}  // namespace
+}  // namespace asc::sim
