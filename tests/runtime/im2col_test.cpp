@@ -67,6 +67,15 @@ std::vector<Case> cases() {
        {4, 1, 1, 298},
        window({1, 1, 5}, {1, 1, 1}, {1, 1, 1}, {1, 1, 296}),
        4},
+      // Stride 2 (the AVX-512 path's even elements), padded on both sides, rows past a panel.
+      {3,
+       1,
+       9,
+       70,
+       {0, 0, 1, 1},
+       {3, 1, 9, 69},
+       window({1, 3, 3}, {1, 2, 2}, {1, 1, 1}, {1, 4, 34}),
+       3},
       // A 3-D window.
       {2,
        4,

@@ -30,7 +30,7 @@ size_t im2col_packed_bytes(DType in, bool a_side, int64_t k, int64_t positions);
 void im2col_pack(DType in, bool a_side, const Im2colSource& src, const Im2col& g, int64_t k,
                  void* dst);
 
-// The B side in f32 panels of 32 for a unit-stride window (s[2] == 1) with AVX-512
+// The B side in f32 panels of 32 for a window of column stride 1 or 2 with AVX-512
 // (im2col_avx512.cpp); false, doing nothing, where that does not apply.
 bool im2col_pack_avx512(DType in, const Im2colSource& src, const Im2col& g, int64_t k, float* dst);
 

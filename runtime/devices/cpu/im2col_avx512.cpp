@@ -1,8 +1,9 @@
-// The column matrix of a unit-stride window (im2col.h), packed into 32-position f32 panels with
-// AVX-512 masked loads: per panel, its positions split into runs of one output row; for each
-// kernel offset the runs' source rows and valid lanes are found once, then every channel's k row
-// is two masked loads (a few more where a panel spans rows) and two stores. Masked-off lanes are
-// never read (AVX-512 suppresses their faults), so the padding costs nothing but the mask.
+// The column matrix of a window of column stride 1 or 2 (im2col.h), packed into 32-position f32
+// panels with AVX-512 masked loads: per panel, its positions split into runs of one output row;
+// for each kernel offset the runs' source rows and valid lanes are found once, then every
+// channel's k row is two masked loads per run (stride 2: four, their even elements kept by a
+// permute) and two stores. Masked-off lanes are never read (AVX-512 suppresses their faults), so
+// the padding costs nothing but the mask.
 #include <algorithm>
 #include <cstdint>
 
@@ -22,6 +23,11 @@ struct Run {
   int64_t od, oh, ow;  // the first lane's output position
 };
 
+// ceil(a / b) for b > 0 and any a.
+inline int64_t ceil_div_signed(int64_t a, int64_t b) {
+  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
+}
+
 // Lanes [lo, hi) of a 32-lane panel as two 16-lane masks.
 ASC_AVX512 inline void lane_masks(int64_t lo, int64_t hi, __mmask16& m0, __mmask16& m1) {
   const auto bits = [](int64_t a, int64_t b) {
@@ -33,8 +39,33 @@ ASC_AVX512 inline void lane_masks(int64_t lo, int64_t hi, __mmask16& m0, __mmask
   m1 = bits(lo - 16, hi - 16);
 }
 
-template <DType In>
-ASC_AVX512 void pack_unit_stride(const Im2colSource& s, const Im2col& g, int64_t k, float* dst) {
+// The 16-lane element mask of a stride-2 source vector: element 2l of it feeds lane `first` + l,
+// set where that lane is in `lanes` (a 32-lane panel's valid lanes).
+ASC_AVX512 inline __mmask16 even_elements(uint32_t lanes, int first) {
+  uint32_t m = 0;
+  for (int l = 0; l < 8; ++l)
+    if ((lanes >> (first + l)) & 1u) m |= 1u << (2 * l);
+  return static_cast<__mmask16>(m);
+}
+
+// Lanes 16 x half .. of a panel row for column stride S: S = 1 loads them, S = 2 loads the 32
+// source elements they take every other one of and keeps the even ones.
+template <DType In, int S>
+ASC_AVX512 inline __m512 load_lanes(const void* map, int64_t at, __mmask16 lanes, uint32_t all,
+                                    int half) {
+  if constexpr (S == 1) {
+    return load_b<In>(map, at + 16 * half, lanes);
+  } else {
+    const __m512i evens =
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512 lo = load_b<In>(map, at + 32 * half, even_elements(all, 16 * half));
+    const __m512 hi = load_b<In>(map, at + 32 * half + 16, even_elements(all, 16 * half + 8));
+    return _mm512_permutex2var_ps(lo, evens, hi);
+  }
+}
+
+template <DType In, int S>
+ASC_AVX512 void pack_strided(const Im2colSource& s, const Im2col& g, int64_t k, float* dst) {
   using T = std::conditional_t<In == DType::kF32, float, uint16_t>;
   const T* map = reinterpret_cast<const T*>(s.gm);
   const int64_t np = g.positions(), win = g.window(), channels = k / std::max<int64_t>(win, 1);
@@ -55,17 +86,20 @@ ASC_AVX512 void pack_unit_stride(const Im2colSource& s, const Im2col& g, int64_t
           // Per run: the source offset of lane 0 (channel 0) and the valid lanes.
           int64_t off[kPanel];
           __mmask16 m0[kPanel], m1[kPanel];
+          uint32_t all[kPanel];
           int nvalid = 0;
           for (int r = 0; r < nruns; ++r) {
             const Run& u = runs[r];
             const int64_t id = u.od * g.s[0] + a * g.d[0], ih = u.oh * g.s[1] + b * g.d[1];
             if (id < s.lo[1] || id >= s.hi[1] || ih < s.lo[2] || ih >= s.hi[2]) continue;
-            const int64_t iw0 = u.ow + e * g.d[2];  // lane j reads column iw0 + j - j0
-            const int64_t lo = std::max(u.j0, u.j0 + s.lo[3] - iw0);
-            const int64_t hi = std::min(u.j0 + u.n, u.j0 + s.hi[3] - iw0);
+            const int64_t iw0 = u.ow * S + e * g.d[2];  // lane j reads column iw0 + S (j - j0)
+            const int64_t lo = std::max(u.j0, u.j0 + ceil_div_signed(s.lo[3] - iw0, S));
+            const int64_t hi = std::min(u.j0 + u.n, u.j0 + ceil_div_signed(s.hi[3] - iw0, S));
             if (hi <= lo) continue;
-            off[nvalid] = s.base + id * s.stride[1] + ih * s.stride[2] + (iw0 - u.j0) * s.stride[3];
+            off[nvalid] = s.base + id * s.stride[1] + ih * s.stride[2] + (iw0 - S * u.j0);
             lane_masks(lo, hi, m0[nvalid], m1[nvalid]);
+            all[nvalid] = static_cast<uint32_t>(m0[nvalid]) | static_cast<uint32_t>(m1[nvalid])
+                                                                  << 16;
             ++nvalid;
           }
           const int64_t kk0 = (a * g.k[1] + b) * g.k[2] + e;
@@ -75,8 +109,8 @@ ASC_AVX512 void pack_unit_stride(const Im2colSource& s, const Im2col& g, int64_t
             if (c >= s.lo[0] && c < s.hi[0])
               for (int v = 0; v < nvalid; ++v) {
                 const int64_t at = off[v] + c * s.stride[0];
-                r0 = _mm512_mask_mov_ps(r0, m0[v], load_b<In>(map, at, m0[v]));
-                r1 = _mm512_mask_mov_ps(r1, m1[v], load_b<In>(map, at + 16, m1[v]));
+                r0 = _mm512_mask_mov_ps(r0, m0[v], load_lanes<In, S>(map, at, m0[v], all[v], 0));
+                r1 = _mm512_mask_mov_ps(r1, m1[v], load_lanes<In, S>(map, at, m1[v], all[v], 1));
               }
             _mm512_storeu_ps(row, r0);
             _mm512_storeu_ps(row + 16, r1);
@@ -88,16 +122,20 @@ ASC_AVX512 void pack_unit_stride(const Im2colSource& s, const Im2col& g, int64_t
 }  // namespace
 
 bool im2col_pack_avx512(DType in, const Im2colSource& src, const Im2col& g, int64_t k, float* dst) {
-  if (g.s[2] != 1 || src.stride[3] != 1 || !gemm_detail::gemm_isa_avx512()) return false;
+  if (g.s[2] > 2 || src.stride[3] != 1 || !gemm_detail::gemm_isa_avx512()) return false;
+  const bool two = g.s[2] == 2;
   switch (in) {
     case DType::kF32:
-      pack_unit_stride<DType::kF32>(src, g, k, dst);
+      two ? pack_strided<DType::kF32, 2>(src, g, k, dst)
+          : pack_strided<DType::kF32, 1>(src, g, k, dst);
       return true;
     case DType::kF16:
-      pack_unit_stride<DType::kF16>(src, g, k, dst);
+      two ? pack_strided<DType::kF16, 2>(src, g, k, dst)
+          : pack_strided<DType::kF16, 1>(src, g, k, dst);
       return true;
     case DType::kBF16:
-      pack_unit_stride<DType::kBF16>(src, g, k, dst);
+      two ? pack_strided<DType::kBF16, 2>(src, g, k, dst)
+          : pack_strided<DType::kBF16, 1>(src, g, k, dst);
       return true;
     default:
       return false;
