@@ -220,7 +220,8 @@ ConvTile conv_accumulate(TileBuilder& t, const ConvGeom& g) {
       const int64_t row = g.kp() * g.panel;
       wb.dims = {BoxDim{g.group, g.panels() * row, t.grid(kAxisG), 1},
                  BoxDim{g.panels(), row, t.grid(kAxisM, tm / g.panel), tm / g.panel},
-                 BoxDim{row, 1, Coord{kv.var, tc * win * g.panel, 0}, tc * win * g.panel}};
+                 BoxDim{row, 1, Coord{kv.var, tc * win * g.panel, 0},
+                        round_up(tc * win, g.k_pack) * g.panel}};  // all of K: its padding too
     }
     Buf x1 = t.copy_in(0, x, Pos::kL1, "x1");
     Buf w1 = t.copy_in(1, wb, Pos::kL1, "w1");

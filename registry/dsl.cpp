@@ -300,8 +300,16 @@ void TileBuilder::mmad(Buf c, Buf a, Buf b, Coord k) {
   };
   const Shape &dc = dims(c), &da = dims(a), &db = dims(b);
   const Shape mc = matrix(dc), ma = matrix(da), mb = matrix(db);
+  // An A loaded from pre-packed panels holds K rounded up to its k_pack (zeros past K).
+  int64_t a_pad = 0;
+  for (auto it = prog_.instrs.rbegin(); it != prog_.instrs.rend(); ++it)
+    if (it->dst == a.id && it->kind == InstrKind::kLoadL0) {
+      if (it->axis > 0) a_pad = it->op - 1;
+      break;
+    }
+  const bool k_ok = !ma.empty() && !mb.empty() && ma[1] >= mb[0] && ma[1] - mb[0] <= a_pad;
   if (mc.empty() || ma.empty() || mb.empty() || ma[0] != mc[0] || mb[1] != mc[1] ||
-      ma[1] != mb[0] || decl(c).pos != Pos::kL0C || dtype(c) != DType::kF32)
+      !(ma[1] == mb[0] || k_ok) || decl(c).pos != Pos::kL0C || dtype(c) != DType::kF32)
     throw ShapeError(prog_.op + ": mmad needs L0C f32 c[m,n], a[m,k], b[k,n]; got c" +
                      to_string(dc) + " a" + to_string(da) + " b" + to_string(db));
   Instr in;

@@ -12,7 +12,8 @@ struct EmitEntry {
   int variant;       // 0: ascend910b(); 1: the shrunk 910B spec (emit_spec())
   const char* name;  // kernel name
   void (*run)(uint8_t* const* args);
-  const char* error;  // "" when emitted
+  const char* error;      // "" when emitted
+  const char* case_name;  // "name#n": the case's name, n earlier cases having the same name
 };
 
 }  // namespace asc::test

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "ops/op_cases.h"
@@ -25,6 +26,18 @@ std::string c_string(const std::string& s) {
     r += c == '\n' ? ' ' : c;
   }
   return r + "\"";
+}
+
+// Each case's key: its name and, after '#', how many earlier cases have the same name (names
+// repeat), as a C string literal.
+std::vector<std::string> case_keys(const std::vector<asc::test::OpCase>& cases) {
+  std::vector<std::string> keys;
+  std::map<std::string, int> seen;
+  for (const auto& c : cases) {
+    const std::string name = c.name();
+    keys.push_back(c_string(asc::cat(name, "#", seen[name]++)));
+  }
+  return keys;
 }
 
 void write_if_changed(const std::filesystem::path& path, const std::string& text) {
@@ -48,6 +61,7 @@ int main(int argc, char** argv) {
   const int groups = std::max(1, std::atoi(argv[2]));
   std::filesystem::create_directories(out);
   const auto& cases = asc::test::all_op_cases();
+  const std::vector<std::string> keys = case_keys(cases);
   struct Kernel {
     int case_index, variant;
     std::string name, source, error;
@@ -123,11 +137,11 @@ int main(int argc, char** argv) {
     if (k.error.empty()) {
       texts[g] += "// ---- " + k.name + " ----\n" + k.source + "\n";
       tables[g] += asc::cat("    {", k.case_index, ", ", k.variant, ", \"", k.name, "\", &", k.name,
-                            "_cpu_run, \"\"},\n");
+                            "_cpu_run, \"\", ", keys[static_cast<size_t>(k.case_index)], "},\n");
       ++emitted;
     } else {
       failed += asc::cat("    {", k.case_index, ", ", k.variant, ", \"", k.name, "\", nullptr, ",
-                         c_string(k.error), "},\n");
+                         c_string(k.error), ", ", keys[static_cast<size_t>(k.case_index)], "},\n");
     }
   }
   for (int g = 0; g < groups; ++g) {
@@ -140,7 +154,7 @@ int main(int argc, char** argv) {
     s += asc::cat("namespace asc::test {\nvoid emitted_group_", g,
                   "(std::vector<EmitEntry>& v) {\n  const EmitEntry e[] = {\n",
                   tables[static_cast<size_t>(g)],
-                  "    {-1, 0, \"\", nullptr, \"\"}};\n  for (const auto& x : e)\n    if "
+                  "    {-1, 0, \"\", nullptr, \"\", \"\"}};\n  for (const auto& x : e)\n    if "
                   "(x.case_index >= 0) v.push_back(x);\n}\n}  // namespace asc::test\n");
     write_if_changed(out / asc::cat("emitted_", g, ".cpp"), s);
     index += asc::cat("void emitted_group_", g, "(std::vector<EmitEntry>& v);\n");
@@ -149,10 +163,11 @@ int main(int argc, char** argv) {
       "\nconst std::vector<EmitEntry>& all_emitted() {\n  static const std::vector<EmitEntry> all "
       "= [] {\n    std::vector<EmitEntry> v;\n";
   for (int g = 0; g < groups; ++g) index += asc::cat("    emitted_group_", g, "(v);\n");
-  index += "    const EmitEntry failed[] = {\n" + failed +
-           "        {-1, 0, \"\", nullptr, \"\"}};\n    for (const auto& x : failed)\n      if "
-           "(x.case_index >= 0) v.push_back(x);\n    return v;\n  }();\n  return all;\n}\n\n}  // "
-           "namespace asc::test\n";
+  index +=
+      "    const EmitEntry failed[] = {\n" + failed +
+      "        {-1, 0, \"\", nullptr, \"\", \"\"}};\n    for (const auto& x : failed)\n      if "
+      "(x.case_index >= 0) v.push_back(x);\n    return v;\n  }();\n  return all;\n}\n\n}  // "
+      "namespace asc::test\n";
   write_if_changed(out / "emitted_index.cpp", index);
   std::printf(
       "asc-emit-gen: %d kernels emitted, %zu failed, %d host-kernel cases, %d not plannable\n",
