@@ -1,4 +1,5 @@
-// QuantizeLinear (10 per-tensor; 13+ per-axis), DequantizeLinear (10; 13+ per-axis),
+// QuantizeLinear (10 per-tensor; 13-18 per-axis), DequantizeLinear (10; 13-20 per-axis; 19 only
+// adds types asc has not),
 // DynamicQuantizeLinear (11+), MatMulInteger (10+), QLinearMatMul (10+).
 //
 // Quantization: y = saturate(round_half_even(x / scale[c]) + zero_point[c]) where c is the index
@@ -476,7 +477,7 @@ void qlinear_matmul_reference(const Attrs&, std::span<const Tensor> in, std::spa
 
 void register_misc_quant(Registry& r) {
   for (const bool per_axis : {false, true}) {
-    OpDef q = def_op("QuantizeLinear", per_axis ? 13 : 10, per_axis ? INT_MAX : 12);
+    OpDef q = def_op("QuantizeLinear", per_axis ? 13 : 10, per_axis ? 18 : 12);
     q.input("x", "T1")
         .input("y_scale", "f32")
         .input("y_zero_point", "T2", Arity::kOptional)
@@ -493,7 +494,7 @@ void register_misc_quant(Registry& r) {
     if (per_axis) q.attr("axis", AttrKind::kInt, int64_t{1});
     r.add(std::move(q));
 
-    OpDef dq = def_op("DequantizeLinear", per_axis ? 13 : 10, per_axis ? INT_MAX : 12);
+    OpDef dq = def_op("DequantizeLinear", per_axis ? 13 : 10, per_axis ? 20 : 12);
     dq.input("x", "T")
         .input("x_scale", "f32")
         .input("x_zero_point", "T", Arity::kOptional)

@@ -407,7 +407,7 @@ void mel_fill(const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
 
 void register_misc_signal(Registry& r) {
   const std::vector<DType> kIndex = {DType::kI32, DType::kI64};
-  r.add(def_op("DFT", 17)
+  r.add(def_op("DFT", 17, 19)
             .input("input", "T1")
             .input("dft_length", "T2", Arity::kOptional, true)
             .output("output", "T1")

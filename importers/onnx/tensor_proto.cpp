@@ -99,6 +99,12 @@ DType dtype_from_onnx(int32_t code, const std::string& what) {
     default:
       break;
   }
+  // TensorProto.DataType values newer than ONNX 1.12's protobuf (opsets 19, 21 and 23).
+  static const char* const kLater[] = {"float8e4m3fn",   "float8e4m3fnuz", "float8e5m2",
+                                       "float8e5m2fnuz", "uint4",          "int4",
+                                       "float4e2m1"};
+  if (code >= 17 && code <= 23)
+    throw UnsupportedError(cat(what, ": ", kLater[code - 17], " tensors are not supported"));
   const auto dt = static_cast<DType>(code);
   if (code <= 0 || code > 255 || dtype_size(dt) == 0)
     throw ModelError(cat(what, ": unknown or undefined data_type ", code));
