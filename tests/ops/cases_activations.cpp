@@ -186,7 +186,7 @@ void add_castlike(std::vector<OpCase>& v) {
     v.push_back({"CastLike", 21, {in(from, {4, 9}, -100, 100), in(to, {2})}, {}, "opset21"});
   }
   v.push_back(
-      {"CastLike", 19, {in(kF32, {6}, -9, 9), in(kF16, {})}, {{"saturate", int64_t{0}}}, "sat0"});
+      {"CastLike", 19, {in(kF32, {6}, -9, 9), in(kF16, {})}, {{"saturate", int64_t{1}}}, "sat1"});
   v.push_back(
       {"CastLike", 15, {in(kF32, {3, 4}, -100, 100), in(kI32, {2, 3, 4, 5})}, {}, "target_rank4"});
   v.push_back({"CastLike", 15, {in(kF32, {}, -100, 100), in(kF16, {7})}, {}, "target_vec"});

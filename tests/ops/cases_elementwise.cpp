@@ -92,7 +92,7 @@ std::vector<OpCase> cases_elementwise() {
     for (const int opset : {19, 23}) {
       OpCase c{"Cast", opset, {in(from, {3, 31}, from == DType::kU8 ? 0 : -100, 100)}};
       c.attrs.set("to", static_cast<int64_t>(to));
-      if (opset == 19) c.attrs.set("saturate", int64_t{0});
+      if (opset == 19) c.attrs.set("saturate", int64_t{1});
       c.label = cat("to_", dtype_name(to), "/opset", opset);
       v.push_back(c);
     }

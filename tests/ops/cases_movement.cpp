@@ -249,6 +249,11 @@ void add_pad(std::vector<OpCase>& v) {
                "wrap"});
   v.push_back({"Pad",
                19,
+               {data(kF32, {3, 4, 5}), fixed_i64({1, 0, 3, 2, 2, 1})},
+               {{"mode", std::string("wrap")}},
+               "wrap_small"});
+  v.push_back({"Pad",
+               19,
                {data(kF32, {3, 4}), fixed_i64({1, 0, 0, 0})},
                {{"mode", std::string("reflect")}},
                "reflect"});

@@ -1,5 +1,6 @@
 // Cases of the nn family's sampling ops: Resize, Upsample, GridSample, RoiAlign, MaxRoiPool.
 #include "ops/op_cases.h"
+#include "registry/strings.h"
 
 namespace asc::test {
 namespace {
@@ -72,6 +73,12 @@ void add_resize(std::vector<OpCase>& c) {
          {in(f32, {1, 2, 6, 4}), absent(), absent(), fixed_i64({4, 5})},
          {{"axes", V{2, -1}}, {"keep_aspect_ratio_policy", S(policy)}, {"mode", S("linear")}},
          policy});
+    c.push_back(
+        {"Resize",
+         18,
+         {in(f32, {1, 2, 6, 4}), absent(), absent(), fixed_i64({4, 5})},
+         {{"axes", V{2, 3}}, {"keep_aspect_ratio_policy", S(policy)}, {"mode", S("nearest")}},
+         cat(policy, "/axes23")});
   }
   c.push_back({"Resize",
                18,
