@@ -16,6 +16,7 @@ namespace asc {
 // Sub-families, called from register_elementwise_unary / _binary.
 void register_elementwise_math(Registry& r);      // Tan, Asin, ..., Sinh, ..., Atanh (composed)
 void register_elementwise_variadic(Registry& r);  // Max, Min, Sum, Mean
+void register_logical_bitwise(Registry& r);       // BitwiseAnd, ..., BitwiseNot (host kernels)
 
 // ---- dtype groups -----------------------------------------------------------------------------
 std::vector<DType> ew_f16_f32_f64();       // the classic float trio

@@ -1,7 +1,8 @@
 // Logical, bitwise and comparison ops: And, Or, Xor, Not, BitShift, Equal, Greater, Less,
-// GreaterOrEqual, LessOrEqual, IsNaN, IsInf. Comparisons read both operands in their compute
-// dtype (f16/bf16 widen to f32 exactly; bool compares as u8) and write bool. Opsets 1-6 of
-// And/Or/Xor/Equal/Greater/Less use the legacy broadcast/axis form (ops/elementwise.h).
+// GreaterOrEqual, LessOrEqual, IsNaN, IsInf (BitwiseAnd/Or/Xor/Not: logical_bitwise.cpp).
+// Comparisons read both operands in their compute dtype (f16/bf16 widen to f32 exactly; bool
+// compares as u8) and write bool. Opsets 1-6 of And/Or/Xor/Equal/Greater/Less use the legacy
+// broadcast/axis form (ops/elementwise.h).
 #include <cmath>
 #include <cstring>
 
@@ -273,38 +274,42 @@ void register_classify(Registry& r) {
                                 [](const double* v) { return std::isnan(v[0]) ? 1 : 0; });
               }));
   }
-  r.add(def_op("IsInf", 10)
-            .input("X", "T1")
-            .output("Y", "T2")
-            .attr("detect_negative", AttrKind::kInt, int64_t{1})
-            .attr("detect_positive", AttrKind::kInt, int64_t{1})
-            .type_constraint("T1", {DType::kF32, DType::kF64})
-            .type_constraint("T2", {DType::kBool})
-            .trait(kElementwise)
-            .describe("Y = (X is +inf and detect_positive) or (X is -inf and detect_negative)")
-            .infer(infer_bool_like)
-            .tiling(elementwise_tiling)
-            .kernel([](TileBuilder& t) {
-              const Buf x = ew_load(t, 0);
-              const bool neg = t.ctx().attr().i("detect_negative") != 0;
-              const bool pos = t.ctx().attr().i("detect_positive") != 0;
-              Buf y;
-              if (neg && pos) {
-                y = ew_cmp_const(t, CmpOp::kEq, t.unary(UnaryOp::kAbs, x), INFINITY);
-              } else if (neg || pos) {
-                y = ew_cmp_const(t, CmpOp::kEq, x, pos ? INFINITY : -INFINITY);
-              } else {
-                y = t.duplicate(DType::kBool, t.dims(x), 0.0);
-              }
-              ew_store(t, 0, y);
-            })
-            .reference([](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
-              const bool neg = a.i("detect_negative") != 0;
-              const bool pos = a.i("detect_positive") != 0;
-              ref_elementwise(in, out[0], [neg, pos](const double* v) {
-                return std::isinf(v[0]) && (v[0] > 0 ? pos : neg) ? 1.0 : 0.0;
-              });
-            }));
+  // IsInf-20 adds f16 and bf16 (and the float8 types asc has not).
+  for (const auto& [since, until] : {std::pair{10, 19}, std::pair{20, INT_MAX}}) {
+    r.add(def_op("IsInf", since, until)
+              .input("X", "T1")
+              .output("Y", "T2")
+              .attr("detect_negative", AttrKind::kInt, int64_t{1})
+              .attr("detect_positive", AttrKind::kInt, int64_t{1})
+              .type_constraint("T1", since >= 20 ? ew_floats(true)
+                                                 : std::vector<DType>{DType::kF32, DType::kF64})
+              .type_constraint("T2", {DType::kBool})
+              .trait(kElementwise)
+              .describe("Y = (X is +inf and detect_positive) or (X is -inf and detect_negative)")
+              .infer(infer_bool_like)
+              .tiling(elementwise_tiling)
+              .kernel([](TileBuilder& t) {
+                const Buf x = ew_load(t, 0);
+                const bool neg = t.ctx().attr().i("detect_negative") != 0;
+                const bool pos = t.ctx().attr().i("detect_positive") != 0;
+                Buf y;
+                if (neg && pos) {
+                  y = ew_cmp_const(t, CmpOp::kEq, t.unary(UnaryOp::kAbs, x), INFINITY);
+                } else if (neg || pos) {
+                  y = ew_cmp_const(t, CmpOp::kEq, x, pos ? INFINITY : -INFINITY);
+                } else {
+                  y = t.duplicate(DType::kBool, t.dims(x), 0.0);
+                }
+                ew_store(t, 0, y);
+              })
+              .reference([](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
+                const bool neg = a.i("detect_negative") != 0;
+                const bool pos = a.i("detect_positive") != 0;
+                ref_elementwise(in, out[0], [neg, pos](const double* v) {
+                  return std::isinf(v[0]) && (v[0] > 0 ? pos : neg) ? 1.0 : 0.0;
+                });
+              }));
+  }
 }
 
 }  // namespace
@@ -314,6 +319,7 @@ void register_logical(Registry& r) {
   register_bitshift(r);
   register_compare(r);
   register_classify(r);
+  register_logical_bitwise(r);
 }
 
 }  // namespace asc

@@ -21,6 +21,8 @@ void register_nn_roi_pool(Registry& r);
 
 // Conv and pool dtypes (ONNX's T for these ops).
 const std::vector<DType>& nn_float_types();
+// nn_float_types() and bf16: what the opset 22 versions of the family take (ONNX's bf16 sweep).
+const std::vector<DType>& nn_float_types_22();
 
 // A sliding window over the spatial dims of an [N, C, spatial...] tensor, resolved from the
 // kernel_shape / strides / dilations / pads / auto_pad / ceil_mode attributes. Every vector has

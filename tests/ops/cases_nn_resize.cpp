@@ -136,6 +136,12 @@ void add_grid_sample(std::vector<OpCase>& c) {
                  {in(f32, {1, 2, 3, 4}), in(f32, {1, 2, 3, 2}, -1.2, 1.2)},
                  {{"mode", S(mode)}, {"padding_mode", S("border")}},
                  mode});
+  // GridSample-22: bf16 too.
+  for (DType dt : {f32, DType::kBF16})
+    c.push_back({"GridSample",
+                 22,
+                 {in(dt, {2, 3, 4, 5}), in(dt, {2, 3, 2, 2}, -1.1, 1.1)},
+                 {{"mode", S("linear")}, {"align_corners", int64_t{1}}}});
 }
 
 void add_roi_align(std::vector<OpCase>& c) {
@@ -161,6 +167,16 @@ void add_roi_align(std::vector<OpCase>& c) {
                 {"output_width", int64_t{3}},
                 {"coordinate_transformation_mode", S("output_half_pixel")}},
                "sampling_ratio"});
+  for (DType dt : {f32, DType::kBF16}) {  // RoiAlign-22: bf16 too
+    InputSpec r = rois();
+    if (dt != f32) r = in(dt, {3, 4}, 0, 6);
+    c.push_back(
+        {"RoiAlign",
+         22,
+         {in(dt, {2, 2, 8, 8}), r,
+          fixed_i64(dt == f32 ? std::vector<int64_t>{0, 1, 1, 0} : std::vector<int64_t>{1, 0, 1})},
+         {{"output_height", int64_t{2}}, {"output_width", int64_t{2}}}});
+  }
 }
 
 void add_max_roi_pool(std::vector<OpCase>& c) {
@@ -175,6 +191,14 @@ void add_max_roi_pool(std::vector<OpCase>& c) {
                1,
                {in(f16, {1, 2, 5, 5}), in(f16, {1, 5}, 0, 0)},
                {{"pooled_shape", V{3, 2}}}});
+  for (DType dt : {f32, DType::kBF16}) {  // MaxRoiPool-22: bf16 too
+    Tensor r(dt, rois.fixed->shape());
+    for (int64_t i = 0; i < r.numel(); ++i) r.set(i, rois.fixed->at(i));
+    c.push_back({"MaxRoiPool",
+                 22,
+                 {in(dt, {2, 3, 8, 9}), fixed_tensor(std::move(r))},
+                 {{"pooled_shape", V{2, 2}}}});
+  }
 }
 
 }  // namespace
