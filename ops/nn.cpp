@@ -175,6 +175,7 @@ void register_nn(Registry& r) {
   register_nn_resize(r);
   register_nn_sample(r);
   register_nn_roi_pool(r);
+  register_nn_col2im(r);
 }
 
 }  // namespace asc

@@ -18,6 +18,7 @@ void register_nn_pool(Registry& r);
 void register_nn_resize(Registry& r);
 void register_nn_sample(Registry& r);
 void register_nn_roi_pool(Registry& r);
+void register_nn_col2im(Registry& r);  // Col2Im (nn_col2im.cpp)
 
 // Conv and pool dtypes (ONNX's T for these ops).
 const std::vector<DType>& nn_float_types();

@@ -1,4 +1,5 @@
-// Cases of the nn family's sampling ops: Resize, Upsample, GridSample, RoiAlign, MaxRoiPool.
+// Cases of the nn family's sampling ops: Resize, Upsample, GridSample, RoiAlign, MaxRoiPool; and
+// Col2Im.
 #include "ops/op_cases.h"
 #include "registry/strings.h"
 
@@ -201,12 +202,45 @@ void add_max_roi_pool(std::vector<OpCase>& c) {
   }
 }
 
+// Col2Im-18: overlapping blocks (sums), strides, dilations, pads, 1-D and 3-D images, integers.
+void add_col2im(std::vector<OpCase>& c) {
+  // [N, C * prod(block), L]: L from the block grid of each image.
+  c.push_back({"Col2Im",
+               18,
+               {in(f32, {1, 2 * 4, 9}), fixed_i64({4, 4}), fixed_i64({2, 2})},
+               {},
+               "overlap"});
+  c.push_back({"Col2Im",
+               18,
+               {in(f32, {2, 3 * 6, 3}), fixed_i64({5, 5}), fixed_i64({2, 3})},
+               {{"strides", V{2, 1}}, {"pads", V{1, 0, 0, 0}}, {"dilations", V{1, 2}}},
+               "strided"});
+  c.push_back({"Col2Im",
+               18,
+               {in(f32, {1, 5, 6}), fixed_i64({10}), fixed_i64({5})},
+               {{"strides", V{2}}, {"pads", V{3, 3}}},
+               "1d"});
+  c.push_back({"Col2Im",
+               18,
+               {in(DType::kF64, {1, 8, 8}), fixed_i64({3, 3, 3}), fixed_i64({2, 2, 2})},
+               {},
+               "3d"});
+  c.push_back({"Col2Im",
+               18,
+               {in_int(DType::kI32, {2, 4, 6}, -9, 9), fixed_i64({3, 4}), fixed_i64({2, 2})},
+               {},
+               "i32"});
+  c.push_back(
+      {"Col2Im", 18, {in(f16, {0, 4, 4}), fixed_i64({3, 3}), fixed_i64({2, 2})}, {}, "empty"});
+}
+
 }  // namespace
 
 std::vector<OpCase> cases_nn_resize() {
   std::vector<OpCase> c;
   add_resize(c);
   add_grid_sample(c);
+  add_col2im(c);
   add_roi_align(c);
   add_max_roi_pool(c);
   return c;

@@ -68,6 +68,8 @@ struct OrtGap {
 const OrtGap kOrtGaps[] = {
     {"ReduceMax", wide_unsigned, "ONNX Runtime's ReduceMax has no u32 or u64 kernel"},
     {"ReduceMin", wide_unsigned, "ONNX Runtime's ReduceMin has no u32 or u64 kernel"},
+    {"Col2Im", [](const OpCase& c) { return c.inputs[0].dtype != DType::kF32; },
+     "ONNX Runtime's Col2Im has an f32 kernel only"},
     {"Gelu", [](const OpCase& c) { return c.inputs[0].dtype == DType::kF64; },
      "ONNX Runtime runs Gelu-20 as its function body, and its Erf has no f64 kernel"},
     {"GroupNormalization", has_empty_input,
