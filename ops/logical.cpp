@@ -3,6 +3,7 @@
 // Comparisons read both operands in their compute dtype (f16/bf16 widen to f32 exactly; bool
 // compares as u8) and write bool. Opsets 1-6 of And/Or/Xor/Equal/Greater/Less use the legacy
 // broadcast/axis form (ops/elementwise.h).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -173,10 +174,23 @@ Buf cmp_tiles(TileBuilder& t, CmpOp op, Buf a, Buf b) {
   return t.compare(op, cmp_operand(t, a), cmp_operand(t, b));
 }
 
+// Equal-19 on strings: a host path (the tile kernel compares numbers), byte-wise equality.
+void equal_strings(std::span<const Tensor> in, Tensor& out) {
+  const auto oa = bcast_offsets(in[0].shape(), out.shape());
+  const auto ob = bcast_offsets(in[1].shape(), out.shape());
+  bool* y = out.data_as<bool>();
+  for (size_t i = 0; i < oa.size(); ++i) y[i] = in[0].strings()[oa[i]] == in[1].strings()[ob[i]];
+}
+
 void add_compare(Registry& r, const CmpInfo& c, int since, int until, std::vector<DType> types) {
   const CmpOp op = c.op;
-  r.add(def_op(c.type, since, until)
-            .input("A", "T")
+  const bool strings = std::find(types.begin(), types.end(), DType::kString) != types.end();
+  OpDef d = def_op(c.type, since, until);
+  if (strings)
+    d.host_kernel([](const LaunchContext&, std::span<const Tensor> in, std::span<Tensor> out) {
+      equal_strings(in, out[0]);
+    });
+  r.add(d.input("A", "T")
             .input("B", "T")
             .output("C", "T1")
             .type_constraint("T", std::move(types))
@@ -193,6 +207,7 @@ void add_compare(Registry& r, const CmpInfo& c, int since, int until, std::vecto
               ew_store(t, 0, cmp_tiles(t, op, ew_load(t, 0), ew_load(t, 1)));
             })
             .reference([op](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
+              if (in[0].dtype() == DType::kString) return equal_strings(in, out[0]);
               ref_elementwise(in, out[0], [op](const double* v) {
                 return ref_cmp(op, v[0], v[1]) ? 1.0 : 0.0;
               });
@@ -204,7 +219,8 @@ void register_compare(Registry& r) {
   const CmpInfo eq{"Equal", CmpOp::kEq, "C = (A == B) with numpy broadcasting"};
   add_compare(r, eq, 7, 10, bool_i32_i64);
   add_compare(r, eq, 11, 12, ew_plus({DType::kBool}, ew_numeric(false)));
-  add_compare(r, eq, 13, INT_MAX, ew_plus({DType::kBool}, ew_numeric(true)));
+  add_compare(r, eq, 13, 18, ew_plus({DType::kBool}, ew_numeric(true)));
+  add_compare(r, eq, 19, INT_MAX, ew_plus({DType::kBool, DType::kString}, ew_numeric(true)));
 
   const CmpInfo order[] = {
       {"Greater", CmpOp::kGt, "C = (A > B) with numpy broadcasting"},

@@ -61,13 +61,21 @@ bool integral_ok(ReduceKind k) {
          k != ReduceKind::kLogSumExp;
 }
 
-std::vector<DType> types_of(ReduceKind k) {
+std::vector<DType> types_of(const ReduceVersion& v) {
+  const ReduceKind k = v.kind;
   std::vector<DType> t = float_types();
   if (!integral_ok(k)) return t;
   for (DType d : {DType::kI32, DType::kI64, DType::kU32, DType::kU64}) t.push_back(d);
   if (k == ReduceKind::kMax || k == ReduceKind::kMin)
     for (DType d : {DType::kI8, DType::kU8}) t.push_back(d);
+  if ((k == ReduceKind::kMax || k == ReduceKind::kMin) && v.since >= 20)
+    t.push_back(DType::kBool);  // ReduceMax-20 / ReduceMin-20: false < true
   return t;
+}
+
+// Bool reduces as u8 (max: any, min: all).
+DType reduce_compute_dtype(DType in) {
+  return in == DType::kBool ? DType::kU8 : compute_dtype(in);
 }
 
 // The highest value of a compute dtype: +inf for floats, the maximum for integers.
@@ -279,7 +287,7 @@ Buf reduce_tile(TileBuilder& t, ReduceKind kind, const RowView& v, DType cdt) {
 
 void reduce_kernel(const ReduceVersion& ver, TileBuilder& t) {
   const RowView v = reduce_view(ver, t.ctx());
-  const DType cdt = compute_dtype(t.ctx().inputs[0].dtype);
+  const DType cdt = reduce_compute_dtype(t.ctx().inputs[0].dtype);
   Buf r;
   if (ver.kind == ReduceKind::kLogSumExp) {
     r = log_sum_exp_tile(t, v, cdt);
@@ -351,7 +359,8 @@ void reduce_reference(const ReduceVersion& v, const Attrs& a, std::span<const Te
     if (kind == ReduceKind::kMean) val /= static_cast<double>(count);
     if (kind == ReduceKind::kL2) val = std::sqrt(val);
     if (kind == ReduceKind::kLogSum || kind == ReduceKind::kLogSumExp) val = std::log(val);
-    if (std::isinf(val) && dtype_is_integer(out.dtype()))  // empty min / max of integers
+    if (std::isinf(val) && (dtype_is_integer(out.dtype()) || out.dtype() == DType::kBool))
+      // empty min / max of integers and bools
       val = val > 0 ? highest_value(out.dtype()) : lowest_value(out.dtype());
     out.set(o, val);
   }
@@ -366,7 +375,8 @@ constexpr ReduceVersion kSumMeanMax[] = {
     {"ReduceMean", ReduceKind::kMean, 18, INT_MAX, AxesFrom::kInput},
     {"ReduceMax", ReduceKind::kMax, 1, 10, AxesFrom::kAttrNonNegative},
     {"ReduceMax", ReduceKind::kMax, 11, 17, AxesFrom::kAttr},
-    {"ReduceMax", ReduceKind::kMax, 18, INT_MAX, AxesFrom::kInput},
+    {"ReduceMax", ReduceKind::kMax, 18, 19, AxesFrom::kInput},
+    {"ReduceMax", ReduceKind::kMax, 20, INT_MAX, AxesFrom::kInput},  // + bool
 };
 
 }  // namespace
@@ -383,7 +393,7 @@ void register_reduce_versions(Registry& r, std::span<const ReduceVersion> versio
     }
     def.output("reduced", "T")
         .attr("keepdims", AttrKind::kInt, int64_t{1})
-        .type_constraint("T", types_of(rv.kind))
+        .type_constraint("T", types_of(rv))
         .trait(kReduction)
         .describe(doc_of(rv.kind))
         .infer([rv](const InferContext& c) { return infer_reduce(rv, c); })

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string>
 
 #include "ops/op_cases.h"
 
@@ -80,7 +81,24 @@ void add_bitshift(std::vector<OpCase>& v) {
   }
 }
 
+InputSpec strings(const Shape& shape, const std::vector<std::string>& words) {
+  Tensor t(DType::kString, shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.strings()[i] = words[i % words.size()];
+  return fixed_tensor(std::move(t));
+}
+
 void add_compare(std::vector<OpCase>& v) {
+  // Equal-19: strings (byte-wise; ties, an empty string, broadcasting).
+  v.push_back({"Equal",
+               19,
+               {strings({2, 3}, {"a", "", "bc", "bc", "a", "x"}), strings({3}, {"a", "", "bc"})},
+               {},
+               "strings"});
+  v.push_back({"Equal",
+               19,
+               {strings({}, {"hi"}), strings({4}, {"hi", "h", "hi ", "hi"})},
+               {},
+               "strings_scalar"});
   struct Version {
     const char* op;
     int opset;
@@ -90,6 +108,7 @@ void add_compare(std::vector<OpCase>& v) {
       {"Equal", 10, {kBool, DType::kI32, DType::kI64}},
       {"Equal", 12, {kF32, DType::kU8, DType::kI16, DType::kF16, DType::kF64}},
       {"Equal", 17, {DType::kBF16, kBool, DType::kU64}},
+      {"Equal", 19, {kF32, DType::kI64, kBool}},
       {"Greater", 8, {kF32, DType::kF16}},
       {"Greater", 12, {DType::kI32, DType::kU16, DType::kF64}},
       {"Greater", 17, {DType::kBF16, DType::kI8}},
