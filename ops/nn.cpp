@@ -176,6 +176,7 @@ void register_nn(Registry& r) {
   register_nn_sample(r);
   register_nn_roi_pool(r);
   register_nn_col2im(r);
+  register_nn_affine_grid(r);
 }
 
 }  // namespace asc

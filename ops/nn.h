@@ -18,7 +18,8 @@ void register_nn_pool(Registry& r);
 void register_nn_resize(Registry& r);
 void register_nn_sample(Registry& r);
 void register_nn_roi_pool(Registry& r);
-void register_nn_col2im(Registry& r);  // Col2Im (nn_col2im.cpp)
+void register_nn_col2im(Registry& r);       // Col2Im (nn_col2im.cpp)
+void register_nn_affine_grid(Registry& r);  // AffineGrid (nn_affine_grid.cpp)
 
 // Conv and pool dtypes (ONNX's T for these ops).
 const std::vector<DType>& nn_float_types();

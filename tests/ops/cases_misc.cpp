@@ -134,8 +134,21 @@ void add_signal(std::vector<OpCase>& v) {
   v.push_back(with({"DFT", 17, {in(kF32, {4, 3, 1})}}, {{"axis", int64_t{-3}}}, "axis-3"));
   v.push_back({"DFT", 17, {in(kF32, {2, 10, 1}), scalar_as(kI64, 16)}, {}, "pad16"});
   v.push_back({"DFT", 17, {in(kF32, {2, 50, 2}), scalar_as(kI32, 41)}, {}, "trunc41"});
-  v.push_back(with({"DFT", 17, {in(kF16, {1, 9, 1}), scalar_as(kI64, 9)}},
-                   {{"onesided", int64_t{1}}, {"inverse", int64_t{1}}}, "inverse_onesided"));
+  // IRFFT (onesided inverse): a one-sided complex spectrum in, a real signal of L out (L even,
+  // odd, the default 2 (n - 1), and longer than the spectrum covers: zeros).
+  const Attrs irfft{{"onesided", int64_t{1}}, {"inverse", int64_t{1}}};
+  v.push_back(with({"DFT", 17, {in(kF16, {1, 5, 2}), scalar_as(kI64, 9)}}, irfft, "irfft9"));
+  v.push_back(with({"DFT", 17, {in(kF32, {2, 7, 2})}}, irfft, "irfft"));
+  v.push_back(with({"DFT", 17, {in(kF32, {2, 4, 2}), scalar_as(kI64, 12)}}, irfft, "irfft12"));
+  // DFT-20: the axis as an optional input, default -2.
+  v.push_back({"DFT", 20, {in(kF32, {2, 3, 8, 2})}, {}, "axis_default"});
+  v.push_back({"DFT", 20, {in(kF32, {2, 6, 5, 1}), absent(), scalar_as(kI64, 1)}, {}, "axis1"});
+  v.push_back(
+      {"DFT", 20, {in(kF64, {4, 3, 2}), scalar_as(kI64, 6), scalar_as(kI64, -3)}, {}, "axis-3"});
+  v.push_back(with({"DFT", 20, {in(kF32, {3, 10, 1}), absent(), scalar_as(kI64, 1)}},
+                   {{"onesided", int64_t{1}}}, "onesided"));
+  v.push_back(with({"DFT", 20, {in(kF32, {3, 6, 2})}}, {{"inverse", int64_t{1}}}, "inverse"));
+  v.push_back(with({"DFT", 20, {in(kF32, {2, 5, 2}), scalar_as(kI64, 8)}}, irfft, "irfft8"));
   v.push_back({"DFT", 17, {in(kF32, {0, 6, 2})}});  // empty batch
   v.push_back({"DFT", 17, {in(kF32, {3, 1, 1})}});  // length 1
 

@@ -1,5 +1,5 @@
 // Cases of the nn family's sampling ops: Resize, Upsample, GridSample, RoiAlign, MaxRoiPool; and
-// Col2Im.
+// Col2Im and AffineGrid.
 #include "ops/op_cases.h"
 #include "registry/strings.h"
 
@@ -234,6 +234,25 @@ void add_col2im(std::vector<OpCase>& c) {
       {"Col2Im", 18, {in(f16, {0, 4, 4}), fixed_i64({3, 3}), fixed_i64({2, 2})}, {}, "empty"});
 }
 
+// AffineGrid-20: 2-D and 3-D, both align_corners, extents of 1, f64 and f16.
+void add_affine_grid(std::vector<OpCase>& c) {
+  for (int64_t align : {0, 1}) {
+    c.push_back({"AffineGrid",
+                 20,
+                 {in(f32, {2, 2, 3}), fixed_i64({2, 3, 4, 5})},
+                 {{"align_corners", align}},
+                 cat("2d/align", align)});
+    c.push_back({"AffineGrid",
+                 20,
+                 {in(f32, {2, 3, 4}), fixed_i64({2, 1, 3, 4, 2})},
+                 {{"align_corners", align}},
+                 cat("3d/align", align)});
+  }
+  c.push_back(
+      {"AffineGrid", 20, {in(DType::kF64, {1, 2, 3}), fixed_i64({1, 1, 1, 6})}, {}, "height1"});
+  c.push_back({"AffineGrid", 20, {in(f16, {3, 2, 3}), fixed_i64({3, 2, 4, 4})}, {}, "f16"});
+}
+
 }  // namespace
 
 std::vector<OpCase> cases_nn_resize() {
@@ -241,6 +260,7 @@ std::vector<OpCase> cases_nn_resize() {
   add_resize(c);
   add_grid_sample(c);
   add_col2im(c);
+  add_affine_grid(c);
   add_roi_align(c);
   add_max_roi_pool(c);
   return c;
