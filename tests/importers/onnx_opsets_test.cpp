@@ -126,14 +126,38 @@ TEST(OnnxOpsets, AnAttributeThatBecameAnInputIsRefused) {
 TEST(OnnxOpsets, LaterElementTypesAreRefusedByName) {
   ModelBuilder b(21);
   b.input("X", static_cast<DType>(17), {"4"});
-  b.initializer("W", static_cast<DType>(22), {4}, std::string(2, '\0'));
+  b.initializer("W", static_cast<DType>(23), {4}, std::string(2, '\0'));
   b.node("Identity", {"X"}, {"Y"});
   b.node("Identity", {"W"}, {"Z"});
   b.output("Y", static_cast<DType>(17), {"4"});
-  b.output("Z", static_cast<DType>(22), {"4"});
+  b.output("Z", static_cast<DType>(23), {"4"});
   const std::string msg = error_of<UnsupportedError>([&] { b.import(); });
   EXPECT_NE(msg.find("float8e4m3fn tensors are not supported"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("int4 tensors are not supported"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("float4e2m1 tensors are not supported"), std::string::npos) << msg;
+}
+
+// int4 / uint4 initializers: two elements per byte, low nibble first, unpacked to one per byte.
+TEST(OnnxOpsets, FourBitInitializersUnpack) {
+  ModelBuilder b(21);
+  // i4 [-8, 7, -1, 0, 5]: nibbles 8 7 | f 0 | 5 (odd count: the last high nibble is padding).
+  b.initializer("I", DType::kInt4, {5}, std::string("\x78\x0f\x05", 3));
+  b.initializer("U", DType::kUInt4, {3}, std::string("\xa3\x0f", 2));
+  b.input("X", DType::kF32, {"1"});
+  b.node("Identity", {"X"}, {"Y"});
+  b.output("Y", DType::kF32, {"1"});
+  const Graph g = b.import();
+  const Tensor& i4 = *g.values[g.find("I")].constant;
+  ASSERT_EQ(i4.dtype(), DType::kInt4);
+  ASSERT_EQ(i4.shape(), Shape({5}));
+  const double want_i[] = {-8, 7, -1, 0, 5};
+  for (int64_t k = 0; k < 5; ++k) EXPECT_EQ(i4.at(k), want_i[k]) << k;
+  const Tensor& u4 = *g.values[g.find("U")].constant;
+  const double want_u[] = {3, 10, 15};
+  for (int64_t k = 0; k < 3; ++k) EXPECT_EQ(u4.at(k), want_u[k]) << k;
+
+  ModelBuilder bad(21);
+  bad.initializer("I", DType::kInt4, {5}, std::string(2, '\0'));
+  EXPECT_NE(error_of<ModelError>([&] { bad.import(); }).find("packs into 3"), std::string::npos);
 }
 
 // Every changed version asc does not implement is refused at import, naming op and version.
