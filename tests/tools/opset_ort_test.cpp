@@ -78,6 +78,13 @@ const OrtGap kOrtGaps[] = {
      "ONNX Runtime's Col2Im has an f32 kernel only"},
     {"DequantizeLinear", [](const OpCase& c) { return c.attrs.has("output_dtype"); },
      "ONNX Runtime 1.30's DequantizeLinear-23 fails when output_dtype is not the scale's dtype"},
+    {"Attention",
+     [](const OpCase& c) {
+       return c.attrs.has("qk_matmul_output_mode") && c.attrs.i("qk_matmul_output_mode") == 2 &&
+              c.inputs.size() > 3 && c.inputs[3].dtype == DType::kBool;
+     },
+     "qk_matmul_output mode 2 holds a false bool mask entry as -inf in asc (the spec's bias), the "
+     "lowest finite float in ONNX Runtime"},
     {"Gelu", [](const OpCase& c) { return c.inputs[0].dtype == DType::kF64; },
      "ONNX Runtime runs Gelu-20 as its function body, and its Erf has no f64 kernel"},
     {"GroupNormalization", has_empty_input,
