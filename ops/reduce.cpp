@@ -2,7 +2,8 @@
 // (negative, non-adjacent, all, none): an attribute up to ReduceSum-12 / ReduceX-17, an optional
 // i64 input afterwards, where noop_with_empty_axes = 1 makes empty axes the identity. The input
 // must then be known at launch (LaunchContext::values), as CANN's reduce kernels take axes as
-// host-side tiling data. Opsets 1-10 take non-negative axes only.
+// host-side tiling data. Opsets 1-10 take non-negative axes by the spec; negative ones are
+// accepted as ONNX Runtime accepts them (registry/lenient.h).
 //
 // One tile: the row view (registry/rows.h) of the input with the axes reduced; the tile reduces
 // its kept box over every reduced element, chunked by a loop with an accumulator when the
@@ -22,6 +23,7 @@
 #include "ops/ops.h"
 #include "registry/error.h"
 #include "registry/infer.h"
+#include "registry/lenient.h"
 #include "registry/rows.h"
 #include "registry/strings.h"
 #include "registry/tiling.h"
@@ -116,10 +118,11 @@ std::vector<int64_t> resolve_axes(const ReduceVersion& v, const Attrs& a,
     for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
     return axes;
   }
-  const int64_t lo = v.axes == AxesFrom::kAttrNonNegative ? 0 : -rank;
+  // Opsets 1-10 take [0, rank) by the letter of the spec; negative axes are accepted as ONNX
+  // Runtime does (infer_reduce logs it).
   for (auto& x : axes) {
-    if (x < lo || x >= rank)
-      throw ShapeError(cat(v.type, "-", v.since, ": axis ", x, " out of range [", lo, ", ", rank,
+    if (x < -rank || x >= rank)
+      throw ShapeError(cat(v.type, "-", v.since, ": axis ", x, " out of range [", -rank, ", ", rank,
                            ") for data ", shape));
     if (x < 0) x += rank;
   }
@@ -153,6 +156,9 @@ std::vector<TensorType> infer_reduce(const ReduceVersion& v, const InferContext&
     return {{x.dtype, SymShape(x.shape->size(), Dim())}};
   }
   const auto axes = resolve_axes(v, c.attrs, *given, rank, to_string(*x.shape));
+  if (v.axes == AxesFrom::kAttrNonNegative &&
+      std::any_of(given->begin(), given->end(), [](int64_t a) { return a < 0; }))
+    log_lenient(v.type, v.since, cat("negative axes ", to_string(Shape(*given))));
   SymShape out;
   for (int64_t d = 0; d < rank; ++d) {
     const bool reduced = std::binary_search(axes.begin(), axes.end(), d);

@@ -160,6 +160,26 @@ TEST(OnnxOpsets, FourBitInitializersUnpack) {
   EXPECT_NE(error_of<ModelError>([&] { bad.import(); }).find("packs into 3"), std::string::npos);
 }
 
+// PaddleOCR's recognizer: ReduceMean-1 (opset 9) with axes = [-1], which the spec's letter forbids
+// and ONNX Runtime accepts; asc runs it (registry/lenient.h).
+TEST(OnnxOpsets, NegativeAxesBeforeOpset11RunAsOnnxRuntimeRunsThem) {
+  ModelBuilder b(9);
+  b.input("X", DType::kF32, {"2", "4"});
+  auto& n = b.node("ReduceMean", {"X"}, {"Y"}, "mean");
+  auto* a = n.add_attribute();
+  a->set_name("axes");
+  a->set_type(onnx::AttributeProto::INTS);
+  a->add_ints(-1);
+  b.output("Y", DType::kF32, {"2", "1"});
+  const Model m(b.import(), ModelOptions{1, "cpu", true});
+  Tensor x(DType::kF32, {2, 4});
+  for (int64_t i = 0; i < 8; ++i) x.set(i, static_cast<double>(i * i));
+  const auto out = m.run({{"X", x}});
+  ASSERT_EQ(out[0].tensor.shape(), Shape({2, 1}));
+  EXPECT_NEAR(out[0].tensor.at(0), (0 + 1 + 4 + 9) / 4.0, 1e-6);
+  EXPECT_NEAR(out[0].tensor.at(1), (16 + 25 + 36 + 49) / 4.0, 1e-5);
+}
+
 // Every changed version asc does not implement is refused at import, naming op and version.
 TEST(OnnxOpsets, AChangedVersionAscLacksIsRefusedByName) {
   const Registry& reg = global_registry();
