@@ -142,8 +142,8 @@ DftGeom dft_geom(const Shape& xs, int64_t axis_in, const Tensor* len_t, const At
   g.length = g.irfft ? 2 * (g.n - 1) : g.n;
   if (len_t) g.length = misc::int_scalar_of(*len_t, "DFT", "dft_length");
   if (g.length < 1)
-    throw ShapeError(
-        cat("DFT: the transform length ", g.length, " must be >= 1 (input ", to_string(xs), ")"));
+    throw ShapeError(cat("DFT: ", len_t ? "dft_length " : "the transform length ", g.length,
+                         " must be >= 1 (input ", to_string(xs), ")"));
   g.out_n = onesided && !inverse ? g.length / 2 + 1 : g.length;
   g.out = xs;
   g.out[axis] = g.out_n;
