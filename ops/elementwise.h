@@ -1,6 +1,7 @@
 // The elementwise family's shared pieces: sub-family registration, dtype groups of the ONNX
 // schemas, the legacy (opset < 7) `broadcast`/`axis` convention, and helpers for tile kernels and
-// references. Only ops/elementwise_*.cpp and ops/logical*.cpp include this.
+// references. Only ops/elementwise_*.cpp, ops/logical*.cpp and ops/misc_strings.cpp (numpy
+// broadcasting of strings) include this.
 #pragma once
 
 #include <functional>

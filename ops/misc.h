@@ -26,6 +26,7 @@ void register_misc_detect(Registry& r);        // NonMaxSuppression, Det
 void register_misc_random(Registry& r);        // Random*, Bernoulli, Multinomial
 void register_misc_training(Registry& r);      // ai.onnx.preview.training Adagrad, Adam, Momentum
 void register_misc_text(Registry& r);          // TfIdfVectorizer, StringNormalizer
+void register_misc_strings(Registry& r);       // StringConcat, StringSplit, RegexFullMatch
 
 namespace misc {
 

@@ -476,6 +476,51 @@ void add_text(std::vector<OpCase>& v) {
 
 }  // namespace
 
+InputSpec strings(Shape shape, const std::vector<std::string>& words) {
+  Tensor t(DType::kString, std::move(shape));
+  for (int64_t i = 0; i < t.numel(); ++i) t.strings()[i] = words[static_cast<size_t>(i)];
+  return fixed_tensor(std::move(t));
+}
+
+// StringConcat, StringSplit, RegexFullMatch (opset 20).
+void add_strings(std::vector<OpCase>& v) {
+  v.push_back({"StringConcat",
+               20,
+               {strings({2, 2}, {"a", "", "xy", "é"}), strings({2}, {"1", "-2"})},
+               {},
+               "bcast"});
+  v.push_back(
+      {"StringConcat", 20, {strings({}, {"pre"}), strings({3}, {"", "a", "bc"})}, {}, "scalar"});
+  const std::vector<std::string> text = {"a,b,,c", "", ",x,", "no", "  two  words ", "a  b c  "};
+  v.push_back(
+      {"StringSplit", 20, {strings({2, 3}, text)}, {{"delimiter", std::string(",")}}, "comma"});
+  v.push_back({"StringSplit", 20, {strings({6}, text)}, {}, "whitespace"});
+  v.push_back({"StringSplit",
+               20,
+               {strings({6}, text)},
+               {{"delimiter", std::string(",")}, {"maxsplit", int64_t{1}}},
+               "comma_max1"});
+  v.push_back(
+      {"StringSplit", 20, {strings({6}, text)}, {{"maxsplit", int64_t{1}}}, "whitespace_max1"});
+  v.push_back({"StringSplit",
+               20,
+               {strings({2}, {"a--b----c", "--"})},
+               {{"delimiter", std::string("--")}},
+               "multichar"});
+  v.push_back({"StringSplit", 20, {strings({2}, {"", "   "})}, {}, "no_substrings"});
+  const std::vector<std::string> words = {"abc123", "ABC", "abc", "", "a1b2", "www.x.org"};
+  v.push_back({"RegexFullMatch",
+               20,
+               {strings({2, 3}, words)},
+               {{"pattern", std::string("[a-z]+\\d*")}},
+               "class"});
+  v.push_back({"RegexFullMatch",
+               20,
+               {strings({6}, words)},
+               {{"pattern", std::string("(www\\.)?[a-z]+\\.(org|com)|a.*")}},
+               "alternation"});
+}
+
 std::vector<OpCase> cases_misc() {
   std::vector<OpCase> v;
   add_quant(v);
@@ -484,6 +529,7 @@ std::vector<OpCase> cases_misc() {
   add_training(v);
   add_random(v);
   add_text(v);
+  add_strings(v);
   return v;
 }
 
