@@ -20,6 +20,7 @@ void register_all_ops(Registry& r) {
   register_misc(r);
   register_contrib(r);
   register_fused_attention(r);
+  register_attention(r);
   register_control_flow(r);
   register_sequence(r);
   register_fused(r);

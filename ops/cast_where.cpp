@@ -1,6 +1,8 @@
 // Cast and CastLike (any numeric/bool dtype to any other, and to and from strings) and Where
 // (select with three-way broadcasting). Cast-1 names its target as a string, the name of a
 // TensorProto.DataType value ("FLOAT", "INT64", ...), and does not cast strings; 6+ as the value.
+// Cast-19 and CastLike-19 add `saturate`, which only float8 targets read: asc has no float8
+// dtype, so they compute what Cast-6 and CastLike-15 do.
 #include <charconv>
 #include <climits>
 #include <cmath>
@@ -149,9 +151,10 @@ bool any_string(std::span<const Tensor> in, std::span<const Tensor> out) {
 }  // namespace
 
 void register_cast_where(Registry& r) {
-  for (const int since : {1, 6}) {
+  for (const auto& [since, until] : {std::pair{1, 5}, std::pair{6, 18}, std::pair{19, INT_MAX}}) {
     const bool strings = since >= 6;  // Cast-1 does not cast strings
-    OpDef d = def_op("Cast", since, since == 1 ? 5 : INT_MAX);
+    OpDef d = def_op("Cast", since, until);
+    if (since >= 19) d.attr("saturate", AttrKind::kInt, int64_t{1});
     d.input("input", "T1")
         .output("output", "T2")
         .attr("to", since == 1 ? AttrKind::kString : AttrKind::kInt)
@@ -183,28 +186,33 @@ void register_cast_where(Registry& r) {
 
   // CastLike: Cast to target_type's dtype; target_type's shape and values are not read (act_view
   // keeps it out of the elementwise view).
-  r.add(def_op("CastLike", 15)
-            .input("input", "T1")
-            .input("target_type", "T2")
-            .output("output", "T2")
-            .type_constraint("T1", cast_types())
-            .type_constraint("T2", cast_types())
-            .trait(kElementwise)
-            .describe("output = input converted to target_type's dtype")
-            .infer([](const InferContext& c) {
-              return std::vector<TensorType>{{c.inputs.at(1).dtype, c.inputs.at(0).shape}};
-            })
-            .tiling([](const LaunchContext& c) { return elementwise_tiling(act_view(c, {1})); })
-            .kernel([](TileBuilder& t) {
-              const LaunchContext v = act_view(t.ctx(), {1});
-              act_store(t, v, 0, t.copy_in(0, ew_box(v, t.tiling(), 0)));
-            })
-            .host_kernel([](const LaunchContext&, std::span<const Tensor> in,
-                            std::span<Tensor> out) { cast_strings(in[0], out[0]); })
-            .reference([](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
-              if (any_string(in, out)) return cast_strings(in[0], out[0]);
-              ref_elementwise(in.first(1), out[0], [](const double* v) { return v[0]; });
-            }));
+  for (const auto& [since, until] : {std::pair{15, 18}, std::pair{19, INT_MAX}}) {
+    OpDef d = def_op("CastLike", since, until);
+    if (since >= 19) d.attr("saturate", AttrKind::kInt, int64_t{1});
+    d.input("input", "T1")
+        .input("target_type", "T2")
+        .output("output", "T2")
+        .type_constraint("T1", cast_types())
+        .type_constraint("T2", cast_types())
+        .trait(kElementwise)
+        .describe("output = input converted to target_type's dtype")
+        .infer([](const InferContext& c) {
+          return std::vector<TensorType>{{c.inputs.at(1).dtype, c.inputs.at(0).shape}};
+        })
+        .tiling([](const LaunchContext& c) { return elementwise_tiling(act_view(c, {1})); })
+        .kernel([](TileBuilder& t) {
+          const LaunchContext v = act_view(t.ctx(), {1});
+          act_store(t, v, 0, t.copy_in(0, ew_box(v, t.tiling(), 0)));
+        })
+        .host_kernel([](const LaunchContext&, std::span<const Tensor> in, std::span<Tensor> out) {
+          cast_strings(in[0], out[0]);
+        })
+        .reference([](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
+          if (any_string(in, out)) return cast_strings(in[0], out[0]);
+          ref_elementwise(in.first(1), out[0], [](const double* v) { return v[0]; });
+        });
+    r.add(std::move(d));
+  }
 
   r.add(def_op("Where", 9)
             .input("condition", "bool")

@@ -1,5 +1,9 @@
 // RMS normalisations, tile kernels over a row view (registry/rows.h):
 //
+// RMSNormalization (ai.onnx 23) computes what SimplifiedLayerNormalization does, Y in the scale's
+// dtype and no inv_std_var (stash_type: f32 compute for f16/bf16, f64 for f64, as every RMS
+// kernel here).
+//
 // SimplifiedLayerNormalization (ai.onnx 1, where ONNX Runtime and onnxruntime-genai put it, and
 // com.microsoft 1): X [d0..dr-1] normalised over [axis, r) (n elements per row),
 //   inv_std_var = 1 / sqrt(sum x^2 / n + epsilon),  Y = X * inv_std_var * scale,
@@ -80,6 +84,19 @@ std::vector<TensorType> infer_simplified(const InferContext& c) {
   check_param("SimplifiedLayerNormalization", "scale", c.inputs[1], *x.shape,
               static_cast<size_t>(axis));
   return {x, {u, stats_shape(*x.shape, static_cast<size_t>(axis))}};
+}
+
+// RMSNormalization-23: Y has the scale's dtype (V), X's shape; the scale is shaped like the
+// normalised dims (leading 1s allowed; asc does not broadcast it within them).
+std::vector<TensorType> infer_rms_normalization(const InferContext& c) {
+  const TensorType& x = c.inputs[0];
+  stash_dtype(c.attrs.i("stash_type"));
+  if (!x.shape) return {{c.inputs[1].dtype, std::nullopt}};
+  const auto rank = static_cast<int64_t>(x.shape->size());
+  if (rank == 0) throw ShapeError("RMSNormalization: X must have rank >= 1");
+  const int64_t axis = norm_axis(false, c.attrs, rank);
+  check_param("RMSNormalization", "scale", c.inputs[1], *x.shape, static_cast<size_t>(axis));
+  return {{c.inputs[1].dtype, x.shape}};
 }
 
 std::vector<TensorType> infer_skip(const InferContext& c) {
@@ -257,6 +274,21 @@ void rms_norm_reference(const Attrs& a, std::span<const Tensor> in, std::span<Te
 void add_norm(Registry& r) {
   r.add(simplified_def(""));  // ONNX Runtime registers it in the ONNX domain
   r.add(simplified_def(kDomain));
+  r.add(def_op("RMSNormalization", 23)
+            .input("X", "T")
+            .input("scale", "V")
+            .output("Y", "V")
+            .attr("axis", AttrKind::kInt, int64_t{-1})
+            .attr("epsilon", AttrKind::kFloat, 1e-5f)
+            .attr("stash_type", AttrKind::kInt, int64_t{1})
+            .type_constraint("T", float_types())
+            .type_constraint("V", float_types())
+            .trait(kNormalization)
+            .describe("Y = X / sqrt(mean(X^2 over axis..) + epsilon) * scale, in scale's dtype")
+            .infer(infer_rms_normalization)
+            .tiling(rms_norm_tiling)
+            .kernel(rms_norm_kernel)
+            .reference(rms_norm_reference));
   r.add(def_op("SkipSimplifiedLayerNormalization", 1, INT_MAX, kDomain)
             .input("input", "T")
             .input("skip", "T")

@@ -1,6 +1,7 @@
 // The elementwise family's shared pieces: sub-family registration, dtype groups of the ONNX
 // schemas, the legacy (opset < 7) `broadcast`/`axis` convention, and helpers for tile kernels and
-// references. Only ops/elementwise_*.cpp and ops/logical*.cpp include this.
+// references. Only ops/elementwise_*.cpp, ops/logical*.cpp and ops/misc_strings.cpp (numpy
+// broadcasting of strings) include this.
 #pragma once
 
 #include <functional>
@@ -16,6 +17,7 @@ namespace asc {
 // Sub-families, called from register_elementwise_unary / _binary.
 void register_elementwise_math(Registry& r);      // Tan, Asin, ..., Sinh, ..., Atanh (composed)
 void register_elementwise_variadic(Registry& r);  // Max, Min, Sum, Mean
+void register_logical_bitwise(Registry& r);       // BitwiseAnd, ..., BitwiseNot (host kernels)
 
 // ---- dtype groups -----------------------------------------------------------------------------
 std::vector<DType> ew_f16_f32_f64();       // the classic float trio

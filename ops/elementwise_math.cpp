@@ -162,21 +162,24 @@ const MathOpInfo kMath[] = {
 }  // namespace
 
 void register_elementwise_math(Registry& r) {
+  // Opset 22 adds bf16 to each (ONNX's bf16 sweep); nothing else changed.
   for (const MathOpInfo& m : kMath) {
-    auto* kernel = m.kernel;
-    auto* ref = m.ref;
-    r.add(def_op(m.type, m.since)
-              .input("input", "T")
-              .output("output", "T")
-              .type_constraint("T", ew_f16_f32_f64())
-              .trait(kElementwise)
-              .describe(m.doc)
-              .infer(infer_unary)
-              .tiling(elementwise_tiling)
-              .kernel([kernel](TileBuilder& t) { ew_store(t, 0, kernel(t, ew_load(t, 0))); })
-              .reference([ref](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
-                ref_elementwise(in, out[0], [ref](const double* v) { return ref(v[0]); });
-              }));
+    for (const auto& [since, until] : {std::pair{m.since, 21}, std::pair{22, INT_MAX}}) {
+      auto* kernel = m.kernel;
+      auto* ref = m.ref;
+      r.add(def_op(m.type, since, until)
+                .input("input", "T")
+                .output("output", "T")
+                .type_constraint("T", ew_floats(since >= 22))
+                .trait(kElementwise)
+                .describe(m.doc)
+                .infer(infer_unary)
+                .tiling(elementwise_tiling)
+                .kernel([kernel](TileBuilder& t) { ew_store(t, 0, kernel(t, ew_load(t, 0))); })
+                .reference([ref](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
+                  ref_elementwise(in, out[0], [ref](const double* v) { return ref(v[0]); });
+                }));
+    }
   }
 }
 

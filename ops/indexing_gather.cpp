@@ -1,4 +1,5 @@
-// Gather (1-10 non-negative indices, 11+ negative indices), GatherElements (11+), GatherND (11,
+// Gather (1-10 non-negative indices by the spec, negative accepted as ONNX Runtime does; 11+
+// negative indices), GatherElements (11+), GatherND (11,
 // 12+ batch_dims). Host kernels: indices are validated first (ShapeError naming the op, the index
 // and the bound), then data moves as contiguous byte runs.
 //
@@ -6,7 +7,10 @@
 // [outer, numel(I), inner]; output row (o, j) is data row (o, I[j]).
 // GatherND layout: data [B, d_b .. d_{b+k-1}, S...], indices [B, M, k] (B = batch dims, M = the
 // index tuples per batch), output [B, M, S...]; every tuple selects one slice of numel(S).
+#include <algorithm>
+
 #include "ops/indexing.h"
+#include "registry/lenient.h"
 
 namespace asc {
 namespace {
@@ -41,7 +45,11 @@ void gather_kernel(const LaunchContext& ctx, std::span<const Tensor> in, std::sp
   const int64_t outer = dims_product(xs, 0, axis), n = xs[axis];
   const int64_t inner = dims_product(xs, axis + 1, xs.size());
   std::vector<int64_t> idx = indexing::index_values(in[1]);
-  for (auto& i : idx) i = resolve_index(i, n, negative, "Gather");
+  // Gather-1..10 take indices in [0, n) by the spec; negative ones are accepted as ONNX Runtime
+  // does (registry/lenient.h).
+  if (!negative && std::any_of(idx.begin(), idx.end(), [n](int64_t i) { return i < 0 && i >= -n; }))
+    log_lenient("Gather", 1, "negative indices");
+  for (auto& i : idx) i = resolve_index(i, n, true, "Gather");
   const int64_t m = static_cast<int64_t>(idx.size());
   const size_t es = dtype_size(x.dtype());
   const auto* src = static_cast<const std::byte*>(x.data());
@@ -62,8 +70,7 @@ void gather_kernel(const LaunchContext& ctx, std::span<const Tensor> in, std::sp
       std::memcpy(dst + (o * m + j) * row, src + (o * n + idx[j]) * row, row);
 }
 
-void gather_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out,
-                      bool negative) {
+void gather_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
   const Tensor& x = in[0];
   const Tensor& ind = in[1];
   Tensor& y = out[0];
@@ -78,7 +85,7 @@ void gather_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tens
     int64_t ipos = 0;
     for (size_t d = 0; d < q; ++d) ipos += oi[axis + d] * istr[d];
     int64_t k = static_cast<int64_t>(ind.at(ipos));
-    if (k < (negative ? -n : 0) || k >= n)
+    if (k < -n || k >= n)  // negative indices in 1-10 too, as the kernel accepts them
       throw ShapeError(cat("Gather: index ", k, " is out of range for axis of size ", n));
     if (k < 0) k += n;
     int64_t src = 0;
@@ -272,10 +279,8 @@ void register_indexing_gather(Registry& r) {
               .host_kernel(
                   [negative](const LaunchContext& ctx, std::span<const Tensor> in,
                              std::span<Tensor> out) { gather_kernel(ctx, in, out, negative); })
-              .reference(
-                  [negative](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
-                    gather_reference(a, in, out, negative);
-                  }));
+              .reference([negative](const Attrs& a, std::span<const Tensor> in,
+                                    std::span<Tensor> out) { gather_reference(a, in, out); }));
   }
 
   r.add(def_op("GatherElements", 11)

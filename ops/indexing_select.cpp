@@ -1,4 +1,5 @@
-// OneHot (9-10; 11+ negative axis and indices), Compress (9-10; 11+ negative axis), NonZero (9+),
+// OneHot (9-10; 11+ negative axis and indices), Compress (9-10; 11+ negative axis; both accept
+// negative axes from 9 as ONNX Runtime does), NonZero (9+),
 // ReverseSequence (10+). Host kernels; Compress and NonZero have data-dependent output sizes, so
 // their inference needs the value of the condition / data input.
 //
@@ -11,6 +12,7 @@
 #include <limits>
 
 #include "ops/indexing.h"
+#include "registry/lenient.h"
 
 namespace asc {
 namespace {
@@ -22,11 +24,12 @@ constexpr int64_t kNoAxis = std::numeric_limits<int64_t>::min();  // axis attrib
 
 // ---- OneHot ----------------------------------------------------------------------------------
 
-// The output axis in [0, q] for indices of rank q; opsets before 11 accept only -1 as negative.
-int64_t onehot_axis(int64_t axis, int64_t q, bool negative) {
-  if (axis > q || axis < (negative ? -q - 1 : -1))
-    throw ShapeError(cat("OneHot: axis ", axis, " is out of range for indices of rank ", q,
-                         negative ? "" : " (opset < 11: -1 or [0, rank])"));
+// The output axis in [0, q] for indices of rank q. Opsets before 11 take -1 as the only negative
+// axis by the spec; the others are accepted as ONNX Runtime does (registry/lenient.h).
+int64_t onehot_axis(int64_t axis, int64_t q, bool negative, bool log = false) {
+  if (axis > q || axis < -q - 1)
+    throw ShapeError(cat("OneHot: axis ", axis, " is out of range for indices of rank ", q));
+  if (log && !negative && axis < -1) log_lenient("OneHot", 9, cat("axis ", axis));
   return axis < 0 ? axis + q + 1 : axis;
 }
 
@@ -46,7 +49,7 @@ std::vector<TensorType> onehot_infer(const InferContext& c, bool negative) {
   const int64_t depth = onehot_depth(need_value(c, 1));
   if (!idx.shape) return {{vals.dtype, std::nullopt}};
   const int64_t q = static_cast<int64_t>(idx.shape->size());
-  const int64_t axis = onehot_axis(c.attrs.i("axis"), q, negative);
+  const int64_t axis = onehot_axis(c.attrs.i("axis"), q, negative, true);
   SymShape s = *idx.shape;
   s.insert(s.begin() + axis, Dim(depth));
   return {{vals.dtype, s}};
@@ -101,15 +104,15 @@ struct CompressView {
   int64_t outer = 1, n = 0, inner = 1;
 };
 
-CompressView compress_view(const Shape& xs, int64_t axis_attr, bool negative) {
+CompressView compress_view(const Shape& xs, int64_t axis_attr, bool negative, bool log = false) {
   CompressView v;
   if (axis_attr == kNoAxis) {
     v.n = numel(xs);
     return v;
   }
   const int64_t r = static_cast<int64_t>(xs.size());
-  if (!negative && axis_attr < 0)
-    throw ShapeError(cat("Compress: axis ", axis_attr, " is negative (needs opset 11)"));
+  if (!negative && axis_attr < 0 && axis_attr >= -r && log)  // 9-10: [0, rank) by the spec
+    log_lenient("Compress", 9, cat("negative axis ", axis_attr));
   const size_t axis = static_cast<size_t>(resolve_axis(axis_attr, r, "Compress"));
   v.outer = dims_product(xs, 0, axis);
   v.n = xs[axis];
@@ -138,7 +141,7 @@ std::vector<TensorType> compress_infer(const InferContext& c, bool negative) {
   const Tensor& cond = need_value(c, 1);
   const auto xs = indexing::concrete(x);
   if (!xs) return {{x.dtype, std::nullopt}};
-  const CompressView v = compress_view(*xs, axis, negative);
+  const CompressView v = compress_view(*xs, axis, negative, true);
   const int64_t kept = static_cast<int64_t>(compress_rows(cond, v.n).size());
   if (axis == kNoAxis) return {{x.dtype, to_sym(Shape{kept})}};
   Shape s = *xs;

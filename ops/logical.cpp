@@ -1,7 +1,9 @@
 // Logical, bitwise and comparison ops: And, Or, Xor, Not, BitShift, Equal, Greater, Less,
-// GreaterOrEqual, LessOrEqual, IsNaN, IsInf. Comparisons read both operands in their compute
-// dtype (f16/bf16 widen to f32 exactly; bool compares as u8) and write bool. Opsets 1-6 of
-// And/Or/Xor/Equal/Greater/Less use the legacy broadcast/axis form (ops/elementwise.h).
+// GreaterOrEqual, LessOrEqual, IsNaN, IsInf (BitwiseAnd/Or/Xor/Not: logical_bitwise.cpp).
+// Comparisons read both operands in their compute dtype (f16/bf16 widen to f32 exactly; bool
+// compares as u8) and write bool. Opsets 1-6 of And/Or/Xor/Equal/Greater/Less use the legacy
+// broadcast/axis form (ops/elementwise.h).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -172,10 +174,23 @@ Buf cmp_tiles(TileBuilder& t, CmpOp op, Buf a, Buf b) {
   return t.compare(op, cmp_operand(t, a), cmp_operand(t, b));
 }
 
+// Equal-19 on strings: a host path (the tile kernel compares numbers), byte-wise equality.
+void equal_strings(std::span<const Tensor> in, Tensor& out) {
+  const auto oa = bcast_offsets(in[0].shape(), out.shape());
+  const auto ob = bcast_offsets(in[1].shape(), out.shape());
+  bool* y = out.data_as<bool>();
+  for (size_t i = 0; i < oa.size(); ++i) y[i] = in[0].strings()[oa[i]] == in[1].strings()[ob[i]];
+}
+
 void add_compare(Registry& r, const CmpInfo& c, int since, int until, std::vector<DType> types) {
   const CmpOp op = c.op;
-  r.add(def_op(c.type, since, until)
-            .input("A", "T")
+  const bool strings = std::find(types.begin(), types.end(), DType::kString) != types.end();
+  OpDef d = def_op(c.type, since, until);
+  if (strings)
+    d.host_kernel([](const LaunchContext&, std::span<const Tensor> in, std::span<Tensor> out) {
+      equal_strings(in, out[0]);
+    });
+  r.add(d.input("A", "T")
             .input("B", "T")
             .output("C", "T1")
             .type_constraint("T", std::move(types))
@@ -192,6 +207,7 @@ void add_compare(Registry& r, const CmpInfo& c, int since, int until, std::vecto
               ew_store(t, 0, cmp_tiles(t, op, ew_load(t, 0), ew_load(t, 1)));
             })
             .reference([op](const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
+              if (in[0].dtype() == DType::kString) return equal_strings(in, out[0]);
               ref_elementwise(in, out[0], [op](const double* v) {
                 return ref_cmp(op, v[0], v[1]) ? 1.0 : 0.0;
               });
@@ -203,7 +219,8 @@ void register_compare(Registry& r) {
   const CmpInfo eq{"Equal", CmpOp::kEq, "C = (A == B) with numpy broadcasting"};
   add_compare(r, eq, 7, 10, bool_i32_i64);
   add_compare(r, eq, 11, 12, ew_plus({DType::kBool}, ew_numeric(false)));
-  add_compare(r, eq, 13, INT_MAX, ew_plus({DType::kBool}, ew_numeric(true)));
+  add_compare(r, eq, 13, 18, ew_plus({DType::kBool}, ew_numeric(true)));
+  add_compare(r, eq, 19, INT_MAX, ew_plus({DType::kBool, DType::kString}, ew_numeric(true)));
 
   const CmpInfo order[] = {
       {"Greater", CmpOp::kGt, "C = (A > B) with numpy broadcasting"},
@@ -273,38 +290,42 @@ void register_classify(Registry& r) {
                                 [](const double* v) { return std::isnan(v[0]) ? 1 : 0; });
               }));
   }
-  r.add(def_op("IsInf", 10)
-            .input("X", "T1")
-            .output("Y", "T2")
-            .attr("detect_negative", AttrKind::kInt, int64_t{1})
-            .attr("detect_positive", AttrKind::kInt, int64_t{1})
-            .type_constraint("T1", {DType::kF32, DType::kF64})
-            .type_constraint("T2", {DType::kBool})
-            .trait(kElementwise)
-            .describe("Y = (X is +inf and detect_positive) or (X is -inf and detect_negative)")
-            .infer(infer_bool_like)
-            .tiling(elementwise_tiling)
-            .kernel([](TileBuilder& t) {
-              const Buf x = ew_load(t, 0);
-              const bool neg = t.ctx().attr().i("detect_negative") != 0;
-              const bool pos = t.ctx().attr().i("detect_positive") != 0;
-              Buf y;
-              if (neg && pos) {
-                y = ew_cmp_const(t, CmpOp::kEq, t.unary(UnaryOp::kAbs, x), INFINITY);
-              } else if (neg || pos) {
-                y = ew_cmp_const(t, CmpOp::kEq, x, pos ? INFINITY : -INFINITY);
-              } else {
-                y = t.duplicate(DType::kBool, t.dims(x), 0.0);
-              }
-              ew_store(t, 0, y);
-            })
-            .reference([](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
-              const bool neg = a.i("detect_negative") != 0;
-              const bool pos = a.i("detect_positive") != 0;
-              ref_elementwise(in, out[0], [neg, pos](const double* v) {
-                return std::isinf(v[0]) && (v[0] > 0 ? pos : neg) ? 1.0 : 0.0;
-              });
-            }));
+  // IsInf-20 adds f16 and bf16 (and the float8 types asc has not).
+  for (const auto& [since, until] : {std::pair{10, 19}, std::pair{20, INT_MAX}}) {
+    r.add(def_op("IsInf", since, until)
+              .input("X", "T1")
+              .output("Y", "T2")
+              .attr("detect_negative", AttrKind::kInt, int64_t{1})
+              .attr("detect_positive", AttrKind::kInt, int64_t{1})
+              .type_constraint("T1", since >= 20 ? ew_floats(true)
+                                                 : std::vector<DType>{DType::kF32, DType::kF64})
+              .type_constraint("T2", {DType::kBool})
+              .trait(kElementwise)
+              .describe("Y = (X is +inf and detect_positive) or (X is -inf and detect_negative)")
+              .infer(infer_bool_like)
+              .tiling(elementwise_tiling)
+              .kernel([](TileBuilder& t) {
+                const Buf x = ew_load(t, 0);
+                const bool neg = t.ctx().attr().i("detect_negative") != 0;
+                const bool pos = t.ctx().attr().i("detect_positive") != 0;
+                Buf y;
+                if (neg && pos) {
+                  y = ew_cmp_const(t, CmpOp::kEq, t.unary(UnaryOp::kAbs, x), INFINITY);
+                } else if (neg || pos) {
+                  y = ew_cmp_const(t, CmpOp::kEq, x, pos ? INFINITY : -INFINITY);
+                } else {
+                  y = t.duplicate(DType::kBool, t.dims(x), 0.0);
+                }
+                ew_store(t, 0, y);
+              })
+              .reference([](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
+                const bool neg = a.i("detect_negative") != 0;
+                const bool pos = a.i("detect_positive") != 0;
+                ref_elementwise(in, out[0], [neg, pos](const double* v) {
+                  return std::isinf(v[0]) && (v[0] > 0 ? pos : neg) ? 1.0 : 0.0;
+                });
+              }));
+  }
 }
 
 }  // namespace
@@ -314,6 +335,7 @@ void register_logical(Registry& r) {
   register_bitshift(r);
   register_compare(r);
   register_classify(r);
+  register_logical_bitwise(r);
 }
 
 }  // namespace asc

@@ -35,6 +35,7 @@ void register_misc(Registry& r) {
   register_misc_random(r);
   register_misc_training(r);
   register_misc_text(r);
+  register_misc_strings(r);
 }
 
 }  // namespace asc

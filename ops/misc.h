@@ -19,12 +19,14 @@
 
 namespace asc {
 
-void register_misc_quant(Registry& r);     // QuantizeLinear, DequantizeLinear, Dynamic..., MatMuls
-void register_misc_signal(Registry& r);    // DFT, STFT, windows, MelWeightMatrix
-void register_misc_detect(Registry& r);    // NonMaxSuppression, Det
-void register_misc_random(Registry& r);    // Random*, Bernoulli, Multinomial
-void register_misc_training(Registry& r);  // ai.onnx.preview.training Adagrad, Adam, Momentum
-void register_misc_text(Registry& r);      // TfIdfVectorizer, StringNormalizer
+void register_misc_quant(Registry& r);  // Dynamic..., MatMuls; calls register_misc_quant_linear
+void register_misc_quant_linear(Registry& r);  // QuantizeLinear, DequantizeLinear
+void register_misc_signal(Registry& r);        // DFT, STFT, windows, MelWeightMatrix
+void register_misc_detect(Registry& r);        // NonMaxSuppression, Det
+void register_misc_random(Registry& r);        // Random*, Bernoulli, Multinomial
+void register_misc_training(Registry& r);      // ai.onnx.preview.training Adagrad, Adam, Momentum
+void register_misc_text(Registry& r);          // TfIdfVectorizer, StringNormalizer
+void register_misc_strings(Registry& r);       // StringConcat, StringSplit, RegexFullMatch
 
 namespace misc {
 

@@ -1,9 +1,5 @@
-// QuantizeLinear (10 per-tensor; 13+ per-axis), DequantizeLinear (10; 13+ per-axis),
-// DynamicQuantizeLinear (11+), MatMulInteger (10+), QLinearMatMul (10+).
-//
-// Quantization: y = saturate(round_half_even(x / scale[c]) + zero_point[c]) where c is the index
-// along `axis` (per-axis: scale and zero_point are 1-D of x.shape[axis]) or 0 (per-tensor);
-// dequantization: y = (x - zero_point[c]) * scale[c].
+// DynamicQuantizeLinear (11+), MatMulInteger (10+), QLinearMatMul (10+); QuantizeLinear and
+// DequantizeLinear, every version, are in misc_quant_linear.cpp.
 //
 // Integer matmul layout: A [batch.., M, K], B [batch.., K, N] with numpy matmul broadcasting
 // (1-D A is [1, K], 1-D B is [K, 1], the promoted dim dropped from the output).
@@ -23,162 +19,10 @@ using misc::saturate;
 
 const std::vector<DType> kQuantTypes = {DType::kU8, DType::kI8};
 
-// ---- per-tensor / per-axis parameters ----------------------------------------------------------
-
-// Element i of x uses channel (i / inner) % channels of scale and zero point.
-struct QAxis {
-  int64_t inner = 1, channels = 1;
-  int64_t channel(int64_t i) const { return channels == 1 ? 0 : (i / inner) % channels; }
-};
-
-// Checks scale (and zero point) against x: per-tensor when scale has one element (rank <= 1),
-// per-axis (opset 13+) when it is 1-D of x.shape[axis].
-QAxis quant_axis(std::string_view op, const Shape& xs, const Shape& scale, const Shape* zp,
-                 int64_t axis_attr, bool per_axis) {
-  QAxis q;
-  if (zp && *zp != scale)
-    throw ShapeError(cat(op, ": zero point ", to_string(*zp), " must have the shape of scale ",
-                         to_string(scale)));
-  if (numel(scale) == 1 && scale.size() <= 1) return q;
-  if (!per_axis)
-    throw ShapeError(cat(op, ": scale must be a scalar before opset 13, got ", to_string(scale)));
-  const int64_t r = static_cast<int64_t>(xs.size());
-  const size_t axis = static_cast<size_t>(misc::resolve_axis(axis_attr, r, op));
-  if (scale.size() != 1 || scale[0] != xs[axis])
-    throw ShapeError(cat(op, ": scale ", to_string(scale), " must be a scalar or 1-D of size ",
-                         xs[axis], " (input ", to_string(xs), " axis ", axis, ")"));
-  q.channels = xs[axis];
-  q.inner = misc::dims_product(xs, axis + 1, xs.size());
-  return q;
-}
-
-// Scale, zero-point shapes from an inference context (nullopt when not concrete).
-std::optional<QAxis> quant_axis_infer(const InferContext& c, bool per_axis) {
-  const auto xs = misc::concrete(c.inputs[0]);
-  const auto ss = misc::concrete(c.inputs[1]);
-  const auto zs = has_input(c, 2) ? misc::concrete(c.inputs[2]) : std::nullopt;
-  if (!xs || !ss || (has_input(c, 2) && !zs)) return std::nullopt;
-  const int64_t axis = c.attrs.has("axis") ? c.attrs.i("axis") : 1;
-  return quant_axis(c.op.type, *xs, *ss, zs ? &*zs : nullptr, axis, per_axis);
-}
-
 std::vector<float> floats_of(const Tensor& t) {
   std::vector<float> v(static_cast<size_t>(t.numel()));
   for (int64_t i = 0; i < t.numel(); ++i) v[i] = static_cast<float>(t.at(i));
   return v;
-}
-std::vector<int32_t> zero_points(std::span<const Tensor> in, size_t k, size_t n) {
-  std::vector<int32_t> v(n, 0);
-  if (has_input(in, k))
-    for (size_t i = 0; i < n; ++i) v[i] = static_cast<int32_t>(in[k].at(static_cast<int64_t>(i)));
-  return v;
-}
-int64_t axis_of(const Attrs& a) {
-  return a.has("axis") ? a.i("axis") : 1;
-}
-
-// ---- QuantizeLinear ----------------------------------------------------------------------------
-
-std::vector<TensorType> quantize_infer(const InferContext& c, bool per_axis) {
-  quant_axis_infer(c, per_axis);
-  const DType out = has_input(c, 2) ? c.inputs[2].dtype : DType::kU8;
-  return {{out, c.inputs[0].shape}};
-}
-
-template <typename Q>
-void quantize_typed(const Tensor& x, const std::vector<float>& scale,
-                    const std::vector<int32_t>& zp, const QAxis& q, Q* y, DType yt) {
-  const float lo = static_cast<float>(misc::qmin(yt)), hi = static_cast<float>(misc::qmax(yt));
-  const int64_t n = x.numel();
-  if (x.dtype() == DType::kF32) {
-    const float* xp = x.data_as<float>();
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t ch = q.channel(i);
-      const float v = std::nearbyint(xp[i] / scale[ch]) + static_cast<float>(zp[ch]);
-      y[i] = static_cast<Q>(std::clamp(v, lo, hi));
-    }
-  } else {  // i32
-    const int32_t* xp = x.data_as<int32_t>();
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t ch = q.channel(i);
-      const double v = std::nearbyint(xp[i] / static_cast<double>(scale[ch])) + zp[ch];
-      y[i] = static_cast<Q>(std::clamp(v, static_cast<double>(lo), static_cast<double>(hi)));
-    }
-  }
-}
-
-void quantize_kernel(const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out,
-                     bool per_axis) {
-  const Shape* zs = has_input(in, 2) ? &in[2].shape() : nullptr;
-  const QAxis q =
-      quant_axis("QuantizeLinear", in[0].shape(), in[1].shape(), zs, axis_of(ctx.attr()), per_axis);
-  const std::vector<float> scale = floats_of(in[1]);
-  const std::vector<int32_t> zp = zero_points(in, 2, scale.size());
-  if (out[0].dtype() == DType::kI8)
-    quantize_typed(in[0], scale, zp, q, out[0].data_as<int8_t>(), DType::kI8);
-  else
-    quantize_typed(in[0], scale, zp, q, out[0].data_as<uint8_t>(), DType::kU8);
-}
-
-void quantize_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
-  const Shape* zs = has_input(in, 2) ? &in[2].shape() : nullptr;
-  const QAxis q = quant_axis("QuantizeLinear", in[0].shape(), in[1].shape(), zs, axis_of(a), true);
-  for (int64_t i = 0; i < in[0].numel(); ++i) {
-    const int64_t ch = q.channel(i);
-    const double zp = has_input(in, 2) ? in[2].at(ch) : 0.0;
-    out[0].set(i, saturate(round_half_even(in[0].at(i) / in[1].at(ch)) + zp, out[0].dtype()));
-  }
-}
-
-// ---- DequantizeLinear --------------------------------------------------------------------------
-
-std::vector<TensorType> dequantize_infer(const InferContext& c, bool per_axis) {
-  quant_axis_infer(c, per_axis);
-  if (c.inputs[0].dtype == DType::kI32 && has_input(c, 2) && c.values.size() > 2 && c.values[2]) {
-    for (int64_t i = 0; i < c.values[2]->numel(); ++i)
-      if (c.values[2]->at(i) != 0)
-        throw ShapeError("DequantizeLinear: an i32 input's zero point must be 0");
-  }
-  return {{DType::kF32, c.inputs[0].shape}};
-}
-
-template <typename Q>
-void dequantize_typed(const Q* x, int64_t n, const std::vector<float>& scale,
-                      const std::vector<int32_t>& zp, const QAxis& q, float* y) {
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t ch = q.channel(i);
-    y[i] = static_cast<float>(static_cast<int64_t>(x[i]) - zp[ch]) * scale[ch];
-  }
-}
-
-void dequantize_kernel(const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out,
-                       bool per_axis) {
-  const Shape* zs = has_input(in, 2) ? &in[2].shape() : nullptr;
-  const QAxis q = quant_axis("DequantizeLinear", in[0].shape(), in[1].shape(), zs,
-                             axis_of(ctx.attr()), per_axis);
-  const std::vector<float> scale = floats_of(in[1]);
-  const std::vector<int32_t> zp = zero_points(in, 2, scale.size());
-  float* y = out[0].data_as<float>();
-  const int64_t n = in[0].numel();
-  switch (in[0].dtype()) {
-    case DType::kU8:
-      return dequantize_typed(in[0].data_as<uint8_t>(), n, scale, zp, q, y);
-    case DType::kI8:
-      return dequantize_typed(in[0].data_as<int8_t>(), n, scale, zp, q, y);
-    default:
-      return dequantize_typed(in[0].data_as<int32_t>(), n, scale, zp, q, y);
-  }
-}
-
-void dequantize_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
-  const Shape* zs = has_input(in, 2) ? &in[2].shape() : nullptr;
-  const QAxis q =
-      quant_axis("DequantizeLinear", in[0].shape(), in[1].shape(), zs, axis_of(a), true);
-  for (int64_t i = 0; i < in[0].numel(); ++i) {
-    const int64_t ch = q.channel(i);
-    const double zp = has_input(in, 2) ? in[2].at(ch) : 0.0;
-    out[0].set(i, (in[0].at(i) - zp) * in[1].at(ch));
-  }
 }
 
 // ---- DynamicQuantizeLinear ---------------------------------------------------------------------
@@ -475,40 +319,7 @@ void qlinear_matmul_reference(const Attrs&, std::span<const Tensor> in, std::spa
 }  // namespace
 
 void register_misc_quant(Registry& r) {
-  for (const bool per_axis : {false, true}) {
-    OpDef q = def_op("QuantizeLinear", per_axis ? 13 : 10, per_axis ? INT_MAX : 12);
-    q.input("x", "T1")
-        .input("y_scale", "f32")
-        .input("y_zero_point", "T2", Arity::kOptional)
-        .output("y", "T2")
-        .type_constraint("T1", {DType::kF32, DType::kI32})
-        .type_constraint("T2", kQuantTypes)
-        .describe(per_axis ? "y = saturate(round(x / y_scale) + y_zero_point), per tensor or "
-                             "per axis (1-D scale along axis)"
-                           : "y = saturate(round(x / y_scale) + y_zero_point), per tensor")
-        .infer([per_axis](const InferContext& c) { return quantize_infer(c, per_axis); })
-        .host_kernel([per_axis](const LaunchContext& ctx, std::span<const Tensor> in,
-                                std::span<Tensor> out) { quantize_kernel(ctx, in, out, per_axis); })
-        .reference(quantize_reference);
-    if (per_axis) q.attr("axis", AttrKind::kInt, int64_t{1});
-    r.add(std::move(q));
-
-    OpDef dq = def_op("DequantizeLinear", per_axis ? 13 : 10, per_axis ? INT_MAX : 12);
-    dq.input("x", "T")
-        .input("x_scale", "f32")
-        .input("x_zero_point", "T", Arity::kOptional)
-        .output("y", "f32")
-        .type_constraint("T", {DType::kU8, DType::kI8, DType::kI32})
-        .describe(per_axis ? "y = (x - x_zero_point) * x_scale, per tensor or per axis"
-                           : "y = (x - x_zero_point) * x_scale, per tensor")
-        .infer([per_axis](const InferContext& c) { return dequantize_infer(c, per_axis); })
-        .host_kernel(
-            [per_axis](const LaunchContext& ctx, std::span<const Tensor> in,
-                       std::span<Tensor> out) { dequantize_kernel(ctx, in, out, per_axis); })
-        .reference(dequantize_reference);
-    if (per_axis) dq.attr("axis", AttrKind::kInt, int64_t{1});
-    r.add(std::move(dq));
-  }
+  register_misc_quant_linear(r);
 
   r.add(def_op("DynamicQuantizeLinear", 11)
             .input("x", "f32")

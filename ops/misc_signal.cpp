@@ -1,9 +1,12 @@
-// DFT (17), STFT (17), HannWindow / HammingWindow / BlackmanWindow (17), MelWeightMatrix (17).
+// DFT (17, 20: axis as an input), STFT (17), HannWindow / HammingWindow / BlackmanWindow (17),
+// MelWeightMatrix (17).
 //
 // DFT layout: input [d0, .., d(r-2), c] with c = 1 (real) or 2 (complex, interleaved re/im);
 // the transform runs along `axis` (one of the signal dims, not the last) over the view
 // [outer, n, inner] of the first r-1 dims. The signal is zero-padded or truncated to dft_length
-// L; the output is [.., L or L/2+1 (onesided), .., 2]. The inverse scales by 1/L.
+// L; the output is [.., L or L/2+1 (onesided), .., 2]. The inverse scales by 1/L. The onesided
+// inverse (IRFFT) reads a one-sided complex spectrum (L defaults to 2 (n - 1)), completes it by
+// conjugate symmetry and returns the real part, [.., L, .., 1].
 // STFT layout: signal [batch, length, c]; frame f is signal[f*step .. f*step+frame_length) times
 // the window; output [batch, frames, bins, 2] with frames = (length - frame_length)/step + 1.
 //
@@ -106,91 +109,116 @@ void fft(std::vector<cd>& a, bool inverse) {
 struct DftGeom {
   int64_t outer = 1, n = 0, inner = 1, c = 1;  // input view [outer, n, inner, c]
   int64_t length = 0;                          // transform length L
-  int64_t out_n = 0;                           // L or L/2+1
+  int64_t out_n = 0;                           // L, or L/2+1 for the RFFT
+  bool irfft = false;  // onesided inverse: one-sided complex spectrum in, L real values out
   Shape out;
 };
 
-DftGeom dft_geom(const Shape& xs, int64_t axis_attr, const Tensor* len_t, bool onesided) {
+// The axis: DFT-17's attribute (default 1), DFT-20's optional i64 input (default -2).
+int64_t dft_axis(const Attrs& a, int since, const Tensor* axis_t) {
+  if (since < 20) return a.i("axis");
+  return axis_t ? misc::int_scalar_of(*axis_t, "DFT", "axis") : -2;
+}
+
+DftGeom dft_geom(const Shape& xs, int64_t axis_in, const Tensor* len_t, const Attrs& a) {
+  const bool onesided = a.i("onesided") != 0, inverse = a.i("inverse") != 0;
   const int64_t r = static_cast<int64_t>(xs.size());
   if (r < 2 || (xs.back() != 1 && xs.back() != 2))
     throw ShapeError(cat("DFT: input ", to_string(xs),
                          " must have rank >= 2 and a last dim of 1 (real) or 2 (complex)"));
-  if (axis_attr >= r - 1 || axis_attr < -r || axis_attr == -1)
-    throw ShapeError(cat("DFT: axis ", axis_attr, " is out of range for input ", to_string(xs),
+  if (axis_in >= r - 1 || axis_in < -r || axis_in == -1)
+    throw ShapeError(cat("DFT: axis ", axis_in, " is out of range for input ", to_string(xs),
                          " (the last dim holds the real/imaginary parts)"));
-  const size_t axis = static_cast<size_t>(axis_attr < 0 ? axis_attr + r : axis_attr);
+  const size_t axis = static_cast<size_t>(axis_in < 0 ? axis_in + r : axis_in);
   DftGeom g;
   g.outer = misc::dims_product(xs, 0, axis);
   g.n = xs[axis];
   g.inner = misc::dims_product(xs, axis + 1, xs.size() - 1);
   g.c = xs.back();
-  g.length = g.n;
-  if (len_t) {
-    g.length = misc::int_scalar_of(*len_t, "DFT", "dft_length");
-    if (g.length < 1) throw ShapeError(cat("DFT: dft_length ", g.length, " must be >= 1"));
-  }
-  g.out_n = onesided ? g.length / 2 + 1 : g.length;
+  g.irfft = onesided && inverse;
+  if (g.irfft && g.c != 2)
+    throw ShapeError(cat("DFT: an inverse onesided transform (IRFFT) takes a complex input, got ",
+                         to_string(xs)));
+  g.length = g.irfft ? 2 * (g.n - 1) : g.n;
+  if (len_t) g.length = misc::int_scalar_of(*len_t, "DFT", "dft_length");
+  if (g.length < 1)
+    throw ShapeError(cat("DFT: ", len_t ? "dft_length " : "the transform length ", g.length,
+                         " must be >= 1 (input ", to_string(xs), ")"));
+  g.out_n = onesided && !inverse ? g.length / 2 + 1 : g.length;
   g.out = xs;
   g.out[axis] = g.out_n;
-  g.out.back() = 2;
+  g.out.back() = g.irfft ? 1 : 2;
   return g;
 }
 
-std::vector<TensorType> dft_infer(const InferContext& c) {
+DftGeom dft_geom(int since, const Attrs& a, std::span<const Tensor> in) {
+  const Tensor* axis = since >= 20 && has_input(in, 2) ? &in[2] : nullptr;
+  return dft_geom(in[0].shape(), dft_axis(a, since, axis), has_input(in, 1) ? &in[1] : nullptr, a);
+}
+
+std::vector<TensorType> dft_infer(int since, const InferContext& c) {
   const Tensor* len = has_input(c, 1) ? &need_value(c, 1) : nullptr;
+  const Tensor* axis = since >= 20 && has_input(c, 2) ? &need_value(c, 2) : nullptr;
   const auto xs = misc::concrete(c.inputs[0]);
   if (!xs) return {{c.inputs[0].dtype, std::nullopt}};
-  const DftGeom g = dft_geom(*xs, c.attrs.i("axis"), len, c.attrs.i("onesided") != 0);
+  const DftGeom g = dft_geom(*xs, dft_axis(c.attrs, since, axis), len, c.attrs);
   return {{c.inputs[0].dtype, to_sym(g.out)}};
 }
 
-// Transforms every (outer, inner) line: load n complex values, pad/truncate to L, transform,
-// store out_n values.
+// Spectrum value k of a line as the transform reads it: the input's first min(n, L) values,
+// zeros after; for the IRFFT the one-sided input completed by conjugate symmetry,
+// X[k] = conj(X[L - k]) beyond L/2.
+template <class At>
+cd line_value(const DftGeom& g, int64_t k, At at) {
+  if (!g.irfft) return k < std::min(g.n, g.length) ? at(k) : cd{};
+  const int64_t half = std::min(g.n, g.length / 2 + 1);
+  if (k < half) return at(k);
+  return g.length - k < half ? std::conj(at(g.length - k)) : cd{};
+}
+
+// Transforms every (outer, inner) line: L values (line_value), transform, store out_n values
+// (the real part alone for the IRFFT).
 void dft_lines(const Tensor& x, Tensor& y, const DftGeom& g, bool inverse) {
   std::vector<cd> line(static_cast<size_t>(g.length));
-  const int64_t take = std::min(g.n, g.length);
   const double scale = inverse ? 1.0 / static_cast<double>(g.length) : 1.0;
+  const int64_t oc = g.irfft ? 1 : 2;
   for (int64_t o = 0; o < g.outer; ++o)
     for (int64_t i = 0; i < g.inner; ++i) {
-      std::fill(line.begin(), line.end(), cd{});
-      for (int64_t j = 0; j < take; ++j) {
-        const int64_t at = ((o * g.n + j) * g.inner + i) * g.c;
-        line[j] = {x.at(at), g.c == 2 ? x.at(at + 1) : 0.0};
-      }
+      const auto at = [&](int64_t j) {
+        const int64_t p = ((o * g.n + j) * g.inner + i) * g.c;
+        return cd{x.at(p), g.c == 2 ? x.at(p + 1) : 0.0};
+      };
+      for (int64_t k = 0; k < g.length; ++k) line[k] = line_value(g, k, at);
       fft(line, inverse);
       for (int64_t k = 0; k < g.out_n; ++k) {
-        const int64_t at = ((o * g.out_n + k) * g.inner + i) * 2;
-        y.set(at, line[k].real() * scale);
-        y.set(at + 1, line[k].imag() * scale);
+        const int64_t p = ((o * g.out_n + k) * g.inner + i) * oc;
+        y.set(p, line[k].real() * scale);
+        if (!g.irfft) y.set(p + 1, line[k].imag() * scale);
       }
     }
 }
 
-void dft_kernel(const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
-  const Attrs& a = ctx.attr();
-  const DftGeom g = dft_geom(in[0].shape(), a.i("axis"), has_input(in, 1) ? &in[1] : nullptr,
-                             a.i("onesided") != 0);
-  dft_lines(in[0], out[0], g, a.i("inverse") != 0);
-}
-
 // Naive O(L^2) DFT per line, angles reduced mod L.
-void dft_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
-  const DftGeom g = dft_geom(in[0].shape(), a.i("axis"), has_input(in, 1) ? &in[1] : nullptr,
-                             a.i("onesided") != 0);
+void dft_reference(int since, const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
+  const DftGeom g = dft_geom(since, a, in);
   const double sign = a.i("inverse") != 0 ? 1.0 : -1.0;
   const double scale = a.i("inverse") != 0 ? 1.0 / static_cast<double>(g.length) : 1.0;
+  const int64_t oc = g.irfft ? 1 : 2;
   for (int64_t o = 0; o < g.outer; ++o)
-    for (int64_t i = 0; i < g.inner; ++i)
+    for (int64_t i = 0; i < g.inner; ++i) {
+      const auto at = [&](int64_t j) {
+        const int64_t p = ((o * g.n + j) * g.inner + i) * g.c;
+        return cd{in[0].at(p), g.c == 2 ? in[0].at(p + 1) : 0.0};
+      };
       for (int64_t k = 0; k < g.out_n; ++k) {
         cd s = 0;
-        for (int64_t j = 0; j < std::min(g.n, g.length); ++j) {
-          const int64_t at = ((o * g.n + j) * g.inner + i) * g.c;
-          s += cd{in[0].at(at), g.c == 2 ? in[0].at(at + 1) : 0.0} * twiddle(j * k, g.length, sign);
-        }
-        const int64_t at = ((o * g.out_n + k) * g.inner + i) * 2;
-        out[0].set(at, s.real() * scale);
-        out[0].set(at + 1, s.imag() * scale);
+        for (int64_t j = 0; j < g.length; ++j)
+          s += line_value(g, j, at) * twiddle(j * k, g.length, sign);
+        const int64_t p = ((o * g.out_n + k) * g.inner + i) * oc;
+        out[0].set(p, s.real() * scale);
+        if (!g.irfft) out[0].set(p + 1, s.imag() * scale);
       }
+    }
 }
 
 // ---- STFT --------------------------------------------------------------------------------------
@@ -407,20 +435,34 @@ void mel_fill(const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
 
 void register_misc_signal(Registry& r) {
   const std::vector<DType> kIndex = {DType::kI32, DType::kI64};
-  r.add(def_op("DFT", 17)
-            .input("input", "T1")
-            .input("dft_length", "T2", Arity::kOptional, true)
-            .output("output", "T1")
-            .attr("axis", AttrKind::kInt, int64_t{1})
-            .attr("inverse", AttrKind::kInt, int64_t{0})
-            .attr("onesided", AttrKind::kInt, int64_t{0})
-            .type_constraint("T1", float_types())
-            .type_constraint("T2", kIndex)
-            .describe("discrete Fourier transform (or inverse) of a real or complex signal along "
-                      "axis, zero-padded/truncated to dft_length; onesided keeps L/2+1 bins")
-            .infer(dft_infer)
-            .host_kernel(dft_kernel)
-            .reference(dft_reference));
+  // DFT-20 takes the axis as an optional input (default -2) instead of an attribute (default 1).
+  for (const auto& [since, until] : {std::pair{17, 19}, std::pair{20, INT_MAX}}) {
+    const int v = since;
+    OpDef d = def_op("DFT", since, until);
+    d.input("input", "T1").input("dft_length", "T2", Arity::kOptional, true);
+    if (since >= 20)
+      d.input("axis", "i64", Arity::kOptional, true);
+    else
+      d.attr("axis", AttrKind::kInt, int64_t{1});
+    d.output("output", "T1")
+        .attr("inverse", AttrKind::kInt, int64_t{0})
+        .attr("onesided", AttrKind::kInt, int64_t{0})
+        .type_constraint("T1", float_types())
+        .type_constraint("T2", kIndex)
+        .describe(
+            "discrete Fourier transform (or inverse) of a real or complex signal along "
+            "axis, zero-padded/truncated to dft_length; onesided: L/2+1 bins (RFFT), or "
+            "with inverse a real signal from a one-sided spectrum (IRFFT)")
+        .infer([v](const InferContext& c) { return dft_infer(v, c); })
+        .host_kernel(
+            [v](const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
+              dft_lines(in[0], out[0], dft_geom(v, ctx.attr(), in), ctx.attr().i("inverse") != 0);
+            })
+        .reference([v](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
+          dft_reference(v, a, in, out);
+        });
+    r.add(std::move(d));
+  }
 
   r.add(def_op("STFT", 17)
             .input("signal", "T1")

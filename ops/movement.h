@@ -23,7 +23,7 @@ void register_movement_join(Registry& r);   // Concat, Split: tile kernels (move
 void register_movement_slice(Registry& r);  // Slice (movement_slice.cpp)
 void register_movement_broadcast(Registry& r);  // Expand, Tile: tile kernels
                                                 // (movement_broadcast.cpp)
-void register_movement_pad(Registry& r);        // Pad (movement_pad.cpp)
+void register_movement_pad(Registry& r);        // Pad, CenterCropPad (movement_pad.cpp)
 void register_movement_fill(Registry& r);       // ConstantOfShape, Range, EyeLike, Trilu
                                                 // (movement_fill.cpp)
 void register_movement_space(Registry& r);      // DepthToSpace, SpaceToDepth: tile kernels

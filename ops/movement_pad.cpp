@@ -158,11 +158,7 @@ std::vector<TensorType> infer_pad(const PadVersion& v, const InferContext& c) {
   return {{x.dtype, s}};
 }
 
-void pad_kernel(const PadVersion& v, const LaunchContext& ctx, std::span<const Tensor> in,
-                std::span<Tensor> out) {
-  const Tensor& x = in[0];
-  Tensor& y = out[0];
-  const PadArgs p = pad_args(v, ctx.attr(), in);
+void pad_run(const PadArgs& p, const Tensor& x, Tensor& y) {
   const size_t r = x.shape().size();
   const size_t es = dtype_size(x.dtype());
   if (y.numel() == 0) return;
@@ -220,11 +216,7 @@ void pad_kernel(const PadVersion& v, const LaunchContext& ctx, std::span<const T
 }
 
 // Naive reference: per output element and dim, walk back into the input (reflect by bouncing).
-void pad_reference(const PadVersion& v, const Attrs& a, std::span<const Tensor> in,
-                   std::span<Tensor> out) {
-  const Tensor& x = in[0];
-  Tensor& y = out[0];
-  const PadArgs p = pad_args(v, a, in);
+void pad_reference_run(const PadArgs& p, const Tensor& x, Tensor& y) {
   const size_t r = x.shape().size();
   const size_t es = dtype_size(x.dtype());
   const Shape xs = contiguous_strides(x.shape());
@@ -249,6 +241,66 @@ void pad_reference(const PadVersion& v, const Attrs& a, std::span<const Tensor> 
     }
     std::memcpy(bytes_of(y) + i * es, constant ? p.value.data() : bytes_of(x) + src * es, es);
   }
+}
+
+// ---- CenterCropPad ----------------------------------------------------------------------------
+// Per listed axis a target extent t for a dim of extent n: t < n crops a window starting at
+// floor((n - t) / 2); t > n pads (t - n) / 2 zeros before and the rest (one more when odd)
+// after. As Pad's pads: begin -floor((n - t) / 2) or floor((t - n) / 2), end the remainder.
+
+std::vector<int64_t> center_pads(const Shape& x, const std::vector<int64_t>& target,
+                                 const Attrs& a) {
+  const int64_t r = static_cast<int64_t>(x.size());
+  std::vector<int64_t> axes = a.ints("axes");
+  if (axes.empty())
+    for (int64_t d = 0; d < r; ++d) axes.push_back(d);
+  if (target.size() != axes.size())
+    throw ShapeError(cat("CenterCropPad: shape ", ints_str(target), " has ", target.size(),
+                         " entries for axes ", ints_str(axes), " of input ", to_string(x)));
+  std::vector<int64_t> pads(2 * x.size(), 0);
+  std::vector<bool> seen(x.size(), false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t d = axes[i];
+    if (d < -r || d >= r)
+      throw ShapeError(cat("CenterCropPad: axis ", d, " is out of range for input ", to_string(x)));
+    if (d < 0) d += r;
+    if (seen[d]) throw ShapeError(cat("CenterCropPad: repeated axis in ", ints_str(axes)));
+    seen[d] = true;
+    if (target[i] < 0)
+      throw ShapeError(cat("CenterCropPad: negative target extent in shape ", ints_str(target)));
+    if (x[d] < 0) continue;  // unknown while inferring
+    const int64_t diff = target[i] - x[d];
+    const int64_t begin = diff >= 0 ? diff / 2 : -((-diff) / 2);
+    pads[d] = begin;
+    pads[d + x.size()] = diff - begin;
+  }
+  return pads;
+}
+
+PadArgs center_args(const Attrs& a, std::span<const Tensor> in) {
+  PadArgs p;
+  p.mode = PadMode::kConstant;
+  p.pads = center_pads(in[0].shape(), to_int64s(in[1]), a);
+  p.value.assign(dtype_size(in[0].dtype()), std::byte{0});
+  return p;
+}
+
+std::vector<TensorType> infer_center_crop_pad(const InferContext& c) {
+  const TensorType& x = c.inputs[0];
+  const std::vector<int64_t> target = need_ints(c, 1, "shape");
+  if (!x.shape) return {{x.dtype, std::nullopt}};
+  const Shape dims = known_dims(*x.shape);
+  center_pads(dims, target, c.attrs);  // checks the axes and the extents
+  // Listed axes take their target extent whether the input dim is known or not.
+  std::vector<int64_t> axes = c.attrs.ints("axes");
+  if (axes.empty())
+    for (size_t d = 0; d < dims.size(); ++d) axes.push_back(static_cast<int64_t>(d));
+  SymShape s = *x.shape;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t d = axes[i] < 0 ? axes[i] + static_cast<int64_t>(dims.size()) : axes[i];
+    s[d] = Dim(target[i]);
+  }
+  return {{x.dtype, s}};
 }
 
 constexpr PadVersion kPad[] = {
@@ -282,13 +334,34 @@ void register_movement_pad(Registry& r) {
                           : "output = data padded (begins then ends; negative crops) with a "
                             "constant, edge or reflect values")
         .infer([v](const InferContext& c) { return infer_pad(*v, c); })
-        .host_kernel([v](const LaunchContext& ctx, std::span<const Tensor> in,
-                         std::span<Tensor> out) { pad_kernel(*v, ctx, in, out); })
+        .host_kernel(
+            [v](const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
+              pad_run(pad_args(*v, ctx.attr(), in), in[0], out[0]);
+            })
         .reference([v](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
-          pad_reference(*v, a, in, out);
+          pad_reference_run(pad_args(*v, a, in), in[0], out[0]);
         });
     r.add(std::move(d));
   }
+
+  r.add(def_op("CenterCropPad", 18)
+            .input("input_data", "T")
+            .input("shape", "Tind", Arity::kSingle, true)
+            .output("output_data", "T")
+            .attr("axes", AttrKind::kInts, std::vector<int64_t>{})
+            .type_constraint("T", movement_types())
+            .type_constraint("Tind", {DType::kI32, DType::kI64})
+            .trait(kMovement)
+            .describe("output = input_data center-cropped or zero-padded to shape along axes "
+                      "(crops start at floor((n - t) / 2); odd pads put the extra one at the end)")
+            .infer(infer_center_crop_pad)
+            .host_kernel(
+                [](const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
+                  pad_run(center_args(ctx.attr(), in), in[0], out[0]);
+                })
+            .reference([](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
+              pad_reference_run(center_args(a, in), in[0], out[0]);
+            }));
 }
 
 }  // namespace asc

@@ -7,6 +7,7 @@
 
 #include "ops/movement.h"
 #include "registry/error.h"
+#include "registry/lenient.h"
 #include "registry/strings.h"
 
 namespace asc {
@@ -24,11 +25,11 @@ void kernel_same_bytes(const LaunchContext&, std::span<const Tensor> in, std::sp
   copy_all(out[0], in[0]);
 }
 
-// An axis against rank; opsets before `neg_since` refuse negative axes.
+// An axis against rank. Opsets before `neg_since` take non-negative axes by the spec; negative
+// ones are accepted as ONNX Runtime does (registry/lenient.h).
 int64_t resolve_axis(const InferContext& c, int64_t axis, int64_t rank, int neg_since) {
-  if (axis < 0 && c.op.since < neg_since)
-    throw ShapeError(
-        cat(c.op.type, "-", c.op.since, ": negative axis ", axis, " needs opset >= ", neg_since));
+  if (axis < 0 && c.op.since < neg_since && axis >= -rank)
+    log_lenient(c.op.type, c.op.since, cat("negative axis ", axis));
   if (axis < -rank || axis >= rank)
     throw ShapeError(cat(c.op.type, ": axis ", axis, " is out of range for rank ", rank));
   return axis < 0 ? axis + rank : axis;
@@ -103,7 +104,7 @@ std::vector<TensorType> infer_flatten(const InferContext& c) {
   if (!x.shape) return {{x.dtype, SymShape(2, Dim())}};
   const int64_t r = static_cast<int64_t>(x.shape->size());
   int64_t axis = c.attrs.i("axis");
-  if (axis < 0 && c.op.since < 11)
+  if (axis < 0 && c.op.since < 11)  // ONNX Runtime refuses it too (its shape inference)
     throw ShapeError(cat("Flatten-", c.op.since, ": negative axis ", axis, " needs opset >= 11"));
   if (axis < -r || axis > r)
     throw ShapeError(cat("Flatten: axis ", axis, " is out of range for ", to_string(*x.shape)));

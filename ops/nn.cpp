@@ -78,6 +78,11 @@ const std::vector<DType>& nn_float_types() {
   return t;
 }
 
+const std::vector<DType>& nn_float_types_22() {
+  static const std::vector<DType> t = {DType::kF32, DType::kF16, DType::kF64, DType::kBF16};
+  return t;
+}
+
 SymShape sym_dims(const std::vector<int64_t>& dims) {
   SymShape s;
   for (int64_t d : dims) s.emplace_back(d >= 0 ? d : int64_t{-1});  // Dim(-1) is unknown
@@ -170,6 +175,8 @@ void register_nn(Registry& r) {
   register_nn_resize(r);
   register_nn_sample(r);
   register_nn_roi_pool(r);
+  register_nn_col2im(r);
+  register_nn_affine_grid(r);
 }
 
 }  // namespace asc

@@ -18,9 +18,13 @@ void register_nn_pool(Registry& r);
 void register_nn_resize(Registry& r);
 void register_nn_sample(Registry& r);
 void register_nn_roi_pool(Registry& r);
+void register_nn_col2im(Registry& r);       // Col2Im (nn_col2im.cpp)
+void register_nn_affine_grid(Registry& r);  // AffineGrid (nn_affine_grid.cpp)
 
 // Conv and pool dtypes (ONNX's T for these ops).
 const std::vector<DType>& nn_float_types();
+// nn_float_types() and bf16: what the opset 22 versions of the family take (ONNX's bf16 sweep).
+const std::vector<DType>& nn_float_types_22();
 
 // A sliding window over the spatial dims of an [N, C, spatial...] tensor, resolved from the
 // kernel_shape / strides / dilations / pads / auto_pad / ceil_mode attributes. Every vector has

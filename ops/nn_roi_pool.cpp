@@ -118,22 +118,24 @@ void max_roi_pool_reference(const Attrs& a, std::span<const Tensor> in, std::spa
 }  // namespace
 
 void register_nn_roi_pool(Registry& r) {
-  r.add(def_op("MaxRoiPool", 1)
-            .input("X", "T")
-            .input("rois", "T")
-            .output("Y", "T")
-            .attr("pooled_shape", AttrKind::kInts)
-            .attr("spatial_scale", AttrKind::kFloat, 1.0f)
-            .type_constraint("T", nn_float_types())
-            .describe("max pooling of regions of interest into pooled_shape bins")
-            .infer(infer_max_roi_pool)
-            .host_kernel(
-                [](const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
-                  with_compute(in[0].dtype(), [&](auto tag) {
-                    max_roi_pool_run<decltype(tag)>(ctx.attr(), in, out[0]);
-                  });
-                })
-            .reference(max_roi_pool_reference));
+  for (auto [since, until] : {std::pair{1, 21}, std::pair{22, INT_MAX}}) {  // 22: bf16 too
+    r.add(def_op("MaxRoiPool", since, until)
+              .input("X", "T")
+              .input("rois", "T")
+              .output("Y", "T")
+              .attr("pooled_shape", AttrKind::kInts)
+              .attr("spatial_scale", AttrKind::kFloat, 1.0f)
+              .type_constraint("T", since >= 22 ? nn_float_types_22() : nn_float_types())
+              .describe("max pooling of regions of interest into pooled_shape bins")
+              .infer(infer_max_roi_pool)
+              .host_kernel(
+                  [](const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
+                    with_compute(in[0].dtype(), [&](auto tag) {
+                      max_roi_pool_run<decltype(tag)>(ctx.attr(), in, out[0]);
+                    });
+                  })
+              .reference(max_roi_pool_reference));
+  }
 }
 
 }  // namespace asc

@@ -296,8 +296,8 @@ bool roi_half_pixel(int since, const Attrs& a) {
 
 void register_nn_sample(Registry& r) {
   // 16-19: 2-D with modes bilinear / nearest / bicubic; 20+: N-D (asc: 2-D only) and the modes
-  // renamed linear / nearest / cubic.
-  for (auto [since, until] : {std::pair{16, 19}, std::pair{20, INT_MAX}}) {
+  // renamed linear / nearest / cubic; 22: bf16 too.
+  for (auto [since, until] : {std::pair{16, 19}, std::pair{20, 21}, std::pair{22, INT_MAX}}) {
     r.add(def_op("GridSample", since, until)
               .input("X", "T1")
               .input("grid", "T2")
@@ -305,8 +305,8 @@ void register_nn_sample(Registry& r) {
               .attr("align_corners", AttrKind::kInt, int64_t{0})
               .attr("mode", AttrKind::kString, std::string(since >= 20 ? "linear" : "bilinear"))
               .attr("padding_mode", AttrKind::kString, std::string("zeros"))
-              .type_constraint("T1", nn_float_types())
-              .type_constraint("T2", nn_float_types())
+              .type_constraint("T1", since >= 22 ? nn_float_types_22() : nn_float_types())
+              .type_constraint("T2", since >= 22 ? nn_float_types_22() : nn_float_types())
               .describe("samples X at grid's normalised (x, y): bilinear / nearest / bicubic")
               .infer(infer_grid_sample)
               .host_kernel(
@@ -317,7 +317,7 @@ void register_nn_sample(Registry& r) {
                   })
               .reference(grid_sample_reference));
   }
-  for (auto [since, until] : {std::pair{10, 15}, std::pair{16, INT_MAX}}) {
+  for (auto [since, until] : {std::pair{10, 15}, std::pair{16, 21}, std::pair{22, INT_MAX}}) {
     OpDef def = def_op("RoiAlign", since, until);
     def.input("X", "T1")
         .input("rois", "T1")
@@ -331,7 +331,7 @@ void register_nn_sample(Registry& r) {
     if (since >= 16)
       def.attr("coordinate_transformation_mode", AttrKind::kString, std::string("half_pixel"));
     const int s = since;
-    def.type_constraint("T1", nn_float_types())
+    def.type_constraint("T1", since >= 22 ? nn_float_types_22() : nn_float_types())
         .type_constraint("T2", {DType::kI64})
         .describe("bilinear average / max pooling of regions of interest")
         .infer(infer_roi_align)

@@ -22,6 +22,7 @@ void register_reduce_more(Registry& r);
 void register_misc(Registry& r);
 void register_contrib(Registry& r);
 void register_fused_attention(Registry& r);
+void register_attention(Registry& r);     // Attention-23 (attention.cpp)
 void register_sequence(Registry& r);      // sequences and optionals (host objects)
 void register_control_flow(Registry& r);  // If, Loop, Scan: executed by the runtime
 void register_fused(Registry& r);         // ai.asc: what the graph fusion passes create

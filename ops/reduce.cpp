@@ -2,7 +2,8 @@
 // (negative, non-adjacent, all, none): an attribute up to ReduceSum-12 / ReduceX-17, an optional
 // i64 input afterwards, where noop_with_empty_axes = 1 makes empty axes the identity. The input
 // must then be known at launch (LaunchContext::values), as CANN's reduce kernels take axes as
-// host-side tiling data. Opsets 1-10 take non-negative axes only.
+// host-side tiling data. Opsets 1-10 take non-negative axes by the spec; negative ones are
+// accepted as ONNX Runtime accepts them (registry/lenient.h).
 //
 // One tile: the row view (registry/rows.h) of the input with the axes reduced; the tile reduces
 // its kept box over every reduced element, chunked by a loop with an accumulator when the
@@ -22,6 +23,7 @@
 #include "ops/ops.h"
 #include "registry/error.h"
 #include "registry/infer.h"
+#include "registry/lenient.h"
 #include "registry/rows.h"
 #include "registry/strings.h"
 #include "registry/tiling.h"
@@ -61,13 +63,21 @@ bool integral_ok(ReduceKind k) {
          k != ReduceKind::kLogSumExp;
 }
 
-std::vector<DType> types_of(ReduceKind k) {
+std::vector<DType> types_of(const ReduceVersion& v) {
+  const ReduceKind k = v.kind;
   std::vector<DType> t = float_types();
   if (!integral_ok(k)) return t;
   for (DType d : {DType::kI32, DType::kI64, DType::kU32, DType::kU64}) t.push_back(d);
   if (k == ReduceKind::kMax || k == ReduceKind::kMin)
     for (DType d : {DType::kI8, DType::kU8}) t.push_back(d);
+  if ((k == ReduceKind::kMax || k == ReduceKind::kMin) && v.since >= 20)
+    t.push_back(DType::kBool);  // ReduceMax-20 / ReduceMin-20: false < true
   return t;
+}
+
+// Bool reduces as u8 (max: any, min: all).
+DType reduce_compute_dtype(DType in) {
+  return in == DType::kBool ? DType::kU8 : compute_dtype(in);
 }
 
 // The highest value of a compute dtype: +inf for floats, the maximum for integers.
@@ -108,10 +118,11 @@ std::vector<int64_t> resolve_axes(const ReduceVersion& v, const Attrs& a,
     for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
     return axes;
   }
-  const int64_t lo = v.axes == AxesFrom::kAttrNonNegative ? 0 : -rank;
+  // Opsets 1-10 take [0, rank) by the letter of the spec; negative axes are accepted as ONNX
+  // Runtime does (infer_reduce logs it).
   for (auto& x : axes) {
-    if (x < lo || x >= rank)
-      throw ShapeError(cat(v.type, "-", v.since, ": axis ", x, " out of range [", lo, ", ", rank,
+    if (x < -rank || x >= rank)
+      throw ShapeError(cat(v.type, "-", v.since, ": axis ", x, " out of range [", -rank, ", ", rank,
                            ") for data ", shape));
     if (x < 0) x += rank;
   }
@@ -145,6 +156,9 @@ std::vector<TensorType> infer_reduce(const ReduceVersion& v, const InferContext&
     return {{x.dtype, SymShape(x.shape->size(), Dim())}};
   }
   const auto axes = resolve_axes(v, c.attrs, *given, rank, to_string(*x.shape));
+  if (v.axes == AxesFrom::kAttrNonNegative &&
+      std::any_of(given->begin(), given->end(), [](int64_t a) { return a < 0; }))
+    log_lenient(v.type, v.since, cat("negative axes ", to_string(Shape(*given))));
   SymShape out;
   for (int64_t d = 0; d < rank; ++d) {
     const bool reduced = std::binary_search(axes.begin(), axes.end(), d);
@@ -279,7 +293,7 @@ Buf reduce_tile(TileBuilder& t, ReduceKind kind, const RowView& v, DType cdt) {
 
 void reduce_kernel(const ReduceVersion& ver, TileBuilder& t) {
   const RowView v = reduce_view(ver, t.ctx());
-  const DType cdt = compute_dtype(t.ctx().inputs[0].dtype);
+  const DType cdt = reduce_compute_dtype(t.ctx().inputs[0].dtype);
   Buf r;
   if (ver.kind == ReduceKind::kLogSumExp) {
     r = log_sum_exp_tile(t, v, cdt);
@@ -351,7 +365,8 @@ void reduce_reference(const ReduceVersion& v, const Attrs& a, std::span<const Te
     if (kind == ReduceKind::kMean) val /= static_cast<double>(count);
     if (kind == ReduceKind::kL2) val = std::sqrt(val);
     if (kind == ReduceKind::kLogSum || kind == ReduceKind::kLogSumExp) val = std::log(val);
-    if (std::isinf(val) && dtype_is_integer(out.dtype()))  // empty min / max of integers
+    if (std::isinf(val) && (dtype_is_integer(out.dtype()) || out.dtype() == DType::kBool))
+      // empty min / max of integers and bools
       val = val > 0 ? highest_value(out.dtype()) : lowest_value(out.dtype());
     out.set(o, val);
   }
@@ -366,7 +381,8 @@ constexpr ReduceVersion kSumMeanMax[] = {
     {"ReduceMean", ReduceKind::kMean, 18, INT_MAX, AxesFrom::kInput},
     {"ReduceMax", ReduceKind::kMax, 1, 10, AxesFrom::kAttrNonNegative},
     {"ReduceMax", ReduceKind::kMax, 11, 17, AxesFrom::kAttr},
-    {"ReduceMax", ReduceKind::kMax, 18, INT_MAX, AxesFrom::kInput},
+    {"ReduceMax", ReduceKind::kMax, 18, 19, AxesFrom::kInput},
+    {"ReduceMax", ReduceKind::kMax, 20, INT_MAX, AxesFrom::kInput},  // + bool
 };
 
 }  // namespace
@@ -383,7 +399,7 @@ void register_reduce_versions(Registry& r, std::span<const ReduceVersion> versio
     }
     def.output("reduced", "T")
         .attr("keepdims", AttrKind::kInt, int64_t{1})
-        .type_constraint("T", types_of(rv.kind))
+        .type_constraint("T", types_of(rv))
         .trait(kReduction)
         .describe(doc_of(rv.kind))
         .infer([rv](const InferContext& c) { return infer_reduce(rv, c); })

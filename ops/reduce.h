@@ -29,7 +29,8 @@ enum class ReduceKind : uint8_t {
 
 // How a version takes its axes.
 enum class AxesFrom : uint8_t {
-  kAttrNonNegative,  // attribute `axes`, each in [0, rank) (opsets 1-10)
+  kAttrNonNegative,  // attribute `axes`, each in [0, rank) by the spec (opsets 1-10; negative
+                     // accepted as ONNX Runtime does)
   kAttr,             // attribute `axes`, each in [-rank, rank) (opsets 11+)
   kInput,            // optional i64 input 1 plus noop_with_empty_axes (opset 13 / 18+)
 };

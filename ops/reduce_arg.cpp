@@ -1,5 +1,6 @@
 // ArgMax / ArgMin: the i64 index of the largest / smallest element along `axis`, as host kernels
-// (the vector vocabulary has no index reduction). Versions: 1-10 (axis in [0, rank)), 11
+// (the vector vocabulary has no index reduction). Versions: 1-10 (axis in [0, rank) by the spec;
+// negative accepted as ONNX Runtime does, registry/lenient.h), 11
 // (negative axes), 12+ (select_last_index: ties give the last index instead of the first).
 //
 // Layout: data viewed as [outer, n, inner] around `axis`; the output is [outer, inner] (with the
@@ -13,6 +14,7 @@
 #include "ops/slabs.h"
 #include "registry/error.h"
 #include "registry/infer.h"
+#include "registry/lenient.h"
 #include "registry/strings.h"
 
 namespace asc {
@@ -31,10 +33,9 @@ constexpr ArgVersion kArgVersions[] = {
 
 // The normalised axis; throws ShapeError naming the op and the data shape.
 int64_t arg_axis(const ArgVersion& v, int64_t axis, int64_t rank, const std::string& shape) {
-  const int64_t lo = v.since < 11 ? 0 : -rank;
-  if (axis < lo || axis >= rank)
-    throw ShapeError(cat(v.type, "-", v.since, ": axis ", axis, " out of range [", lo, ", ", rank,
-                         ") for data ", shape));
+  if (axis < -rank || axis >= rank)  // 1-10: [0, rank) by the spec, negative as ORT accepts
+    throw ShapeError(cat(v.type, "-", v.since, ": axis ", axis, " out of range [", -rank, ", ",
+                         rank, ") for data ", shape));
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -47,6 +48,8 @@ std::vector<TensorType> infer_arg(const ArgVersion& v, const InferContext& c) {
   if (!x.shape) return {{DType::kI64, std::nullopt}};
   const int64_t rank = static_cast<int64_t>(x.shape->size());
   const int64_t axis = arg_axis(v, c.attrs.i("axis"), rank, to_string(*x.shape));
+  if (v.since < 11 && c.attrs.i("axis") < 0)
+    log_lenient(v.type, v.since, cat("negative axis ", c.attrs.i("axis")));
   const Dim& n = (*x.shape)[axis];
   if (n.known() && n.value() == 0)
     throw ShapeError(cat(v.type, ": cannot take the index over an empty axis ", axis, " of data ",

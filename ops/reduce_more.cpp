@@ -1,6 +1,7 @@
 // Reductions beyond Sum/Mean/Max, on the ReduceX engine of ops/reduce.cpp: ReduceMin, ReduceProd,
 // ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, ReduceSumSquare (axes: non-negative attribute
-// in 1-10, attribute in 11-17, optional input from 18; 12/13 only widen the types); and the rest
+// in 1-10, attribute in 11-17, optional input from 18; 12/13 only widen the types, as ReduceMin-20
+// does with bool); and the rest
 // of the family: ArgMax/ArgMin (reduce_arg.cpp), RNN/GRU/LSTM (rnn*.cpp),
 // Einsum (einsum.cpp).
 #include <vector>
@@ -24,7 +25,12 @@ void register_reduce_more(Registry& r) {
   for (const auto& [name, kind] : ops) {
     versions.push_back({name, kind, 1, 10, AxesFrom::kAttrNonNegative});
     versions.push_back({name, kind, 11, 17, AxesFrom::kAttr});
-    versions.push_back({name, kind, 18, INT_MAX, AxesFrom::kInput});
+    if (kind == ReduceKind::kMin) {  // ReduceMin-20 adds bool
+      versions.push_back({name, kind, 18, 19, AxesFrom::kInput});
+      versions.push_back({name, kind, 20, INT_MAX, AxesFrom::kInput});
+    } else {
+      versions.push_back({name, kind, 18, INT_MAX, AxesFrom::kInput});
+    }
   }
   register_reduce_versions(r, versions);
   register_arg_reduce(r);

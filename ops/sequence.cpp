@@ -526,30 +526,36 @@ void register_sequence(Registry& r) {
             })
             .host_kernel(optional_kernel)
             .reference(optional_reference));
-  r.add(def_op("OptionalHasElement", 15)
-            .input("input", "O", Arity::kOptional)
-            .output("output", "bool")
-            .type_constraint("O", any_types())
-            .describe("output = whether the optional holds a value (a bool scalar)")
-            .infer(bool_scalar)
-            .host_kernel(has_kernel)
-            .reference([](const Attrs&, std::span<const Tensor> in, std::span<Tensor> o) {
-              bool has = !in.empty() && in[0].defined();
-              if (has && in[0].dtype() == DType::kOptional) has = in[0].list()->items.size() == 1;
-              o[0].data_as<bool>()[0] = has;
-            }));
-  r.add(def_op("OptionalGetElement", 15)
-            .input("input", "O")
-            .output("output", "V")
-            .type_constraint("O", any_types())
-            .type_constraint("V", any_types())
-            .describe("output = the value the optional holds (an error when empty)")
-            .infer(get_infer)
-            .host_kernel(get_kernel)
-            .reference([](const Attrs&, std::span<const Tensor> in, std::span<Tensor> o) {
-              o[0] = in[0].dtype() == DType::kOptional ? in[0].list()->items.at(0).clone()
-                                                       : in[0].clone();
-            }));
+  // Opset 18 lets both take a tensor or sequence as it is and OptionalHasElement no input at all;
+  // asc reads the 15 forms the same way (docs/ONNX.md), so the two versions share a definition.
+  for (const auto& [since, until] : {std::pair{15, 17}, std::pair{18, INT_MAX}}) {
+    r.add(def_op("OptionalHasElement", since, until)
+              .input("input", "O", Arity::kOptional)
+              .output("output", "bool")
+              .type_constraint("O", any_types())
+              .describe("output = whether the optional holds a value (a bool scalar; a tensor or "
+                        "sequence: true, no input: false)")
+              .infer(bool_scalar)
+              .host_kernel(has_kernel)
+              .reference([](const Attrs&, std::span<const Tensor> in, std::span<Tensor> o) {
+                bool has = !in.empty() && in[0].defined();
+                if (has && in[0].dtype() == DType::kOptional) has = in[0].list()->items.size() == 1;
+                o[0].data_as<bool>()[0] = has;
+              }));
+    r.add(def_op("OptionalGetElement", since, until)
+              .input("input", "O")
+              .output("output", "V")
+              .type_constraint("O", any_types())
+              .type_constraint("V", any_types())
+              .describe("output = the value the optional holds (an error when empty; a tensor or "
+                        "sequence as it is)")
+              .infer(get_infer)
+              .host_kernel(get_kernel)
+              .reference([](const Attrs&, std::span<const Tensor> in, std::span<Tensor> o) {
+                o[0] = in[0].dtype() == DType::kOptional ? in[0].list()->items.at(0).clone()
+                                                         : in[0].clone();
+              }));
+  }
 }
 
 }  // namespace asc

@@ -1,5 +1,6 @@
 #include "registry/dtype.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -13,7 +14,7 @@ struct DTypeInfo {
   size_t size;
 };
 
-constexpr std::array<DTypeInfo, 17> kInfo = {{
+constexpr std::array<DTypeInfo, 19> kInfo = {{
     {DType::kUndefined, "undefined", 0},
     {DType::kF32, "f32", 4},
     {DType::kU8, "u8", 1},
@@ -29,6 +30,8 @@ constexpr std::array<DTypeInfo, 17> kInfo = {{
     {DType::kU32, "u32", 4},
     {DType::kU64, "u64", 8},
     {DType::kBF16, "bf16", 2},
+    {DType::kUInt4, "u4", 1},
+    {DType::kInt4, "i4", 1},
     {DType::kSequence, "seq", 0},
     {DType::kOptional, "optional", 0},
 }};
@@ -71,6 +74,8 @@ bool dtype_is_integer(DType t) {
     case DType::kI64:
     case DType::kU32:
     case DType::kU64:
+    case DType::kUInt4:
+    case DType::kInt4:
       return true;
     default:
       return false;
@@ -79,7 +84,7 @@ bool dtype_is_integer(DType t) {
 
 bool dtype_is_signed(DType t) {
   return dtype_is_float(t) || t == DType::kI8 || t == DType::kI16 || t == DType::kI32 ||
-         t == DType::kI64;
+         t == DType::kI64 || t == DType::kInt4;
 }
 
 float f16_to_f32(f16 h) {
@@ -146,7 +151,10 @@ double load_as_double(DType t, const void* base, int64_t i) {
     case DType::kBool:
       return static_cast<const uint8_t*>(base)[i] != 0;
     case DType::kI8:
+    case DType::kInt4:
       return static_cast<const int8_t*>(base)[i];
+    case DType::kUInt4:
+      return static_cast<const uint8_t*>(base)[i];
     case DType::kU16:
       return static_cast<const uint16_t*>(base)[i];
     case DType::kI16:
@@ -199,6 +207,12 @@ void store_from_double(DType t, void* base, int64_t i, double v) {
       break;
     case DType::kI8:
       static_cast<int8_t*>(base)[i] = saturating_int<int8_t>(v);
+      break;
+    case DType::kInt4:  // [-8, 7]
+      static_cast<int8_t*>(base)[i] = saturating_int<int8_t>(std::clamp(v, -8.0, 7.0));
+      break;
+    case DType::kUInt4:  // [0, 15]
+      static_cast<uint8_t*>(base)[i] = saturating_int<uint8_t>(std::clamp(v, 0.0, 15.0));
       break;
     case DType::kU16:
       static_cast<uint16_t*>(base)[i] = saturating_int<uint16_t>(v);

@@ -25,6 +25,10 @@ enum class DType : uint8_t {
   kU32 = 12,
   kU64 = 13,
   kBF16 = 16,
+  // 4-bit integers (opset 21: QuantizeLinear / DequantizeLinear): one element per byte in memory,
+  // sign-extended for i4 (TensorProto packs two per byte, low nibble first; the importer unpacks).
+  kUInt4 = 21,
+  kInt4 = 22,
   // Containers (ONNX sequence and optional values): host objects holding a TensorList, outside
   // TensorProto.DataType's range.
   kSequence = 100,
@@ -38,7 +42,7 @@ std::string_view dtype_name(DType t);
 // Inverse of dtype_name; returns kUndefined for an unknown name.
 DType dtype_from_name(std::string_view name);
 bool dtype_is_float(DType t);    // f16, bf16, f32, f64
-bool dtype_is_integer(DType t);  // signed and unsigned integers (not bool)
+bool dtype_is_integer(DType t);  // signed and unsigned integers, 4-bit too (not bool)
 bool dtype_is_signed(DType t);
 // Strings, sequences and optionals live on the host as objects: no byte-wise path touches them,
 // and nodes reading or writing them run node by node.
@@ -76,7 +80,7 @@ void store_from_double(DType t, void* base, int64_t i, double v);
 
 // Named groups used in type constraints.
 const std::vector<DType>& float_types();         // f32, f16, bf16, f64
-const std::vector<DType>& numeric_types();       // floats and all integers
+const std::vector<DType>& numeric_types();       // floats and all integers of 8 bits or more
 const std::vector<DType>& numeric_bool_types();  // numeric_types() and bool
 const std::vector<DType>& all_types();  // every tensor dtype (not kUndefined, not containers)
 const std::vector<DType>& any_types();  // all_types(), kSequence and kOptional

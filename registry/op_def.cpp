@@ -151,7 +151,15 @@ Attrs OpDef::resolve(const Attrs& given) const {
     const AttrDef* def = nullptr;
     for (const auto& a : attrs)
       if (a.name == name) def = &a;
-    if (!def) continue;  // unknown attributes are ignored, as ONNX Runtime does
+    if (!def) {
+      // An attribute named like an input is an older version's form (ReduceMean-17's axes in an
+      // opset 18 model): ignoring it would compute something else, so it is refused.
+      for (const auto& p : inputs)
+        if (p.name == name)
+          throw ShapeError(cat(type, "-", since, ": '", name,
+                               "' is an input of this version, not an attribute"));
+      continue;  // other unknown attributes are ignored
+    }
     if (attr_kind(value) != def->kind)
       throw ShapeError(type + ": attribute '" + name + "' is " +
                        std::string(attr_kind_name(attr_kind(value))) + ", expected " +

@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "importers/onnx/onnx_schemas.h"
 #include "registry/strings.h"
 
 namespace asc {
@@ -36,6 +37,14 @@ std::vector<OpCoverage> ops_coverage(const Registry& reg) {
     c.versions.push_back(s.SinceVersion());
     if (s.SinceVersion() >= *std::max_element(c.versions.begin(), c.versions.end()))
       c.deprecated = s.Deprecated();
+  }
+  // Opsets 18..23 from asc's own table of ONNX's later schema versions.
+  for (const SchemaVersion& s : onnx_schemas_after_1_12()) {
+    OpCoverage& c = by_op[{std::string(s.domain), std::string(s.op)}];
+    c.domain = s.domain;
+    c.op = s.op;
+    c.versions.push_back(s.since);
+    c.deprecated = false;  // none of the newest versions up to 23 is deprecated
   }
   std::vector<OpCoverage> out;
   for (auto& [key, c] : by_op) {

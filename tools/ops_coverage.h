@@ -1,6 +1,7 @@
 // asc-ops --coverage: every operator in ONNX's own schema registry (libonnx, ONNX 1.12: ai.onnx up
-// to opset 17, ai.onnx.ml, ai.onnx.preview.training) against what asc's registry implements, per
-// schema version.
+// to opset 17, ai.onnx.ml, ai.onnx.preview.training) and in asc's table of the ai.onnx versions of
+// opsets 18..23 (importers/onnx/onnx_schemas.h) against what asc's registry implements, per schema
+// version.
 #pragma once
 
 #include <string>

@@ -5,6 +5,7 @@
 
 #include "importers/onnx/onnx_importer.h"
 #include "importers/onnx/onnx_internal.h"
+#include "importers/onnx/onnx_schemas.h"
 #include "ops/ops.h"
 #include "registry/error.h"
 #include "registry/strings.h"
@@ -20,20 +21,15 @@ std::string domain_label(const std::string& d) {
   return d.empty() ? "ai.onnx" : d;
 }
 
-// Newest opset per domain in ONNX 1.12 (onnx/defs/schema.h, DomainToVersionRange); 0 for
-// domains ONNX does not define (vendor domains are not checked).
-int newest_onnx_opset(const std::string& domain) {
-  if (domain.empty()) return 17;
-  if (domain == "ai.onnx.ml") return 3;
-  if (domain == "ai.onnx.training" || domain == "ai.onnx.preview.training") return 1;
-  return 0;
-}
-
+// Why no definition serves the node: the op is not implemented at all, or not the version the
+// node's opset selects (named when it is one of opsets 18..23, onnx_schemas.h).
 std::string registry_versions(const Node& n) {
   const auto vs = global_registry().versions(n.domain, n.op_type);
   if (vs.empty()) return "not implemented";
   std::string have;
   for (const OpDef* v : vs) have += cat(have.empty() ? "" : ", ", v->versions());
+  const int schema = newest_schema_after(n.domain, n.op_type, 17, n.opset);
+  if (schema > 0) return cat(n.op_type, "-", schema, " is not implemented (asc has ", have, ")");
   return cat("no version for opset ", n.opset, " (asc has ", have, ")");
 }
 
@@ -119,8 +115,8 @@ class Importer {
                              " and ", v, ")"));
       const int newest = newest_onnx_opset(d);
       if (newest > 0 && v > newest)
-        throw UnsupportedError(cat(domain_label(d), " opset ", v,
-                                   " is newer than ONNX 1.12 defines (newest: ", newest, ")"));
+        throw UnsupportedError(
+            cat(domain_label(d), " opset ", v, " is newer than asc reads (newest: ", newest, ")"));
     }
     // A missing default-domain import is only an error once a node needs it (read_node): ONNX's
     // own training-op models import ai.onnx.preview.training alone.

@@ -99,6 +99,13 @@ DType dtype_from_onnx(int32_t code, const std::string& what) {
     default:
       break;
   }
+  // TensorProto.DataType values newer than ONNX 1.12's protobuf (opsets 19, 21 and 23).
+  // (21 and 22, uint4 and int4, are asc dtypes.)
+  static const char* const kLater[] = {"float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
+                                       "float8e5m2fnuz", "float4e2m1"};
+  if (code >= 17 && code <= 20)
+    throw UnsupportedError(cat(what, ": ", kLater[code - 17], " tensors are not supported"));
+  if (code == 23) throw UnsupportedError(cat(what, ": ", kLater[4], " tensors are not supported"));
   const auto dt = static_cast<DType>(code);
   if (code <= 0 || code > 255 || dtype_size(dt) == 0)
     throw ModelError(cat(what, ": unknown or undefined data_type ", code));
@@ -120,9 +127,49 @@ Shape dims_from_proto(const onnx::TensorProto& tp) {
   return s;
 }
 
+namespace {
+
+bool is_4bit(DType t) {
+  return t == DType::kInt4 || t == DType::kUInt4;
+}
+
+// Two 4-bit elements per byte, element 2k in the low nibble: one element per byte in the result
+// (i4 sign-extended).
+Tensor unpack_4bit(DType dt, const Shape& shape, const uint8_t* packed) {
+  Tensor t(dt, shape);
+  auto* out = static_cast<uint8_t*>(t.data());
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    uint8_t v = (packed[i / 2] >> (4 * (i % 2))) & 0xf;
+    if (dt == DType::kInt4 && (v & 0x8)) v |= 0xf0;
+    out[i] = v;
+  }
+  return t;
+}
+
+// A TensorProto with a 4-bit data_type: raw_data or external data of ceil(n / 2) bytes.
+Tensor tensor_4bit_from_proto(onnx::TensorProto& tp, ExternalData* ext, DType dt,
+                              const Shape& shape) {
+  const int64_t bytes = (numel(shape) + 1) / 2;
+  if (tp.data_location() == onnx::TensorProto::EXTERNAL) {
+    if (!ext) throw ModelError(cat("tensor '", label(tp), "': external data is not allowed here"));
+    const Tensor packed = ext->load(tp, DType::kU8, {bytes});
+    return unpack_4bit(dt, shape, static_cast<const uint8_t*>(packed.data()));
+  }
+  if (!tp.has_raw_data())
+    throw UnsupportedError(cat("tensor '", label(tp), "': ", dtype_name(dt),
+                               " values are read from raw_data or external data only"));
+  if (tp.raw_data().size() != static_cast<size_t>(bytes))
+    throw ModelError(cat("tensor '", label(tp), "': raw_data has ", tp.raw_data().size(),
+                         " bytes, but ", dtype_name(dt), to_string(shape), " packs into ", bytes));
+  return unpack_4bit(dt, shape, reinterpret_cast<const uint8_t*>(tp.raw_data().data()));
+}
+
+}  // namespace
+
 Tensor tensor_from_proto(onnx::TensorProto& tp, ExternalData* ext) {
   const DType dt = dtype_from_onnx(tp.data_type(), cat("tensor '", label(tp), "'"));
   const Shape shape = dims_from_proto(tp);
+  if (is_4bit(dt)) return tensor_4bit_from_proto(tp, ext, dt, shape);
   const size_t need = static_cast<size_t>(numel(shape)) * dtype_size(dt);
 
   if (dt == DType::kString) {  // only string_data can hold strings
@@ -199,7 +246,13 @@ void onnx_import::tensor_to_proto(const Tensor& t, onnx::TensorProto& tp) {
   const Tensor dense = t.is_contiguous() ? t : t.clone();
   tp.set_data_type(static_cast<int32_t>(dense.dtype()));
   for (int64_t d : dense.shape()) tp.add_dims(d);
-  if (dense.dtype() == DType::kString) {
+  if (is_4bit(dense.dtype())) {  // two per byte, element 2k in the low nibble
+    std::string packed(static_cast<size_t>((dense.numel() + 1) / 2), '\0');
+    const auto* in = static_cast<const uint8_t*>(dense.data());
+    for (int64_t i = 0; i < dense.numel(); ++i)
+      packed[i / 2] = static_cast<char>(packed[i / 2] | ((in[i] & 0xf) << (4 * (i % 2))));
+    tp.set_raw_data(std::move(packed));
+  } else if (dense.dtype() == DType::kString) {
     for (int64_t i = 0; i < dense.numel(); ++i) tp.add_string_data(dense.strings()[i]);
   } else {
     tp.set_raw_data(dense.data(), dense.nbytes());

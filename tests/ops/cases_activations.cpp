@@ -183,7 +183,10 @@ void add_castlike(std::vector<OpCase>& v) {
   for (const auto& [from, to] : casts) {
     for (const Shape& s : {Shape{}, Shape{0}, Shape{5, 67}})
       v.push_back({"CastLike", 17, {in(from, s, -100, 100), in(to, {})}});
+    v.push_back({"CastLike", 21, {in(from, {4, 9}, -100, 100), in(to, {2})}, {}, "opset21"});
   }
+  v.push_back(
+      {"CastLike", 19, {in(kF32, {6}, -9, 9), in(kF16, {})}, {{"saturate", int64_t{1}}}, "sat1"});
   v.push_back(
       {"CastLike", 15, {in(kF32, {3, 4}, -100, 100), in(kI32, {2, 3, 4, 5})}, {}, "target_rank4"});
   v.push_back({"CastLike", 15, {in(kF32, {}, -100, 100), in(kF16, {7})}, {}, "target_vec"});

@@ -1,7 +1,8 @@
 // Cases of FusedAttention (ai.asc): prompts and decode steps, past length 0 (absent) and odd,
 // GQA ratios 1, 2 and 7, key counts around the key-block size (tails), rows past one tile, odd
 // head sizes; masks broadcast [B,1,S,T], per head [B,N,S,T], 2-D [S,T] and none, with -inf and
-// lowest-finite entries and fully masked rows; token-major output; f32, f16 and bf16.
+// lowest-finite entries and fully masked rows; token-major output; f32, f16 and bf16. And the
+// cases of Attention-23 (add_attention23).
 #include <limits>
 #include <random>
 
@@ -71,8 +72,52 @@ struct Attn {
 
 }  // namespace
 
+// A bool mask of `shape` [.., S, T]: key j hidden from query i when (i + 2 j) % 3 == 0, except key
+// 0 (no row fully masked), or, with `empty_row`, every key of query 0.
+InputSpec bool_mask(const Shape& shape, bool empty_row = false) {
+  Tensor m(DType::kBool, shape);
+  const int64_t t = shape.back(), s = shape[shape.size() - 2];
+  for (int64_t e = 0; e < m.numel(); ++e) {
+    const int64_t j = e % t, i = (e / t) % s;
+    m.set(e, (empty_row && i == 0) ? 0.0 : (j == 0 || (i + 2 * j) % 3 != 0) ? 1.0 : 0.0);
+  }
+  return fixed_tensor(std::move(m));
+}
+
+// Attention-23 (ai.onnx): 4-D and 3-D layouts, MHA / GQA / MQA, cross attention with another
+// value head size, past caches with causal masking, bool and float masks of every rank, softcap,
+// scale, each qk_matmul_output mode, a fully masked row; f64 and f16.
+void add_attention23(std::vector<OpCase>& v) {
+  auto attn = [&](std::vector<InputSpec> ins, Attrs a, std::string label) {
+    v.push_back({"Attention", 23, std::move(ins), std::move(a), std::move(label)});
+  };
+  attn({in(kF32, {2, 3, 4, 8}), in(kF32, {2, 3, 6, 8}), in(kF32, {2, 3, 6, 5})}, {}, "cross");
+  attn({in(kF32, {1, 4, 3, 8}), in(kF32, {1, 2, 3, 8}), in(kF32, {1, 2, 3, 8}), absent(),
+        in(kF32, {1, 2, 5, 8}), in(kF32, {1, 2, 5, 8})},
+       {{"is_causal", int64_t{1}}}, "gqa_past_causal");
+  attn({in(kF32, {2, 3, 4 * 6}), in(kF32, {2, 5, 2 * 6}), in(kF32, {2, 5, 2 * 4}),
+        bool_mask({3, 5})},
+       {{"q_num_heads", int64_t{4}}, {"kv_num_heads", int64_t{2}}, {"softcap", 2.0f}},
+       "3d_bool2d_softcap");
+  attn({in(kF32, {2, 4, 3, 8}), in(kF32, {2, 1, 3, 8}), in(kF32, {2, 1, 3, 8}),
+        in(kF32, {2, 1, 3, 7}, -2, 0), in(kF32, {2, 1, 4, 8}), in(kF32, {2, 1, 4, 8})},
+       {{"scale", 0.5f}, {"is_causal", int64_t{1}}}, "mqa_floatmask_past");
+  for (int64_t mode : {0, 1, 2, 3})
+    attn({in(kF32, {1, 2, 3, 4}), in(kF32, {1, 2, 5, 4}), in(kF32, {1, 2, 5, 4}),
+          bool_mask({1, 2, 3, 5})},
+         {{"qk_matmul_output_mode", mode}, {"softcap", 1.5f}}, cat("qk_mode", mode));
+  attn({in(kF32, {1, 2, 3, 4}), in(kF32, {1, 2, 4, 4}), in(kF32, {1, 2, 4, 4}),
+        bool_mask({3, 4}, true)},
+       {}, "masked_row");
+  attn(
+      {in(DType::kF64, {1, 2, 2, 6}), in(DType::kF64, {1, 2, 3, 6}), in(DType::kF64, {1, 2, 3, 6})},
+      {{"is_causal", int64_t{1}}}, "f64");
+  attn({in(kF16, {2, 2, 3, 8}), in(kF16, {2, 2, 3, 8}), in(kF16, {2, 2, 3, 8})}, {}, "f16");
+}
+
 std::vector<OpCase> cases_attention() {
   std::vector<OpCase> v;
+  add_attention23(v);
   auto add = [&](Attn a) { v.push_back(a.make()); };
   // Decode steps: Qwen2.5-0.5B's heads (14 / 2, head 64), past 100 and past 130 (> a key block).
   add({kF32, 1, 14, 2, 1, 64, 100, true, Mask::kBroadcast, false, 0.f, "qwen_decode"});

@@ -55,6 +55,44 @@ void add_norms(std::vector<OpCase>& v) {
   skip(kBF16, {7, 40}, false, "");
 }
 
+// RMSNormalization-23 (ai.onnx): the scale's dtype is Y's (f16 scale on f32 X too).
+void add_rms_normalization(std::vector<OpCase>& v) {
+  auto rms = [&](DType xt, DType st, Shape x, Shape scale, Attrs a, std::string label) {
+    v.push_back({"RMSNormalization", 23, {in(xt, x), in(st, scale, 0.5, 1.5)}, a, label});
+  };
+  rms(kF32, kF32, {2, 5, 7}, {7}, {{"epsilon", 1e-6f}}, "");
+  rms(kF32, kF32, {4, 3, 6}, {3, 6}, {{"axis", int64_t{-2}}}, "axis-2");
+  rms(kF32, kF32, {3, 2, 5}, {1, 5}, {}, "scale_lead1");
+  rms(kF32, kF32, {2, 4100}, {4100}, {}, "long_row");
+  rms(DType::kF64, DType::kF64, {3, 9}, {9}, {}, "");
+  rms(kF16, kF16, {3, 33}, {33}, {}, "");
+  rms(kF32, kF16, {2, 17}, {17}, {}, "f16_scale");
+  rms(kBF16, kF32, {2, 2, 65}, {65}, {}, "bf16_x");
+}
+
+// RotaryEmbedding-23 (ai.onnx): X, cos_cache, sin_cache, position_ids (optional: caches per
+// token); 3-D X with num_heads, 4-D [B, N, S, H]; partial rotation.
+void add_rotary23(std::vector<OpCase>& v) {
+  auto rope = [&](DType dt, Shape x, Shape cache, InputSpec pos, Attrs a, std::string label) {
+    std::vector<InputSpec> ins = {in(dt, x), in(dt, cache, -1, 1), in(dt, cache, -1, 1)};
+    if (pos.dtype != DType::kUndefined) ins.push_back(pos);
+    v.push_back({"RotaryEmbedding", 23, ins, a, label});
+  };
+  rope(kF32, {2, 3, 5, 8}, {10, 4}, in_int(kI64, {2, 5}, 0, 9), {}, "bnsh");
+  rope(kF32, {2, 3, 5, 8}, {10, 4}, in_int(kI64, {2, 5}, 0, 9), {{"interleaved", int64_t{1}}},
+       "bnsh_interleaved");
+  rope(kF32, {2, 4, 24}, {2, 4, 4}, absent(), {{"num_heads", int64_t{3}}}, "bsd_per_token");
+  rope(kF32, {1, 3, 2, 10}, {1, 2, 3}, absent(), {{"rotary_embedding_dim", int64_t{6}}},
+       "partial_per_token");
+  rope(kF32, {2, 3, 30}, {7, 2}, in_int(kI64, {2, 3}, 0, 6),
+       {{"num_heads", int64_t{3}},
+        {"rotary_embedding_dim", int64_t{4}},
+        {"interleaved", int64_t{1}}},
+       "partial_interleaved");
+  rope(kF16, {1, 2, 3, 16}, {4, 8}, in_int(kI64, {1, 3}, 0, 3), {}, "");
+  rope(kBF16, {2, 3, 16}, {2, 3, 8}, absent(), {{"num_heads", int64_t{1}}}, "");
+}
+
 void add_rotary(std::vector<OpCase>& v) {
   auto rope = [&](DType dt, Shape x, InputSpec pos, Shape cache, Attrs a, std::string label) {
     v.push_back(ms({"RotaryEmbedding",
@@ -213,6 +251,8 @@ std::vector<OpCase> cases_contrib() {
   std::vector<OpCase> v;
   add_norms(v);
   add_rotary(v);
+  add_rotary23(v);
+  add_rms_normalization(v);
   add_gqa(v);
   return v;
 }

@@ -2,6 +2,7 @@
 // (opset < 7) forms, Mod, the composed math functions and the variadic ops live in
 // cases_elementwise_more.cpp.
 #include "ops/op_cases.h"
+#include "registry/strings.h"
 
 namespace asc::test {
 
@@ -85,6 +86,14 @@ std::vector<OpCase> cases_elementwise() {
       if (from == DType::kU8) c.inputs[0] = in(from, s, 0, 255);
       c.attrs.set("to", static_cast<int64_t>(to));
       c.label = std::string("to_") + std::string(dtype_name(to));
+      v.push_back(c);
+    }
+    // Cast-19 (saturate: read by float8 targets only) as Cast-21 and Cast-23 select it.
+    for (const int opset : {19, 23}) {
+      OpCase c{"Cast", opset, {in(from, {3, 31}, from == DType::kU8 ? 0 : -100, 100)}};
+      c.attrs.set("to", static_cast<int64_t>(to));
+      if (opset == 19) c.attrs.set("saturate", int64_t{1});
+      c.label = cat("to_", dtype_name(to), "/opset", opset);
       v.push_back(c);
     }
   }

@@ -141,6 +141,8 @@ void add_math(std::vector<OpCase>& v) {
     const bool tan = std::string(r.op) == "Tan";
     for (DType dt : {kF32, kF64})
       v.push_back({r.op, r.opset, {values(dt, tan ? tan_edges : edges)}, {}, "edges"});
+    // Opset 22: bf16 too.
+    for (DType dt : {DType::kBF16, kF32}) v.push_back({r.op, 22, {in(dt, {4, 33}, r.lo, r.hi)}});
   }
 }
 

@@ -220,6 +220,40 @@ void add_lpnorm(std::vector<OpCase>& v) {
   }
 }
 
+// ONNX Runtime's leniency (registry/lenient.h, docs/ONNX.md): negative axes and indices in the
+// opset < 11 forms, which the spec's letter forbids. Labelled "ort_lenient/...": the ORT comparison
+// (tests/tools/opset_ort_test.cpp) runs them against ONNX Runtime as well.
+void add_lenient(std::vector<OpCase>& v) {
+  auto lenient = [&](OpCase c, const std::string& what) {
+    c.label = "ort_lenient/" + what;
+    v.push_back(std::move(c));
+  };
+  // PaddleOCR's recognizer: ReduceMean axes = [-1] at opset 9.
+  lenient({"ReduceMean", 9, {in(kF32, {2, 3, 5})}, {{"axes", I{-1}}}}, "axes-1");
+  lenient({"ReduceSum", 10, {in(kF32, {4, 3, 2})}, {{"axes", I{-2, 0}}, {"keepdims", int64_t{0}}}},
+          "axes-2_0");
+  lenient({"ReduceMax", 1, {in(kF32, {3, 7})}, {{"axes", I{-1}}}}, "axes-1");
+  lenient({"ReduceL2", 10, {in(kF32, {2, 6})}, {{"axes", I{-1}}}}, "axes-1");
+  lenient({"ArgMax", 10, {in(kF32, {3, 4, 5})}, {{"axis", int64_t{-1}}}}, "axis-1");
+  lenient({"ArgMin", 1, {in(kF32, {3, 4})}, {{"axis", int64_t{-2}}, {"keepdims", int64_t{0}}}},
+          "axis-2");
+  lenient({"Squeeze", 1, {in(kF32, {3, 1, 4, 1})}, {{"axes", I{-1, 1}}}}, "axes-1");
+  lenient({"Unsqueeze", 1, {in(kF32, {3, 4})}, {{"axes", I{-1}}}}, "axes-1");
+  lenient({"Compress",
+           9,
+           {in(kF32, {3, 4}), fixed_values(kBool, {1, 0, 1, 1}, {4})},
+           {{"axis", int64_t{-1}}}},
+          "axis-1");
+  lenient({"Gather", 10, {in(kF32, {5, 3}), fixed_values(kI64, {-1, 0, -5, 2}, {2, 2})}},
+          "indices-1");
+  lenient(
+      {"OneHot",
+       9,
+       {in_int(kI64, {2, 3}, 0, 4), fixed_values(kF32, {5}, {1}), fixed_values(kF32, {0, 1}, {2})},
+       {{"axis", int64_t{-2}}}},
+      "axis-2");
+}
+
 }  // namespace
 
 std::vector<OpCase> cases_legacy() {
@@ -232,6 +266,7 @@ std::vector<OpCase> cases_legacy() {
   add_tile1(v);
   add_upsample_legacy(v);
   add_lpnorm(v);
+  add_lenient(v);
   return v;
 }
 

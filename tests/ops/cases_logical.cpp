@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string>
 
 #include "ops/op_cases.h"
 
@@ -41,6 +42,26 @@ void add_logic(std::vector<OpCase>& v) {
     v.push_back({"Not", 1, {in(kBool, s)}});
 }
 
+// BitwiseAnd/Or/Xor/Not-18: every integer dtype over its whole range (64-bit: +-2^50, exact in the
+// double the inputs are drawn in), negative values included.
+void add_bitwise(std::vector<OpCase>& v) {
+  const DType ints[] = {DType::kI8,  DType::kU8,  DType::kI16, DType::kU16,
+                        DType::kI32, DType::kU32, DType::kI64, DType::kU64};
+  for (DType dt : ints) {
+    const double bits = static_cast<double>(dtype_size(dt) * 8);
+    const double lo = dtype_is_signed(dt) ? -std::pow(2.0, std::min(bits, 51.0) - 1) : 0;
+    const double hi = std::pow(2.0, std::min(bits, 51.0) - (dtype_is_signed(dt) ? 1 : 0)) - 1;
+    for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"})
+      v.push_back({op, 18, {in_int(dt, {4, 9}, lo, hi), in_int(dt, {9}, lo, hi)}});
+    v.push_back({"BitwiseNot", 18, {in_int(dt, {3, 17}, lo, hi)}});
+  }
+  for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"})
+    for (const auto& [a, b] : kPairs)
+      v.push_back({op, 18, {in_int(DType::kI32, a, -1000, 1000), in_int(DType::kI32, b, -9, 9)}});
+  for (const Shape& s : {Shape{}, Shape{0}, Shape{1025}})
+    v.push_back({"BitwiseNot", 18, {in_int(DType::kI64, s, -1e6, 1e6)}});
+}
+
 void add_bitshift(std::vector<OpCase>& v) {
   for (const char* dir : {"LEFT", "RIGHT"}) {
     const Attrs a{{"direction", std::string(dir)}};
@@ -60,7 +81,24 @@ void add_bitshift(std::vector<OpCase>& v) {
   }
 }
 
+InputSpec strings(const Shape& shape, const std::vector<std::string>& words) {
+  Tensor t(DType::kString, shape);
+  for (int64_t i = 0; i < t.numel(); ++i) t.strings()[i] = words[i % words.size()];
+  return fixed_tensor(std::move(t));
+}
+
 void add_compare(std::vector<OpCase>& v) {
+  // Equal-19: strings (byte-wise; ties, an empty string, broadcasting).
+  v.push_back({"Equal",
+               19,
+               {strings({2, 3}, {"a", "", "bc", "bc", "a", "x"}), strings({3}, {"a", "", "bc"})},
+               {},
+               "strings"});
+  v.push_back({"Equal",
+               19,
+               {strings({}, {"hi"}), strings({4}, {"hi", "h", "hi ", "hi"})},
+               {},
+               "strings_scalar"});
   struct Version {
     const char* op;
     int opset;
@@ -70,6 +108,7 @@ void add_compare(std::vector<OpCase>& v) {
       {"Equal", 10, {kBool, DType::kI32, DType::kI64}},
       {"Equal", 12, {kF32, DType::kU8, DType::kI16, DType::kF16, DType::kF64}},
       {"Equal", 17, {DType::kBF16, kBool, DType::kU64}},
+      {"Equal", 19, {kF32, DType::kI64, kBool}},
       {"Greater", 8, {kF32, DType::kF16}},
       {"Greater", 12, {DType::kI32, DType::kU16, DType::kF64}},
       {"Greater", 17, {DType::kBF16, DType::kI8}},
@@ -125,8 +164,13 @@ void add_classify(std::vector<OpCase>& v) {
       for (DType dt : {kF32, DType::kF64}) v.push_back({"IsInf", 10, {values(dt, special)}, a, l});
       v.push_back({"IsInf", 10, {in(kF32, {3, 5, 7})}, a, l});
       v.push_back({"IsInf", 10, {in(kF32, {})}, a, l});
+      // IsInf-20: f16 and bf16 too.
+      for (DType dt : {kF32, DType::kF16, DType::kBF16, DType::kF64})
+        v.push_back({"IsInf", 20, {values(dt, special)}, a, l});
     }
   }
+  v.push_back({"IsInf", 20, {in(kF32, {2, 0, 3})}});
+  v.push_back({"IsNaN", 20, {values(kF32, special)}, {}, "special"});
 }
 
 }  // namespace
@@ -135,6 +179,7 @@ std::vector<OpCase> cases_logical() {
   std::vector<OpCase> v;
   add_logic(v);
   add_bitshift(v);
+  add_bitwise(v);
   add_compare(v);
   add_classify(v);
   return v;

@@ -1,6 +1,8 @@
 // Cases of the misc family: every op version; per-tensor and per-axis quantization with u8/i8
 // and values that saturate; integer matmuls with broadcast batches, 1-D operands, per-row and
 // per-column zero points; power-of-two, odd and prime DFT lengths; empty, scalar and odd shapes.
+#include <tuple>
+
 #include "ops/op_cases.h"
 #include "registry/strings.h"
 
@@ -25,6 +27,84 @@ OpCase with(OpCase c, Attrs a, std::string label) {
   for (const auto& [k, v] : a.all()) c.attrs.set(k, v);
   c.label = std::move(label);
   return c;
+}
+
+// Opsets 19 (f16/bf16 data and scales), 21 (blocked; 16- and 4-bit) and 23 (the scale's own
+// dtype, precision, output_dtype).
+void add_quant_later(std::vector<OpCase>& v) {
+  const DType kBF16 = DType::kBF16, kI4 = DType::kInt4, kU4 = DType::kUInt4;
+  const DType kI16 = DType::kI16, kU16 = DType::kU16;
+  for (DType dt : {kF16, DType::kBF16})
+    v.push_back(with({"QuantizeLinear",
+                      19,
+                      {in(dt, {2, 3, 4}, -2, 2), fixed_as<double>(dt, {0.01, 0.02, 0.05}, {3}),
+                       fixed_as<int>(kI8, {0, 10, -3}, {3})}},
+                     {{"saturate", int64_t{1}}}, "axis"));
+  v.push_back({"QuantizeLinear", 19, {in(kF32, {5, 7}, -9, 9), scalar_as(kF32, 0.03)}});
+  // Blocked: scale [.., ceil(n / block), ..] along axis (an uneven last block too).
+  for (const auto& [zt, lo, hi] :
+       {std::tuple{kI4, -8, 7}, std::tuple{kU4, 0, 15}, std::tuple{kI16, -900, 900},
+        std::tuple{kU16, 0, 60000}, std::tuple{kI8, -100, 100}}) {
+    v.push_back(
+        with({"QuantizeLinear",
+              21,
+              {in(kF32, {4, 5}, -3, 3), in(kF32, {4, 3}, 0.05, 0.4), in_int(zt, {4, 3}, lo, hi)}},
+             {{"axis", int64_t{1}}, {"block_size", int64_t{2}}}, cat("blocked_", dtype_name(zt))));
+    v.push_back(with({"DequantizeLinear",
+                      21,
+                      {in_int(zt, {6, 2, 3}, lo, hi), in(kF32, {2, 2, 3}, 0.01, 2),
+                       in_int(zt, {2, 2, 3}, lo, hi)}},
+                     {{"axis", int64_t{0}}, {"block_size", int64_t{3}}},
+                     cat("blocked_", dtype_name(zt))));
+  }
+  v.push_back(with({"QuantizeLinear", 21, {in(kF32, {3, 4}, -1, 1), scalar_as(kF32, 0.1)}},
+                   {{"output_dtype", int64_t{22}}}, "output_i4"));
+  v.push_back(with(
+      {"QuantizeLinear", 21, {in(kBF16, {2, 8}, -1, 1), in(kBF16, {2, 2}, 0.01, 0.1)}, Attrs{}},
+      {{"axis", int64_t{-1}}, {"block_size", int64_t{4}}}, "bf16_blocked"));
+  v.push_back(with({"DequantizeLinear",
+                    21,
+                    {in_int(kU4, {4, 6}, 0, 15), fixed_as<double>(kF16, {0.5, 0.25, 2, 1}, {4}),
+                     fixed_as<int>(kU4, {8, 0, 15, 3}, {4})}},
+                   {{"axis", int64_t{0}}}, "u4_axis"));
+  v.push_back({"DequantizeLinear", 21, {in_int(kI16, {7}, -30000, 30000), scalar_as(kF32, 0.5)}});
+  // DequantizeLinear-19: the scale's dtype is the output's.
+  for (DType dt : {kF32, kF16, DType::kBF16})
+    v.push_back({"DequantizeLinear",
+                 19,
+                 {in_int(kI8, {3, 4}, -128, 127), fixed_as<double>(dt, {0.1, 0.5, 3}, {3}),
+                  fixed_as<int>(kI8, {1, -2, 0}, {3})},
+                 Attrs{{"axis", int64_t{0}}},
+                 cat("scale_", dtype_name(dt))});
+  // Opset 23: Q's scale of its own dtype, precision; DQ's output_dtype.
+  v.push_back({"QuantizeLinear",
+               23,
+               {in(kF32, {4, 6}, -2, 2), in(kF16, {4, 2}, 0.01, 0.05), in_int(kI4, {4, 2}, -2, 2)},
+               Attrs{{"axis", int64_t{1}}, {"block_size", int64_t{3}}},
+               "f16_scale"});
+  v.push_back({"QuantizeLinear",
+               23,
+               {in(kF16, {9}, -2, 2), scalar_as(kF16, 0.013), scalar_as(kU8, 100)},
+               Attrs{{"precision", int64_t{1}}},
+               "precision_f32"});
+  v.push_back(
+      {"DequantizeLinear",
+       23,
+       {in_int(kI4, {2, 8}, -8, 7), in(kF32, {2, 2}, 0.1, 1)},
+       Attrs{{"axis", int64_t{1}}, {"block_size", int64_t{4}}, {"output_dtype", int64_t{10}}},
+       "output_f16"});
+  v.push_back(
+      {"DequantizeLinear", 23, {in_int(kU8, {0, 2}, 0, 9), scalar_as(kF32, 1)}, {}, "empty"});
+  v.push_back({"QuantizeLinear",
+               23,
+               {in(kF32, {3, 8}, -2, 2), in(kF32, {3, 2}, 0.1, 0.5), in_int(kU4, {3, 2}, 0, 15)},
+               Attrs{{"axis", int64_t{-1}}, {"block_size", int64_t{4}}},
+               "blocked_u4"});
+  v.push_back({"DequantizeLinear",
+               23,
+               {in_int(kI4, {3, 8}, -8, 7), in(kF32, {3, 2}, 0.1, 0.5), in_int(kI4, {3, 2}, -8, 7)},
+               Attrs{{"axis", int64_t{1}}, {"block_size", int64_t{4}}},
+               "blocked_i4"});
 }
 
 void add_quant(std::vector<OpCase>& v) {
@@ -72,6 +152,8 @@ void add_quant(std::vector<OpCase>& v) {
                      fixed_as<int>(kI8, {0, -1, 2, 127}, {4})}},
                    {{"axis", int64_t{0}}}, "axis0"));
   v.push_back({"DequantizeLinear", 13, {in(kU8, {0, 3}, 0, 255), scalar_as(kF32, 2)}});
+
+  add_quant_later(v);
 
   // DynamicQuantizeLinear: mixed signs, all positive (min 0), all negative (max 0), all zero.
   v.push_back({"DynamicQuantizeLinear", 11, {in(kF32, {3, 4}, -3, 5)}});
@@ -134,8 +216,21 @@ void add_signal(std::vector<OpCase>& v) {
   v.push_back(with({"DFT", 17, {in(kF32, {4, 3, 1})}}, {{"axis", int64_t{-3}}}, "axis-3"));
   v.push_back({"DFT", 17, {in(kF32, {2, 10, 1}), scalar_as(kI64, 16)}, {}, "pad16"});
   v.push_back({"DFT", 17, {in(kF32, {2, 50, 2}), scalar_as(kI32, 41)}, {}, "trunc41"});
-  v.push_back(with({"DFT", 17, {in(kF16, {1, 9, 1}), scalar_as(kI64, 9)}},
-                   {{"onesided", int64_t{1}}, {"inverse", int64_t{1}}}, "inverse_onesided"));
+  // IRFFT (onesided inverse): a one-sided complex spectrum in, a real signal of L out (L even,
+  // odd, the default 2 (n - 1), and longer than the spectrum covers: zeros).
+  const Attrs irfft{{"onesided", int64_t{1}}, {"inverse", int64_t{1}}};
+  v.push_back(with({"DFT", 17, {in(kF16, {1, 5, 2}), scalar_as(kI64, 9)}}, irfft, "irfft9"));
+  v.push_back(with({"DFT", 17, {in(kF32, {2, 7, 2})}}, irfft, "irfft"));
+  v.push_back(with({"DFT", 17, {in(kF32, {2, 4, 2}), scalar_as(kI64, 12)}}, irfft, "irfft12"));
+  // DFT-20: the axis as an optional input, default -2.
+  v.push_back({"DFT", 20, {in(kF32, {2, 3, 8, 2})}, {}, "axis_default"});
+  v.push_back({"DFT", 20, {in(kF32, {2, 6, 5, 1}), absent(), scalar_as(kI64, 1)}, {}, "axis1"});
+  v.push_back(
+      {"DFT", 20, {in(kF64, {4, 3, 2}), scalar_as(kI64, 6), scalar_as(kI64, -3)}, {}, "axis-3"});
+  v.push_back(with({"DFT", 20, {in(kF32, {3, 10, 1}), absent(), scalar_as(kI64, 1)}},
+                   {{"onesided", int64_t{1}}}, "onesided"));
+  v.push_back(with({"DFT", 20, {in(kF32, {3, 6, 2})}}, {{"inverse", int64_t{1}}}, "inverse"));
+  v.push_back(with({"DFT", 20, {in(kF32, {2, 5, 2}), scalar_as(kI64, 8)}}, irfft, "irfft8"));
   v.push_back({"DFT", 17, {in(kF32, {0, 6, 2})}});  // empty batch
   v.push_back({"DFT", 17, {in(kF32, {3, 1, 1})}});  // length 1
 
@@ -381,6 +476,51 @@ void add_text(std::vector<OpCase>& v) {
 
 }  // namespace
 
+InputSpec strings(Shape shape, const std::vector<std::string>& words) {
+  Tensor t(DType::kString, std::move(shape));
+  for (int64_t i = 0; i < t.numel(); ++i) t.strings()[i] = words[static_cast<size_t>(i)];
+  return fixed_tensor(std::move(t));
+}
+
+// StringConcat, StringSplit, RegexFullMatch (opset 20).
+void add_strings(std::vector<OpCase>& v) {
+  v.push_back({"StringConcat",
+               20,
+               {strings({2, 2}, {"a", "", "xy", "é"}), strings({2}, {"1", "-2"})},
+               {},
+               "bcast"});
+  v.push_back(
+      {"StringConcat", 20, {strings({}, {"pre"}), strings({3}, {"", "a", "bc"})}, {}, "scalar"});
+  const std::vector<std::string> text = {"a,b,,c", "", ",x,", "no", "  two  words ", "a  b c  "};
+  v.push_back(
+      {"StringSplit", 20, {strings({2, 3}, text)}, {{"delimiter", std::string(",")}}, "comma"});
+  v.push_back({"StringSplit", 20, {strings({6}, text)}, {}, "whitespace"});
+  v.push_back({"StringSplit",
+               20,
+               {strings({6}, text)},
+               {{"delimiter", std::string(",")}, {"maxsplit", int64_t{1}}},
+               "comma_max1"});
+  v.push_back(
+      {"StringSplit", 20, {strings({6}, text)}, {{"maxsplit", int64_t{1}}}, "whitespace_max1"});
+  v.push_back({"StringSplit",
+               20,
+               {strings({2}, {"a--b----c", "--"})},
+               {{"delimiter", std::string("--")}},
+               "multichar"});
+  v.push_back({"StringSplit", 20, {strings({2}, {"", "   "})}, {}, "no_substrings"});
+  const std::vector<std::string> words = {"abc123", "ABC", "abc", "", "a1b2", "www.x.org"};
+  v.push_back({"RegexFullMatch",
+               20,
+               {strings({2, 3}, words)},
+               {{"pattern", std::string("[a-z]+\\d*")}},
+               "class"});
+  v.push_back({"RegexFullMatch",
+               20,
+               {strings({6}, words)},
+               {{"pattern", std::string("(www\\.)?[a-z]+\\.(org|com)|a.*")}},
+               "alternation"});
+}
+
 std::vector<OpCase> cases_misc() {
   std::vector<OpCase> v;
   add_quant(v);
@@ -389,6 +529,7 @@ std::vector<OpCase> cases_misc() {
   add_training(v);
   add_random(v);
   add_text(v);
+  add_strings(v);
   return v;
 }
 

@@ -249,9 +249,35 @@ void add_pad(std::vector<OpCase>& v) {
                "wrap"});
   v.push_back({"Pad",
                19,
+               {data(kF32, {3, 4, 5}), fixed_i64({1, 0, 3, 2, 2, 1})},
+               {{"mode", std::string("wrap")}},
+               "wrap_small"});
+  v.push_back({"Pad",
+               19,
                {data(kF32, {3, 4}), fixed_i64({1, 0, 0, 0})},
                {{"mode", std::string("reflect")}},
                "reflect"});
+}
+
+// CenterCropPad-18: crops and pads (odd differences), a subset of axes (negative), i32 shapes,
+// empty and unchanged dims.
+void add_center_crop_pad(std::vector<OpCase>& v) {
+  v.push_back({"CenterCropPad", 18, {data(kF32, {5, 6}), fixed_i64({3, 9})}, {}, "crop_pad"});
+  v.push_back({"CenterCropPad",
+               18,
+               {data(kF32, {4, 7, 3}), fixed_i64({2, 4})},
+               {{"axes", I{0, -2}}},
+               "axes"});
+  v.push_back({"CenterCropPad", 18, {data(kI64, {6, 2}), fixed_i64({1})}, {{"axes", I{0}}}});
+  Tensor shape(DType::kI32, {3});
+  for (int64_t i = 0; i < 3; ++i) shape.set(i, static_cast<double>(4 - i));
+  v.push_back({"CenterCropPad",
+               18,
+               {data(kF16, {3, 3, 3}), fixed_tensor(std::move(shape))},
+               {},
+               "i32_shape"});
+  v.push_back({"CenterCropPad", 18, {data(kF32, {0, 5}), fixed_i64({2, 5})}, {}, "empty_in"});
+  v.push_back({"CenterCropPad", 18, {data(kBool, {7, 8}), fixed_i64({0, 8})}, {}, "empty_out"});
 }
 
 void add_fill(std::vector<OpCase>& v) {
@@ -350,6 +376,7 @@ std::vector<OpCase> cases_movement() {
   add_join(v);
   add_slice(v);
   add_pad(v);
+  add_center_crop_pad(v);
   add_fill(v);
   add_space(v);
   return v;

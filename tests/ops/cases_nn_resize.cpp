@@ -1,5 +1,7 @@
-// Cases of the nn family's sampling ops: Resize, Upsample, GridSample, RoiAlign, MaxRoiPool.
+// Cases of the nn family's sampling ops: Resize, Upsample, GridSample, RoiAlign, MaxRoiPool; and
+// Col2Im and AffineGrid.
 #include "ops/op_cases.h"
+#include "registry/strings.h"
 
 namespace asc::test {
 namespace {
@@ -72,6 +74,12 @@ void add_resize(std::vector<OpCase>& c) {
          {in(f32, {1, 2, 6, 4}), absent(), absent(), fixed_i64({4, 5})},
          {{"axes", V{2, -1}}, {"keep_aspect_ratio_policy", S(policy)}, {"mode", S("linear")}},
          policy});
+    c.push_back(
+        {"Resize",
+         18,
+         {in(f32, {1, 2, 6, 4}), absent(), absent(), fixed_i64({4, 5})},
+         {{"axes", V{2, 3}}, {"keep_aspect_ratio_policy", S(policy)}, {"mode", S("nearest")}},
+         cat(policy, "/axes23")});
   }
   c.push_back({"Resize",
                18,
@@ -129,6 +137,12 @@ void add_grid_sample(std::vector<OpCase>& c) {
                  {in(f32, {1, 2, 3, 4}), in(f32, {1, 2, 3, 2}, -1.2, 1.2)},
                  {{"mode", S(mode)}, {"padding_mode", S("border")}},
                  mode});
+  // GridSample-22: bf16 too.
+  for (DType dt : {f32, DType::kBF16})
+    c.push_back({"GridSample",
+                 22,
+                 {in(dt, {2, 3, 4, 5}), in(dt, {2, 3, 2, 2}, -1.1, 1.1)},
+                 {{"mode", S("linear")}, {"align_corners", int64_t{1}}}});
 }
 
 void add_roi_align(std::vector<OpCase>& c) {
@@ -154,6 +168,16 @@ void add_roi_align(std::vector<OpCase>& c) {
                 {"output_width", int64_t{3}},
                 {"coordinate_transformation_mode", S("output_half_pixel")}},
                "sampling_ratio"});
+  for (DType dt : {f32, DType::kBF16}) {  // RoiAlign-22: bf16 too
+    InputSpec r = rois();
+    if (dt != f32) r = in(dt, {3, 4}, 0, 6);
+    c.push_back(
+        {"RoiAlign",
+         22,
+         {in(dt, {2, 2, 8, 8}), r,
+          fixed_i64(dt == f32 ? std::vector<int64_t>{0, 1, 1, 0} : std::vector<int64_t>{1, 0, 1})},
+         {{"output_height", int64_t{2}}, {"output_width", int64_t{2}}}});
+  }
 }
 
 void add_max_roi_pool(std::vector<OpCase>& c) {
@@ -168,6 +192,65 @@ void add_max_roi_pool(std::vector<OpCase>& c) {
                1,
                {in(f16, {1, 2, 5, 5}), in(f16, {1, 5}, 0, 0)},
                {{"pooled_shape", V{3, 2}}}});
+  for (DType dt : {f32, DType::kBF16}) {  // MaxRoiPool-22: bf16 too
+    Tensor r(dt, rois.fixed->shape());
+    for (int64_t i = 0; i < r.numel(); ++i) r.set(i, rois.fixed->at(i));
+    c.push_back({"MaxRoiPool",
+                 22,
+                 {in(dt, {2, 3, 8, 9}), fixed_tensor(std::move(r))},
+                 {{"pooled_shape", V{2, 2}}}});
+  }
+}
+
+// Col2Im-18: overlapping blocks (sums), strides, dilations, pads, 1-D and 3-D images, integers.
+void add_col2im(std::vector<OpCase>& c) {
+  // [N, C * prod(block), L]: L from the block grid of each image.
+  c.push_back({"Col2Im",
+               18,
+               {in(f32, {1, 2 * 4, 9}), fixed_i64({4, 4}), fixed_i64({2, 2})},
+               {},
+               "overlap"});
+  c.push_back({"Col2Im",
+               18,
+               {in(f32, {2, 3 * 6, 3}), fixed_i64({5, 5}), fixed_i64({2, 3})},
+               {{"strides", V{2, 1}}, {"pads", V{1, 0, 0, 0}}, {"dilations", V{1, 2}}},
+               "strided"});
+  c.push_back({"Col2Im",
+               18,
+               {in(f32, {1, 5, 6}), fixed_i64({10}), fixed_i64({5})},
+               {{"strides", V{2}}, {"pads", V{3, 3}}},
+               "1d"});
+  c.push_back({"Col2Im",
+               18,
+               {in(DType::kF64, {1, 8, 8}), fixed_i64({3, 3, 3}), fixed_i64({2, 2, 2})},
+               {},
+               "3d"});
+  c.push_back({"Col2Im",
+               18,
+               {in_int(DType::kI32, {2, 4, 6}, -9, 9), fixed_i64({3, 4}), fixed_i64({2, 2})},
+               {},
+               "i32"});
+  c.push_back(
+      {"Col2Im", 18, {in(f16, {0, 4, 4}), fixed_i64({3, 3}), fixed_i64({2, 2})}, {}, "empty"});
+}
+
+// AffineGrid-20: 2-D and 3-D, both align_corners, extents of 1, f64 and f16.
+void add_affine_grid(std::vector<OpCase>& c) {
+  for (int64_t align : {0, 1}) {
+    c.push_back({"AffineGrid",
+                 20,
+                 {in(f32, {2, 2, 3}), fixed_i64({2, 3, 4, 5})},
+                 {{"align_corners", align}},
+                 cat("2d/align", align)});
+    c.push_back({"AffineGrid",
+                 20,
+                 {in(f32, {2, 3, 4}), fixed_i64({2, 1, 3, 4, 2})},
+                 {{"align_corners", align}},
+                 cat("3d/align", align)});
+  }
+  c.push_back(
+      {"AffineGrid", 20, {in(DType::kF64, {1, 2, 3}), fixed_i64({1, 1, 1, 6})}, {}, "height1"});
+  c.push_back({"AffineGrid", 20, {in(f16, {3, 2, 3}), fixed_i64({3, 2, 4, 4})}, {}, "f16"});
 }
 
 }  // namespace
@@ -176,6 +259,8 @@ std::vector<OpCase> cases_nn_resize() {
   std::vector<OpCase> c;
   add_resize(c);
   add_grid_sample(c);
+  add_col2im(c);
+  add_affine_grid(c);
   add_roi_align(c);
   add_max_roi_pool(c);
   return c;

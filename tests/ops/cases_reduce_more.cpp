@@ -121,6 +121,20 @@ void add_reduce_cases(std::vector<OpCase>& v) {
       v.push_back(reduce(op, From::kInput18, in(dt, {6, 5}, 0, 100), A{0}));
       v.push_back(reduce(op, From::kInput18, in(dt, {0, 5}, 0, 100), A{0}));  // empty: extreme
     }
+  // ReduceMax-20 / ReduceMin-20: bool (any / all; an empty set gives false / true), and the
+  // earlier types as they select the 20 version.
+  for (const char* op : {"ReduceMin", "ReduceMax"}) {
+    for (const auto& [shape, axes] : std::vector<std::pair<Shape, Axes>>{
+             {{6, 5}, A{0}}, {{3, 4, 5}, A{-1, 0}}, {{4, 3}, std::nullopt}, {{0, 5}, A{0}}}) {
+      OpCase c = reduce(op, From::kInput18, in(DType::kBool, shape), axes);
+      c.opset = 20;
+      c.label += "/bool";
+      v.push_back(c);
+    }
+    OpCase f = reduce(op, From::kInput18, in(kF32, {5, 7}), A{1}, 0);
+    f.opset = 20;
+    v.push_back(f);
+  }
   // LogSumExp of large values: exp(x) overflows f32, the max-shifted form does not.
   v.push_back(reduce("ReduceLogSumExp", From::kInput18, in(kF32, {6, 40}, 80, 100), A{1}));
   v.push_back(reduce("ReduceLogSumExp", From::kInput18, in(kF32, {3, 60000}, 80, 100), A{1}));

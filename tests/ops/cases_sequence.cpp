@@ -125,12 +125,15 @@ std::vector<OpCase> cases_sequence() {
   const Tensor none = Tensor::optional(f32, std::nullopt);
   v.push_back(OpCase("OptionalHasElement", 15, {list(full)}, {}, "full"));
   v.push_back(OpCase("OptionalHasElement", 15, {list(none)}, {}, "none"));
-  v.push_back(OpCase("OptionalHasElement", 15, {in(f32, {4})}, {}, "plain"));
-  v.push_back(OpCase("OptionalHasElement", 15, {absent()}, {}, "absent"));
+  v.push_back(OpCase("OptionalHasElement", 18, {list(full)}, {}, "full"));
+  v.push_back(OpCase("OptionalHasElement", 18, {in(f32, {4})}, {}, "plain"));
+  v.push_back(OpCase("OptionalHasElement", 18, {absent()}, {}, "absent"));
   v.push_back(OpCase("OptionalGetElement", 15, {list(full)}, {}, "tensor"));
   v.push_back(OpCase("OptionalGetElement", 15, {list(Tensor::optional(DType::kSequence, three))},
                      {}, "sequence"));
-  v.push_back(OpCase("OptionalGetElement", 15, {in_int(i64, {}, -4, 4)}, {}, "plain"));
+  v.push_back(OpCase("OptionalGetElement", 18, {list(full)}, {}, "tensor"));
+  v.push_back(OpCase("OptionalGetElement", 18, {in_int(i64, {}, -4, 4)}, {}, "plain"));
+  v.push_back(OpCase("OptionalGetElement", 18, {list(three)}, {}, "plain_sequence"));
   return v;
 }
 

@@ -41,6 +41,27 @@ void expect_error(const std::string& msg, std::initializer_list<const char*> par
   for (const char* p : parts) EXPECT_NE(msg.find(p), std::string::npos) << msg << "\nlacks: " << p;
 }
 
+TEST(MovementErrors, CenterCropPad) {
+  const Tensor x(DType::kF32, {4, 5});
+  expect_error(error_of("CenterCropPad", 18, {x, ints({3})}),
+               {"CenterCropPad", "[3]", "[0,1]", "[4,5]"});
+  expect_error(
+      error_of("CenterCropPad", 18, {x, ints({3, 2})}, {{"axes", std::vector<int64_t>{0, 2}}}),
+      {"CenterCropPad", "axis 2", "[4,5]"});
+  expect_error(error_of("CenterCropPad", 18, {x, ints({3, -1})}), {"CenterCropPad", "[3,-1]"});
+}
+
+TEST(MovementErrors, Col2Im) {
+  const Tensor x(DType::kF32, {1, 8, 10});
+  expect_error(error_of("Col2Im", 18, {x, ints({4, 4}), ints({2, 2})}),
+               {"Col2Im", "[1,8,10]", "10 blocks", "[4,4]", "holds 9"});
+  expect_error(error_of("Col2Im", 18, {Tensor(DType::kF32, {1, 7, 9}), ints({4, 4}), ints({2, 2})}),
+               {"Col2Im", "[1,7,9]", "multiple of prod(block_shape) = 4"});
+  expect_error(error_of("Col2Im", 18, {x, ints({4, 4}), ints({2})}),
+               {"Col2Im", "image_shape [4,4]", "block_shape [2]"});
+  expect_error(error_of("Col2Im", 18, {x, ints({1, 1}), ints({2, 2})}), {"Col2Im", "larger than"});
+}
+
 TEST(MovementErrors, Reshape) {
   const Tensor x(DType::kF32, {2, 3});
   expect_error(error_of("Reshape", 13, {x, ints({-1, -1})}), {"Reshape", "[-1,-1]", "-1"});
@@ -56,8 +77,10 @@ TEST(MovementErrors, SqueezeUnsqueezeFlatten) {
   const Tensor x(DType::kF32, {1, 3});
   expect_error(error_of("Squeeze", 13, {x, ints({1})}), {"Squeeze", "axis 1", "[1,3]"});
   expect_error(error_of("Squeeze", 13, {x, ints({2})}), {"Squeeze", "axis 2", "rank 2"});
-  expect_error(error_of("Squeeze", 1, {x}, {{"axes", std::vector<int64_t>{-2}}}),
-               {"Squeeze-1", "negative axis"});
+  // Negative axes before opset 11: accepted as ONNX Runtime does (registry/lenient.h).
+  EXPECT_EQ(error_of("Squeeze", 1, {x}, {{"axes", std::vector<int64_t>{-2}}}), "");
+  expect_error(error_of("Squeeze", 1, {x}, {{"axes", std::vector<int64_t>{-3}}}),
+               {"Squeeze", "axis -3", "rank 2"});
   expect_error(error_of("Unsqueeze", 13, {x, ints({0, 0})}), {"Unsqueeze", "repeated"});
   expect_error(error_of("Unsqueeze", 13, {x, ints({3})}), {"Unsqueeze", "axis 3", "rank 3"});
   expect_error(error_of("Flatten", 9, {x}, {{"axis", int64_t{-1}}}), {"Flatten-9", "opset >= 11"});
