@@ -50,6 +50,7 @@ DeviceSpec cpu_spec(int threads) {
   s.l0b_bytes = l2 / 2;
   s.l0c_bytes = l2;
   s.shared_cache_bytes = l2;
+  s.inline_bytes = 64 << 10;
   s.cube_cores = threads;
   s.vector_cores = threads;
   s.block_bytes = 32;
