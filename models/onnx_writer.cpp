@@ -202,6 +202,14 @@ Attr Attr::s(std::string name, std::string v) {
   return a;
 }
 
+Attr Attr::g(std::string name, onnx::GraphProto v) {
+  Attr a;
+  a.proto.set_name(std::move(name));
+  a.proto.set_type(onnx::AttributeProto::GRAPH);
+  *a.proto.mutable_g() = std::move(v);
+  return a;
+}
+
 OnnxWriter::OnnxWriter(Options options) : options_(std::move(options)) {
   model_.set_ir_version(8);
   model_.set_producer_name(options_.producer);

@@ -90,6 +90,7 @@ struct Attr {
   static Attr f(std::string name, float v);
   static Attr ints(std::string name, std::vector<int64_t> v);
   static Attr s(std::string name, std::string v);
+  static Attr g(std::string name, onnx::GraphProto v);  // a subgraph (If's branches, Loop's body)
   onnx::AttributeProto proto;
 };
 

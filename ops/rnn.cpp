@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "ops/reduce.h"
 #include "ops/reduce_rnn.h"
@@ -40,6 +41,17 @@ std::vector<C> load(const Tensor& t) {
       throw ShapeError(cat("RNN: unsupported data type ", dtype_name(t.dtype())));
   }
   return v;
+}
+
+// The elements of t as compute type C: t's own memory when it holds C already (weights are not
+// copied per run), else a widened copy kept in `owned`.
+template <class C>
+const C* as_compute(const Tensor& t, std::vector<std::vector<C>>& owned) {
+  if ((std::is_same_v<C, float> && t.dtype() == DType::kF32) ||
+      (std::is_same_v<C, double> && t.dtype() == DType::kF64))
+    return t.data_as<C>();
+  owned.push_back(load<C>(t));
+  return owned.back().data();
 }
 
 template <class C>
@@ -124,22 +136,24 @@ struct RnnRun {
   explicit RnnRun(const RnnConfig& config) : c(config) {}
 
   const RnnConfig& c;
-  std::vector<C> x, w, r, bias, h0, c0, p;
+  const C *x = nullptr, *w = nullptr, *r = nullptr, *bias = nullptr, *p = nullptr;
+  std::vector<C> h0, c0;
+  std::vector<std::vector<C>> owned;  // inputs widened to C
   const Tensor* lens = nullptr;
   std::vector<C> y, yh, yc;  // layout 0 buffers (transposed on store for layout 1)
 
   // X[t, b, :] in layout 0 order.
   const C* x_at(int64_t t, int64_t b) const {
     const int64_t row = c.batch_first ? b * c.seq + t : t * c.batch + b;
-    return x.data() + row * c.input;
+    return x + row * c.input;
   }
 
   void direction(int64_t d) {
     const int64_t H = c.hidden, GH = c.gates * H;
     const bool rev = c.reverse || d == 1;
-    const C* wd = w.data() + d * GH * c.input;
-    const C* rd = r.data() + d * GH * H;
-    const C* wb = bias.empty() ? nullptr : bias.data() + d * 2 * GH;
+    const C* wd = w + d * GH * c.input;
+    const C* rd = r + d * GH * H;
+    const C* wb = bias ? bias + d * 2 * GH : nullptr;
     const C* rb = wb ? wb + GH : nullptr;
     const auto& acts = c.acts[static_cast<size_t>(d)];
     // GRU keeps Rbh apart: it joins (r h) Rh^T, or is scaled by r with linear_before_reset.
@@ -187,7 +201,7 @@ struct RnnRun {
       return;
     }
     C *gi = a.data(), *go = gi + H, *gf = go + H, *gc = gf + H;
-    const C* pd = p.empty() ? nullptr : p.data() + d * 3 * H;
+    const C* pd = p ? p + d * 3 * H : nullptr;
     if (pd)
       for (int64_t i = 0; i < H; ++i) {
         gi[i] += pd[i] * cell[i];
@@ -252,15 +266,15 @@ template <class C>
 void rnn_run(const RnnConfig& c, std::span<const Tensor> in, std::span<Tensor> out) {
   RnnRun<C> run(c);
   auto has = [&](int k) { return static_cast<int>(in.size()) > k && in[k].defined(); };
-  run.x = load<C>(in[kRnnX]);
-  run.w = load<C>(in[kRnnW]);
-  run.r = load<C>(in[kRnnR]);
-  if (has(kRnnB)) run.bias = load<C>(in[kRnnB]);
+  run.x = as_compute<C>(in[kRnnX], run.owned);
+  run.w = as_compute<C>(in[kRnnW], run.owned);
+  run.r = as_compute<C>(in[kRnnR], run.owned);
+  if (has(kRnnB)) run.bias = as_compute<C>(in[kRnnB], run.owned);
   if (has(kRnnLens)) run.lens = &in[kRnnLens];
   const int64_t H = c.hidden;
   if (has(kRnnH0)) run.h0 = load<C>(in[kRnnH0]);
   if (c.kind == RnnKind::kLstm && has(kRnnC0)) run.c0 = load<C>(in[kRnnC0]);
-  if (c.kind == RnnKind::kLstm && has(kRnnP)) run.p = load<C>(in[kRnnP]);
+  if (c.kind == RnnKind::kLstm && has(kRnnP)) run.p = as_compute<C>(in[kRnnP], run.owned);
   if (c.batch_first) {  // states to [D, B, H]
     if (!run.h0.empty()) run.h0 = from_batch_first(run.h0, c.dirs, c.batch, H);
     if (!run.c0.empty()) run.c0 = from_batch_first(run.c0, c.dirs, c.batch, H);

@@ -33,6 +33,10 @@ struct DeviceSpec {
   // Host only: the per-core cache all local memories share (L2). A tile whose working set spills
   // it runs from L3; on an NPU the local memories are separate SRAMs and this is 0.
   int64_t shared_cache_bytes = 0;
+  // Host only: a kernel launch, or a level of independent plan steps, that reads and writes fewer
+  // bytes than this runs on the calling thread: handing work to other threads costs more than it
+  // saves below it (docs/PERFORMANCE.md, "Small models"). 0: always spread.
+  int64_t inline_bytes = 0;
 
   int64_t capacity(Pos p) const;
   int64_t alignment(Pos p) const;

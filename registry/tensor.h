@@ -39,6 +39,12 @@ class Tensor {
   // Throws ShapeError when the rank differs or a stride is negative.
   static Tensor strided(DType dtype, Shape shape, Shape strides, void* data,
                         std::shared_ptr<void> owner = nullptr);
+  // Points this tensor at `data` (same dtype, shape and strides) as a borrowed view, dropping any
+  // ownership: a binding kept across runs is re-aimed without allocating.
+  void set_data(void* data) {
+    owner_.reset();
+    data_ = data;
+  }
 
   DType dtype() const { return dtype_; }
   const Shape& shape() const { return shape_; }

@@ -9,14 +9,35 @@
 
 #include "registry/error.h"
 #include "registry/strings.h"
+#include "runtime/control_flow_internal.h"
 #include "runtime/model.h"
 
 namespace asc {
 
 void Model::load_subgraphs() {
-  for (const Node& n : graph_.nodes)
-    for (const auto& [attr, sub] : n.subgraphs) {
+  for (Node& n : graph_.nodes)
+    for (auto& [attr, sub] : n.subgraphs) {
       if (subgraphs_.count(sub.get())) continue;
+      // Values the subgraph reads from this graph that are constants here become its own
+      // constants: its folding, fusion and weight packing see them, and runs do not feed them.
+      Graph g = *sub;
+      const size_t own = n.inputs.size() - static_cast<size_t>(n.captured);
+      for (size_t j = 0; j < g.outer.size();) {
+        const Value* c = nullptr;
+        for (size_t k = own; k < n.inputs.size() && !c; ++k) {
+          const Value& v = graph_.values[n.inputs[k]];
+          if (n.inputs[k] >= 0 && v.name == g.outer[j] && v.constant) c = &v;
+        }
+        const int gv = c ? g.find(g.outer[j]) : -1;
+        if (gv < 0) {
+          ++j;
+          continue;
+        }
+        g.values[gv].constant = *c->constant;
+        std::erase(g.inputs, gv);
+        g.outer.erase(g.outer.begin() + static_cast<std::ptrdiff_t>(j));
+      }
+      if (g.outer.size() != sub->outer.size()) sub = std::make_shared<const Graph>(g);
       ModelOptions o = options_;
       o.expose = {};
       o.last_logits_only = false;
@@ -24,7 +45,8 @@ void Model::load_subgraphs() {
       o.precision = DType::kF32;
       o.plan_cache = 8;
       try {
-        subgraphs_.emplace(sub.get(), std::make_unique<const Model>(Graph(*sub), o));
+        subgraphs_.emplace(sub.get(),
+                           std::unique_ptr<const Model>(new Model(std::move(g), o, device_)));
       } catch (const Error& e) {
         throw ModelError(cat("subgraph '", attr, "' of node ", n.label(), ": ", e.what()));
       }
@@ -136,20 +158,6 @@ Tensor stack(const std::vector<Tensor>& parts, const TensorType& node_out,
     slot.assign(parts[i]);
   }
   return out;
-}
-
-// Element t along `axis` of x: a strided view of x's memory (read-only use).
-Tensor along(const Tensor& x, int64_t axis, int64_t t) {
-  if (dtype_is_host_object(x.dtype()))
-    throw UnsupportedError(
-        cat("a scan over ", dtype_name(x.dtype()), " values is not supported yet"));
-  Shape shape = x.shape(), strides = x.strides();
-  const int64_t step = strides[static_cast<size_t>(axis)];
-  shape.erase(shape.begin() + axis);
-  strides.erase(strides.begin() + axis);
-  auto* base = static_cast<std::byte*>(const_cast<void*>(x.data())) +
-               t * step * static_cast<int64_t>(dtype_size(x.dtype()));
-  return Tensor::strided(x.dtype(), shape, strides, base);
 }
 
 // SequenceMap: out_k[i] = body(seq[i], extra (element i of a sequence, a tensor as is)...)[k].
@@ -274,15 +282,11 @@ std::vector<Tensor> Model::run_loop(const Node& n, const std::vector<Tensor>& in
 namespace {
 
 // One Scan over `len` steps: states carried, scan input k sliced along in_axis[k] (in_rev[k]:
-// from the end), scan output k stacked along out_axis[k] (raw attribute value, negative from the
-// end; out_rev[k]: from the end). `body` runs one step on (states..., slices...).
-struct ScanSpec {
-  std::vector<int64_t> in_axis, out_axis;
-  std::vector<bool> in_rev, out_rev;
-};
+// from the end), scan output k stacked along out_axis[k] (scan_output_axis; out_rev[k]: from the
+// end). `body` runs one step on (states..., slices...).
 
 std::vector<Tensor> scan_steps(
-    std::vector<Tensor> state, const std::vector<Tensor>& xs, const ScanSpec& sp, size_t scans,
+    std::vector<Tensor> state, const std::vector<Tensor>& xs, const ScanAxes& sp, size_t scans,
     const Graph& bg, const std::vector<TensorType>& declared,
     const std::function<std::vector<Tensor>(std::vector<Tensor>)>& body) {
   int64_t len = -1;
@@ -306,12 +310,7 @@ std::vector<Tensor> scan_steps(
   for (size_t k = 0; k < scans; ++k) {
     Tensor stacked = stack(scanned[k], declared[k], bg.values[bg.outputs[states + k]].type,
                            cat("Scan: scan output ", k));
-    const int64_t rank = static_cast<int64_t>(stacked.shape().size());
-    int64_t axis = sp.out_axis[k];
-    if (axis < -rank || axis >= rank)
-      throw ShapeError(
-          cat("Scan: scan_output_axes[", k, "] = ", axis, " is out of range for rank ", rank));
-    if (axis < 0) axis += rank;
+    const int64_t axis = scan_output_axis(sp.out_axis[k], stacked.shape().size());
     if (axis == 0 && !sp.out_rev[k]) {
       result.push_back(std::move(stacked));
       continue;
@@ -378,22 +377,12 @@ std::vector<Tensor> Model::run_scan(const Node& n, const std::vector<Tensor>& in
     return run_sub(body, "body", feed(graph_, n, ins, bg, "body", std::move(formal)),
                    {stats, cost});
   };
-  ScanSpec sp;
   const size_t nx = xs.size();
   if (!v8) {
-    sp.in_axis = ints_or(a, "scan_input_axes", nx, 0);
-    for (size_t k = 0; k < nx; ++k) {
-      const int64_t rank = static_cast<int64_t>(xs[k].shape().size());
-      if (sp.in_axis[k] < -rank || sp.in_axis[k] >= rank)
-        throw ShapeError(cat("Scan: scan_input_axes[", k, "] = ", sp.in_axis[k],
-                             " is out of range for rank ", rank));
-      if (sp.in_axis[k] < 0) sp.in_axis[k] += rank;
-    }
-    for (int64_t d : ints_or(a, "scan_input_directions", nx, 0)) sp.in_rev.push_back(d != 0);
-    sp.out_axis = ints_or(a, "scan_output_axes", scans, 0);
-    for (int64_t d : ints_or(a, "scan_output_directions", scans, 0)) sp.out_rev.push_back(d != 0);
+    const ScanAxes sp = scan_axes(n, std::span<const Tensor>(ins.data(), own));
     return scan_steps(state, xs, sp, scans, bg, declared, step);
   }
+  ScanAxes sp;
   // Scan-8: per batch entry, a Scan along axis 0 of the entry (axis 1 of the input).
   const Tensor& lens = ins[0];
   sp.in_axis.assign(nx, 0);
@@ -434,6 +423,55 @@ std::vector<Tensor> Model::run_scan(const Node& n, const std::vector<Tensor>& in
     result.push_back(stack(parts[k], k < states ? TensorType{} : declared[k - states], TensorType{},
                            cat("Scan-8: output ", k)));
   return result;
+}
+
+ScanAxes scan_axes(const Node& n, std::span<const Tensor> own) {
+  const Attrs& a = n.attrs;
+  if (!a.has("num_scan_inputs")) throw ModelError("Scan: the attribute num_scan_inputs is missing");
+  const int64_t m = a.i("num_scan_inputs");
+  if (m < 1 || static_cast<size_t>(m) > own.size())
+    throw ShapeError(cat("Scan: num_scan_inputs ", m, " with ", own.size(), " inputs"));
+  ScanAxes sp;
+  sp.states = own.size() - static_cast<size_t>(m);
+  if (n.outputs.size() < sp.states)
+    throw ShapeError(cat("Scan: ", sp.states, " states but ", n.outputs.size(), " outputs"));
+  sp.scans = n.outputs.size() - sp.states;
+  const size_t nx = static_cast<size_t>(m);
+  sp.in_axis = ints_or(a, "scan_input_axes", nx, 0);
+  for (size_t k = 0; k < nx; ++k) {
+    const Tensor& x = own[sp.states + k];
+    if (!x.defined()) throw ShapeError(cat("Scan: scan input ", k, " is missing"));
+    const int64_t rank = static_cast<int64_t>(x.shape().size());
+    if (sp.in_axis[k] < -rank || sp.in_axis[k] >= rank)
+      throw ShapeError(cat("Scan: scan_input_axes[", k, "] = ", sp.in_axis[k],
+                           " is out of range for rank ", rank));
+    if (sp.in_axis[k] < 0) sp.in_axis[k] += rank;
+  }
+  for (int64_t d : ints_or(a, "scan_input_directions", nx, 0)) sp.in_rev.push_back(d != 0);
+  sp.out_axis = ints_or(a, "scan_output_axes", sp.scans, 0);
+  for (int64_t d : ints_or(a, "scan_output_directions", sp.scans, 0)) sp.out_rev.push_back(d != 0);
+  return sp;
+}
+
+int64_t scan_output_axis(int64_t axis, size_t rank) {
+  const int64_t r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r)
+    throw ShapeError(cat("Scan: scan_output_axes value ", axis, " is out of range for rank ", r));
+  return axis < 0 ? axis + r : axis;
+}
+
+// Element t along `axis` of x: a strided view of x's memory (read-only use).
+Tensor along(const Tensor& x, int64_t axis, int64_t t) {
+  if (dtype_is_host_object(x.dtype()))
+    throw UnsupportedError(
+        cat("a scan over ", dtype_name(x.dtype()), " values is not supported yet"));
+  Shape shape = x.shape(), strides = x.strides();
+  const int64_t step = strides[static_cast<size_t>(axis)];
+  shape.erase(shape.begin() + axis);
+  strides.erase(strides.begin() + axis);
+  auto* base = static_cast<std::byte*>(const_cast<void*>(x.data())) +
+               t * step * static_cast<int64_t>(dtype_size(x.dtype()));
+  return Tensor::strided(x.dtype(), shape, strides, base);
 }
 
 }  // namespace asc

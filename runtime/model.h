@@ -2,11 +2,13 @@
 // signature (cached), then executes the plan on the cpu device; concurrent runs are safe.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "runtime/fusion.h"
 #include "runtime/graph.h"
 #include "runtime/plan.h"
+#include "runtime/run_frame.h"
 #include "runtime/weight_cache.h"
 
 namespace asc {
@@ -104,10 +107,13 @@ class ArenaPool {
   static constexpr size_t kKeep = 4;
   Buffer take(size_t bytes);
   void give_back(Buffer b);
+  // Buffers allocated so far (a steady state of runs allocates none).
+  size_t allocations() const { return allocations_.load(); }
 
  private:
   std::mutex mutex_;
   std::vector<Buffer> free_;
+  std::atomic<size_t> allocations_{0};
 };
 
 class ArenaLease {
@@ -141,6 +147,15 @@ class Model {
   const std::vector<std::string>& exposed() const { return exposed_; }
   // What graph fusion did at load (nothing when ModelOptions::optimize is off).
   const FuseReport& fusion() const { return fusion_; }
+  // The nested model of subgraph attribute `attr` of node `n` (a node of graph()); Error when the
+  // node has no such subgraph.
+  const Model& subgraph(const Node& n, const std::string& attr) const;
+  // Plans looked up (plan_for calls) and made (make_plan calls) so far, and the activation arenas
+  // allocated (tests: a steady state of runs makes no plan and no arena, and a control-flow body
+  // is looked up once per plan of its node, not per run).
+  size_t plan_lookups() const { return plan_lookups_.load(); }
+  size_t plans_made() const { return plans_made_.load(); }
+  size_t arenas_allocated() const { return arenas_.allocations(); }
 
   // Runs with inputs by name (every graph input must be given; tensors may wrap caller memory).
   // Returns the graph outputs in order. `outputs`, when given, are caller-provided buffers for
@@ -172,8 +187,23 @@ class Model {
   // timing_only: the plan's predictions as stats, zeros (or the caller's buffers) as outputs.
   std::vector<NamedTensor> predict_only(const Plan& plan, const std::vector<NamedTensor>& outputs,
                                         RunStats* stats) const;
-  // Runs step `index` of the plan on tensors bound to every value.
-  void run_step(const Plan& plan, size_t index, const std::vector<Tensor>& bound) const;
+  // Runs a plan that is not dynamic (runtime/model_exec.cpp) on `fed` (graph input order; the
+  // planned dtypes, shapes and strides). outputs[k] (graph output order, outputs.size() ==
+  // graph outputs) is written when defined (the planned type and strides); otherwise it receives
+  // fresh memory holding the output. `stats` as in run().
+  void execute(const Plan& plan, std::span<const Tensor* const> fed, std::span<Tensor> outputs,
+               RunStats* stats) const;
+  // Builds a frame's bindings for `plan` (its first run).
+  void prepare_frame(const Plan& plan, RunFrame& f) const;
+  // Runs step `index` of the plan on the frame's bindings; `st`, when given, gets the step's
+  // predicted cost of control-flow bodies.
+  void run_step(const Plan& plan, size_t index, RunFrame& f, const RunStats* stats,
+                StepTiming* st) const;
+  // Control-flow nodes in plans (runtime/control_flow_plan.cpp): plans a node's subgraphs for
+  // its inputs (a ControlFlowPlanner), and runs the step through their plans.
+  void plan_control_flow(const Node& n, std::span<const Tensor> probes, PlanStep& s) const;
+  void run_planned_control_flow(const Node& n, const PlanStep& s, RunFrame::Step& fs,
+                                const RunStats* stats, sim::KernelCost* cost) const;
   // Runs a control-flow node (If, Loop, Scan) on its inputs through the nested models of its
   // subgraphs (runtime/control_flow.cpp).
   // `stats` (may be null) passes its on_step to the body runs; `cost` (may be null) gets their
@@ -184,8 +214,11 @@ class Model {
                                const RunStats* stats, sim::KernelCost* cost) const;
   std::vector<Tensor> run_scan(const Node& n, const std::vector<Tensor>& ins, const Model& body,
                                const RunStats* stats, sim::KernelCost* cost) const;
-  // One nested Model per subgraph of every control-flow node (recursively, each builds its own).
+  // One nested Model per subgraph of every control-flow node (recursively, each builds its own),
+  // sharing this model's device.
   void load_subgraphs();
+  // A nested model: runs on `device` (its parent's) when given.
+  Model(Graph graph, ModelOptions options, std::shared_ptr<cpu::CpuDevice> device);
 
   Graph graph_;
   ModelOptions options_;
@@ -194,13 +227,14 @@ class Model {
   std::vector<bool> value_inputs_;  // per graph input: feeds a value-needed parameter
   // Per graph input / output: a strided caller view may be bound as is (ParamDef::strided).
   std::vector<bool> strided_inputs_, strided_outputs_;
-  std::unique_ptr<cpu::CpuDevice> device_;
+  std::shared_ptr<cpu::CpuDevice> device_;
   std::unique_ptr<sim::SimDevice> sim_;
   std::shared_ptr<ascend::AclDevice> acl_;  // the ascend device; null elsewhere
   DeviceSpec spec_;
   LruCache<Plan> plans_;
   LruCache<TileProgram> programs_;
   mutable ArenaPool arenas_;
+  mutable std::atomic<size_t> plan_lookups_{0}, plans_made_{0};
   std::map<const Graph*, std::unique_ptr<const Model>> subgraphs_;
 };
 

@@ -108,7 +108,7 @@ std::string shape_signature(const std::vector<TensorDesc>& inputs,
 Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const DeviceSpec& spec,
                bool optimize, const std::vector<const Tensor*>& values, const NodeEval* eval,
                const LruCache<TileProgram>* programs, const std::vector<Shape>& output_strides,
-               const Plan* base) {
+               const Plan* base, const ControlFlowPlanner* control) {
   if (inputs.size() != g.inputs.size())
     throw ShapeError(cat("model takes ", g.inputs.size(), " inputs, got ", inputs.size()));
   Plan p;
@@ -160,6 +160,10 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
   // A planned step: its outputs live in the arena from its level on.
   auto add_step = [&](PlanStep&& s) {
     const Node& n = g.nodes[s.node];
+    s.bytes = 0;
+    for (const auto* list : {&s.in, &s.out})
+      for (const TensorDesc& d : *list)
+        s.bytes += numel(d.shape) * static_cast<int64_t>(dtype_size(d.dtype));
     for (int v : n.inputs)
       if (v >= 0) last[v] = std::max(last[v], s.level);
     for (size_t k = 0; k < n.outputs.size(); ++k) {
@@ -177,7 +181,7 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
     const Node& n = g.nodes[order[step]];
     if (!n.def)
       throw UnsupportedError(cat("node ", n.label(), ": op ", n.op_type, " is not supported"));
-    if (n.def->has(kControlFlow)) {  // its outputs' shapes are known once a subgraph has run
+    if (n.def->has(kControlFlow) && !control) {
       p.dynamic = cat(n.label(), ": control flow runs node by node");
       return p;
     }
@@ -218,6 +222,11 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
     }
     try {
       s.attrs = n.def->resolve(n.attrs);
+      if (n.def->has(kControlFlow)) {  // its subgraphs planned for these inputs give its outputs
+        (*control)(n, probes, s);
+        add_step(std::move(s));
+        continue;
+      }
       s.out = infer_outputs(*n.def, s.attrs, probes, n.outputs.size());
       if (s.out.size() < n.outputs.size())
         throw ShapeError(

@@ -17,6 +17,18 @@
 
 namespace asc {
 
+struct Plan;
+class RunFramePool;  // runtime/run_frame.h
+
+// A subgraph of a control-flow step, planned with the step for the types (and small known values)
+// it is fed. `captured[j]` is the node input that feeds the subgraph's j-th outer value
+// (Graph::outer); its formal inputs come from the op.
+struct BodyPlan {
+  const Graph* graph = nullptr;  // the subgraph (Node::subgraphs); null: not planned
+  std::shared_ptr<const Plan> plan;
+  std::vector<int> captured;
+};
+
 struct PlanStep {
   int node = -1;
   int level = 0;  // wavefront: steps of one level are independent
@@ -25,6 +37,13 @@ struct PlanStep {
   std::shared_ptr<const TileProgram> program;  // tile kernel; null: host kernel
   // Output 0 is input 0's memory (OpDef::same_bytes, both in the arena): nothing runs.
   bool view = false;
+  // Control flow (trait kControlFlow): its subgraphs' plans — If: then_branch, else_branch (a
+  // branch its known condition does not take is not planned); Loop and Scan: body. Empty for
+  // other ops.
+  std::vector<BodyPlan> bodies;
+  // Bytes the step reads and writes (its inputs' and outputs' elements): what the executor weighs
+  // against DeviceSpec::inline_bytes.
+  int64_t bytes = 0;
 };
 
 // Where a value lives during a run.
@@ -51,11 +70,19 @@ struct Plan {
   std::vector<sim::KernelCost> cost;
   // On the ascend device: its per-plan state (loaded kernels, device memory; acl_device.h).
   std::shared_ptr<void> device;
+  // The executor's bookkeeping of runs of this plan, reused by later runs (runtime/run_frame.h);
+  // null: each run makes its own.
+  std::shared_ptr<RunFramePool> frames;
 };
 
 // Runs one node on host tensors (the runtime's device); make_plan folds shape arithmetic with it.
 using NodeEval =
     std::function<std::vector<Tensor>(const Node&, const Attrs& resolved, std::span<const Tensor>)>;
+
+// Plans control-flow node `n` for its inputs (descs, with values where known): fills s.out and
+// s.bodies. Throws ValueUnknownError when its outputs' types are known only once it has run.
+using ControlFlowPlanner =
+    std::function<void(const Node& n, std::span<const Tensor> probes, PlanStep& s)>;
 
 // Nodes whose inputs are all known (or that read only input types, kShapeOf) and whose outputs
 // have at most this many elements are evaluated at planning when an evaluator is given.
@@ -78,10 +105,13 @@ constexpr int64_t kFoldMaxElements = 4096;
 // inputs have the same types (strides included) and known values as there takes its step (or
 // folded outputs) from it without inference, tiling or a cache lookup — a decoding step re-plans
 // only the nodes whose shapes moved. A base planned for other output strides is not used.
+// `control`, when given, plans control-flow nodes (If, Loop, Scan) with their subgraphs; without
+// it, or when it throws ValueUnknownError, the plan is `dynamic` from such a node on.
 Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const DeviceSpec& spec,
                bool optimize, const std::vector<const Tensor*>& values = {},
                const NodeEval* eval = nullptr, const LruCache<TileProgram>* programs = nullptr,
-               const std::vector<Shape>& output_strides = {}, const Plan* base = nullptr);
+               const std::vector<Shape>& output_strides = {}, const Plan* base = nullptr,
+               const ControlFlowPlanner* control = nullptr);
 
 // "f32[1,128];i64[1,128]" (+ "=[v0,v1]" for inputs with values, "|out k:s[..]" for strided
 // outputs): the cache key of a plan.

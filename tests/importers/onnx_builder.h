@@ -165,4 +165,35 @@ inline void attr_f(onnx::NodeProto& n, const std::string& name, float v) {
   a.set_f(v);
 }
 
+// Subgraph building (If's branches, Loop's and Scan's bodies): a node, an f32 output of length
+// `len`, a typed input, and a graph attribute.
+inline onnx::NodeProto& add_node(onnx::GraphProto& g, const std::string& op,
+                                 std::vector<std::string> ins, std::vector<std::string> outs) {
+  auto* n = g.add_node();
+  n->set_op_type(op);
+  n->set_name(outs.empty() ? op : outs[0]);
+  for (auto& i : ins) n->add_input(i);
+  for (auto& o : outs) n->add_output(o);
+  return *n;
+}
+
+inline void add_output(onnx::GraphProto& g, const std::string& name, int64_t len) {
+  auto* vi = g.add_output();
+  vi->set_name(name);
+  ModelBuilder::set_type(*vi, DType::kF32, {std::to_string(len)});
+}
+
+inline void add_input(onnx::GraphProto& g, const std::string& name, DType dt,
+                      const std::vector<std::string>& dims) {
+  auto* vi = g.add_input();
+  vi->set_name(name);
+  ModelBuilder::set_type(*vi, dt, dims);
+}
+
+inline void set_graph(onnx::NodeProto& n, const std::string& name, const onnx::GraphProto& g) {
+  auto& a = attr(n, name);
+  a.set_type(onnx::AttributeProto::GRAPH);
+  *a.mutable_g() = g;
+}
+
 }  // namespace asc::test

@@ -50,6 +50,7 @@ DeviceSpec cpu_spec(int threads) {
   s.l0b_bytes = l2 / 2;
   s.l0c_bytes = l2;
   s.shared_cache_bytes = l2;
+  s.inline_bytes = 64 << 10;
   s.cube_cores = threads;
   s.vector_cores = threads;
   s.block_bytes = 32;
@@ -100,8 +101,13 @@ void CpuDevice::launch(const TileProgram& p, std::span<void* const> args) const 
     a.reserve(p);
     run_tiles(p, low, args, a, c * per, std::min(tiles, (c + 1) * per));
   };
-  if (cores == 1) {
-    run_core(0);
+  // A launch too small to pay for handing tiles to other threads runs them all here, in the
+  // order the cores would (results do not depend on which thread runs a tile).
+  int64_t bytes = 0;
+  for (const TensorDesc& d : p.args)
+    bytes += numel(d.shape) * static_cast<int64_t>(dtype_size(d.dtype));
+  if (cores == 1 || threads_ == 1 || bytes < spec_.inline_bytes) {
+    for (int64_t c = 0; c < cores; ++c) run_core(c);
     return;
   }
   impl_->arena.execute([&] {
