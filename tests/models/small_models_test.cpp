@@ -92,7 +92,7 @@ TEST_F(SmallModels, ChainMatchesItsReference) {
       const std::string p = "block" + std::to_string(k) + ".";
       const std::vector<double> a = affine(h, weight(g, p + "w"), &weight(g, p + "b"));
       for (size_t j = 0; j < 64; ++j) {
-        const double r = k % 3 == 0 ? std::max(a[j], 0.0)
+        const double r = k % 3 == 0   ? std::max(a[j], 0.0)
                          : k % 3 == 1 ? std::tanh(a[j])
                                       : 1 / (1 + std::exp(-a[j]));
         h[j] = (r + h[j]) * 0.5;
