@@ -6,6 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "ops/host_reasons.h"
 #include "ops/ops.h"
 #include "registry/error.h"
 #include "registry/strings.h"
@@ -39,6 +40,8 @@ void list(const asc::Registry& reg, bool json) {
       o["versions"] = op->versions();
       o["kernel"] = std::string(asc::kernel_kind_name(op->kernel_kind()));
       o["traits"] = asc::traits_str(op->traits);
+      if (op->kernel_kind() == asc::KernelKind::kHost)
+        o["host_reason"] = std::string(asc::host_kernel_reason(op->type));
       nlohmann::json tc = nlohmann::json::object();
       for (const auto& c : op->constraints) {
         auto& l = tc[c.name] = nlohmann::json::array();
@@ -63,6 +66,19 @@ void list(const asc::Registry& reg, bool json) {
                 std::string(asc::kernel_kind_name(op->kernel_kind())).c_str(),
                 asc::traits_str(op->traits).c_str(), types_of(*op).c_str());
   std::printf("%zu op versions\n", reg.all().size());
+}
+
+// Host-kernel op versions and why each is not a tile kernel.
+void list_host(const asc::Registry& reg) {
+  size_t n = 0;
+  for (const asc::OpDef* op : reg.all()) {
+    if (op->kernel_kind() != asc::KernelKind::kHost) continue;
+    ++n;
+    std::printf("%-34s %-9s %s\n",
+                (op->domain.empty() ? op->type : op->domain + "." + op->type).c_str(),
+                op->versions().c_str(), std::string(asc::host_kernel_reason(op->type)).c_str());
+  }
+  std::printf("%zu of %zu op versions are host kernels\n", n, reg.all().size());
 }
 
 int dump(const asc::Registry& reg, const std::string& name, const std::vector<std::string>& shapes,
@@ -102,14 +118,15 @@ int dump(const asc::Registry& reg, const std::string& name, const std::vector<st
 
 int main(int argc, char** argv) {
   CLI::App app{"asc-ops: the operators asc registers"};
-  bool json = false, no_opt = false, coverage = false;
+  bool json = false, no_opt = false, coverage = false, host = false;
   std::string dump_op, device = "ascend910b";
   std::vector<std::string> shapes, attrs;
   int opset = 17;
   app.add_flag("--json", json, "list as JSON");
   app.add_flag("--coverage", coverage,
-               "every operator of ONNX's schema registry (opsets up to 17) and the versions asc "
+               "every operator of ONNX's schema registry (opsets up to 23) and the versions asc "
                "implements");
+  app.add_flag("--host", host, "the op versions that run as host kernels, and why");
   app.add_option("--dump", dump_op,
                  "print the traced program of OP (Type, or domain.Type) for --shapes");
   app.add_option("shapes", shapes, "input tensors for --dump, e.g. f32[128,896] bf16[896,4864]");
@@ -124,6 +141,10 @@ int main(int argc, char** argv) {
     if (!dump_op.empty()) return dump(reg, dump_op, shapes, attrs, device, opset, no_opt);
     if (coverage) {
       std::cout << asc::coverage_report(asc::ops_coverage(reg), json);
+      return 0;
+    }
+    if (host && !json) {
+      list_host(reg);
       return 0;
     }
     list(reg, json);
