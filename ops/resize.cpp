@@ -281,8 +281,10 @@ std::vector<TensorType> infer_resize(const ResizeVersion& v, const InferContext&
   return {TensorType{x.dtype, sym_dims(resize_spec(v, ctx.attrs, xd, value).out)}};
 }
 
+// One pass per resized dim over [outer, n_in, inner] -> [outer, n_out, inner]: each output row
+// (o, j) is the taps' weighted sum of input rows, the rows split over the workers.
 template <class C>
-void resize_run(const ResizeSpec& s, const Tensor& xt, Tensor& yt) {
+void resize_run(const ResizeSpec& s, const LaunchContext& ctx, const Tensor& xt, Tensor& yt) {
   std::vector<C> xb;
   const C* x = read_as(xt, xb, C{});
   std::vector<C> cur(x, x + xt.numel()), next;
@@ -296,21 +298,32 @@ void resize_run(const ResizeSpec& s, const Tensor& xt, Tensor& yt) {
     for (size_t e = 0; e < d; ++e) outer *= shape[e];
     for (size_t e = d + 1; e < r; ++e) inner *= shape[e];
     const int64_t n_in = shape[d], n_out = s.out[d];
-    next.assign(static_cast<size_t>(outer * n_out * inner), C(0));
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t j = 0; j < n_out; ++j) {
+    next.resize(static_cast<size_t>(outer * n_out * inner));
+    auto rows = [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        const int64_t o = row / n_out, j = row % n_out;
         const Taps& t = taps[static_cast<size_t>(j)];
-        C* dst = next.data() + (o * n_out + j) * inner;
-        if (t.outside) {
-          std::fill_n(dst, inner, static_cast<C>(s.extrapolation));
+        C* dst = next.data() + row * inner;
+        if (t.outside || t.n() == 0) {
+          std::fill_n(dst, inner, t.outside ? static_cast<C>(s.extrapolation) : C(0));
           continue;
         }
-        for (int k = 0; k < t.n(); ++k) {
-          const C* src = cur.data() + (o * n_in + t.idx[k]) * inner;
-          const C w = static_cast<C>(t.w[k]);
+        const C* base = cur.data() + o * n_in * inner;
+        const C* src = base + t.idx[0] * inner;
+        const C w0 = static_cast<C>(t.w[0]);
+        for (int64_t i = 0; i < inner; ++i) dst[i] = w0 * src[i];
+        for (int k = 1; k < t.n(); ++k) {
+          src = base + t.idx[static_cast<size_t>(k)] * inner;
+          const C w = static_cast<C>(t.w[static_cast<size_t>(k)]);
           for (int64_t i = 0; i < inner; ++i) dst[i] += w * src[i];
         }
       }
+    };
+    // Chunks of at least ~16K output elements, so small resizes stay on the calling thread.
+    const int64_t per = std::max<int64_t>(1, 16384 / std::max<int64_t>(inner * 4, 1));
+    const int64_t total = outer * n_out, chunks = (total + per - 1) / per;
+    ctx.parallel(chunks,
+                 [&](int64_t c0, int64_t c1) { rows(c0 * per, std::min(total, c1 * per)); });
     cur.swap(next);
     shape[d] = n_out;
   }
@@ -323,7 +336,7 @@ void resize_run(const ResizeSpec& s, const Tensor& xt, Tensor& yt) {
 void resize_kernel(const ResizeVersion& v, const LaunchContext& ctx, std::span<const Tensor> in,
                    std::span<Tensor> out) {
   const ResizeSpec s = resize_spec(v, ctx.attr(), in[0].shape(), tensor_values(in));
-  with_compute(in[0].dtype(), [&](auto tag) { resize_run<decltype(tag)>(s, in[0], out[0]); });
+  with_compute(in[0].dtype(), [&](auto tag) { resize_run<decltype(tag)>(s, ctx, in[0], out[0]); });
 }
 
 // Naive reference: each output element as the full N-D tensor-product sum, in double.

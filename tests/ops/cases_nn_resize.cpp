@@ -66,6 +66,11 @@ void add_resize(std::vector<OpCase>& c) {
   c.push_back(resize({3, 4}, {}, {5, 7}, {}, "i64", DType::kI64));
   c.back().inputs[0] = in_int(DType::kI64, {3, 4}, -1000, 1000);
   c.push_back(resize({0, 2, 3}, {1, 1, 2}, {}, {}, "empty"));
+  // Large enough that both passes split their rows over the workers (odd sizes, a tail chunk).
+  c.push_back(resize({1, 3, 61, 83}, {1, 1, 2, 2}, {}, {{"mode", S("linear")}}, "linear_split"));
+  c.push_back(resize({2, 3, 37, 41}, {}, {2, 3, 80, 97},
+                     {{"mode", S("cubic")}, {"coordinate_transformation_mode", S("asymmetric")}},
+                     "cubic_split"));
   // Resize-18: axes, keep_aspect_ratio_policy, antialias; 19: half_pixel_symmetric.
   for (const char* policy : {"not_larger", "not_smaller"}) {
     c.push_back(
