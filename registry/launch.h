@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 namespace asc {
 
 struct OpDef;
+struct TileProgram;
 class Tensor;
 
 struct LaunchContext {
@@ -30,6 +32,12 @@ struct LaunchContext {
   // Host kernels: runs body(begin, end) over chunks of [0, n) on the device's workers. Set by the
   // runtime; when empty, parallel() runs the whole range inline.
   std::function<void(int64_t n, const std::function<void(int64_t, int64_t)>& body)> parallel_for;
+
+  // Host kernels that run as a sequence of tile programs (OpDef::launches_fn; docs/RUNTIME.md,
+  // "Ops as a sequence of tile programs"): launches a placed program on the runtime's device,
+  // args[i] being GM argument i (inputs, then outputs, dense as the program's args). Set by the
+  // runtime; when empty the op computes on the host.
+  std::function<void(const TileProgram&, std::span<void* const> args)> launch_program;
 
   const Attrs& attr() const { return *attrs; }
   void parallel(int64_t n, const std::function<void(int64_t, int64_t)>& body) const {

@@ -84,6 +84,9 @@ void Model::prepare_frame(const Plan& plan, RunFrame& f) const {
       ctx->parallel_for = [dev](int64_t m, const std::function<void(int64_t, int64_t)>& body) {
         dev->parallel_for(m, body);
       };
+      ctx->launch_program = [dev](const TileProgram& p, std::span<void* const> args) {
+        dev->launch(p, args);
+      };
       fs.ctx = std::move(ctx);
     }
   }
