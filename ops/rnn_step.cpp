@@ -217,7 +217,7 @@ void step_kernel(TileBuilder& t) {
   auto mask = [&](Buf now, Buf before) {  // rows with M = 0 keep `before`
     if (!present(ctx.inputs, kM)) return now;
     GmBox box;
-    box.dims = {BoxDim{B, 1, b0, tb}, BoxDim{1, 0, Coord{}, tj}};
+    box.dims = {BoxDim{B, 1, b0, tb}, BoxDim{H, 0, j0, tj}};
     const Buf m = load(kM, box, "m");
     return before + m * (now - before);
   };
@@ -235,7 +235,7 @@ void step_kernel(TileBuilder& t) {
     const bool rbh = present(ctx.inputs, kRbh);
     const Buf bias = rbh ? load(kRbh, [&] {
       GmBox box;
-      box.dims = {BoxDim{1, 0, Coord{}, tb}, BoxDim{H, 1, j0, tj}};
+      box.dims = {BoxDim{B, 0, b0, tb}, BoxDim{H, 1, j0, tj}};
       return box;
     }(), "rbh")
                          : Buf{};
@@ -253,7 +253,7 @@ void step_kernel(TileBuilder& t) {
     auto peephole = [&](int k) {
       GmBox box;
       box.offset = k * H;
-      box.dims = {BoxDim{1, 0, Coord{}, tb}, BoxDim{H, 1, j0, tj}};
+      box.dims = {BoxDim{B, 0, b0, tb}, BoxDim{H, 1, j0, tj}};
       return load(kP, box, "p");
     };
     const Buf cell = present(ctx.inputs, kC) ? load(kC, rows_box(H, 0, H), "c")

@@ -222,7 +222,9 @@ std::vector<NamedTensor> Model::run_dynamic(const std::vector<const Tensor*>& fe
         o.num_outputs = n.outputs.size();
         o.optimize = options_.optimize;
         o.spec = spec_;
-        if (sim_ || (stats && stats->on_step))
+        // An op launching a sequence of programs (OpDef::launches_fn) is predicted from that
+        // list, not from its last launch.
+        if ((sim_ || (stats && stats->on_step)) && !n.def->launches_fn)
           o.on_program = [&](const TileProgram& p) {
             launched = std::make_shared<const TileProgram>(p);
           };
