@@ -5,7 +5,8 @@
 // Inputs (B batch rows, H hidden units, G gates; gate order as ONNX: GRU z, r, h; LSTM i, o, f, c):
 //   0 XW  [B, G*H]  this step's input projections x W^T + Wb (+ the Rb that adds directly)
 //   1 H   [B, H]    the state h
-//   2 R   [G*H, H]  the direction's recurrence weights as ONNX stores them (read transposed)
+//   2 RT  [G, H, H] the direction's recurrence weights, each gate's transposed: RT[g, k, j] =
+//                   R[g*H + j, k] (a gate's block is contiguous: its tiles stream short rows)
 //   3 C   [B, H]    LSTM: the cell state (absent: zeros)
 //   4 P   [3*H]     LSTM: peepholes i, o, f
 //   5 RBH [H]       GRU: the h gate's recurrent bias (scaled by r with linear_before_reset)
@@ -15,7 +16,7 @@
 //
 // One tile is TB batch rows x TJ hidden units of every gate:
 //   a (L0A [TB, TK]) = H[b0 : +TB, k0 : +TK]          per k block (one when TK covers H)
-//   b_g (L0B [TK, TJ]) = R[g*H + j0 : +TJ, k0 : +TK]^T  (a transposed box: R's rows are columns)
+//   b_g (L0B [TK, TJ]) = RT[g, k0 : +TK, j0 : +TJ]  (row-major, as a weight of a MatMul)
 //   c_g (L0C f32 [TB, TJ]) += a x b_g                  for each gate g the stage multiplies
 //   then on the vector unit: pre_g = c_g + XW[b0 : +TB, g*H + j0 : +TJ], clip, activations and
 //   the cell update; rows with M = 0 keep H (and C); copy_out Y (and Y_c).
@@ -69,16 +70,16 @@ StepConfig step_config(const Attrs& a, const std::vector<Shape>& shapes,
   c.kind = cell_kind(a.s("cell"));
   c.gates = c.kind == RnnKind::kRnn ? 1 : c.kind == RnnKind::kGru ? 3 : 4;
   const Shape &xw = shapes[kXw], &h = shapes[kH], &r = shapes[kR];
-  if (h.size() != 2 || xw.size() != 2 || r.size() != 2)
-    throw ShapeError(cat("RnnStep: XW, H, R must have rank 2, got ", to_string(xw), ", ",
+  if (h.size() != 2 || xw.size() != 2 || r.size() != 3)
+    throw ShapeError(cat("RnnStep: XW, H must have rank 2 and RT rank 3, got ", to_string(xw), ", ",
                          to_string(h), ", ", to_string(r)));
   c.batch = h[0];
   c.hidden = h[1];
   const int64_t gh = c.gates * c.hidden;
-  if (xw != Shape{c.batch, gh} || r != Shape{gh, c.hidden})
+  if (xw != Shape{c.batch, gh} || r != Shape{c.gates, c.hidden, c.hidden})
     throw ShapeError(cat("RnnStep: with H ", to_string(h), " XW must be [", c.batch, ",", gh,
-                         "] and R [", gh, ",", c.hidden, "], got ", to_string(xw), ", ",
-                         to_string(r)));
+                         "] and RT [", c.gates, ",", c.hidden, ",", c.hidden, "], got ",
+                         to_string(xw), ", ", to_string(r)));
   auto expect = [&](int k, const Shape& want, const char* what) {
     if (has[k] && shapes[k] != want)
       throw ShapeError(
@@ -89,12 +90,21 @@ StepConfig step_config(const Attrs& a, const std::vector<Shape>& shapes,
   expect(kRbh, {c.hidden}, "RBH");
   expect(kM, {c.batch}, "M");
   expect(kRh, h, "RH");
-  const auto& names = std::get<std::vector<std::string>>(a.all().at("activations"));
+  std::vector<std::string> names = std::get<std::vector<std::string>>(a.all().at("activations"));
   const auto& alpha = a.floats("activation_alpha");
   const auto& beta = a.floats("activation_beta");
   const size_t want = c.kind == RnnKind::kRnn ? 1 : c.kind == RnnKind::kGru ? 2 : 3;
-  if (names.size() != want || alpha.size() != want || beta.size() != want)
-    throw ShapeError(cat("RnnStep: ", want, " activations with one alpha and beta each expected"));
+  if (names.empty()) {  // ONNX's defaults
+    names = {c.kind == RnnKind::kRnn ? "Tanh" : "Sigmoid", "Tanh", "Tanh"};
+    names.resize(want);
+  }
+  // One alpha and beta per activation, positionally (missing: the function's defaults).
+  if (names.size() != want || alpha.size() > want || beta.size() > want)
+    throw ShapeError(cat("RnnStep: ", want,
+                         " activations (and at most as many alpha, beta) "
+                         "expected for cell ",
+                         a.s("cell"), ", got ", names.size(), " (", alpha.size(), ", ", beta.size(),
+                         ")"));
   c.acts = rnn_activations(names, alpha, beta);
   c.clip = std::max(0.f, a.f("clip"));
   c.input_forget = a.i("input_forget") != 0;
@@ -198,9 +208,9 @@ void step_kernel(TileBuilder& t) {
     const bool rh = c.kind == RnnKind::kGru && !c.linear_before_reset && !c.reset;
     const Buf a_rh = rh ? a_of(kRh) : Buf{};
     for (int g : gates) {
-      GmBox box;  // R^T [k, j]: R[g*H + j, k]
+      GmBox box;  // RT[g, k, j]
       box.offset = g * H * H;
-      box.dims = {BoxDim{H, 1, k0, tk}, BoxDim{H, H, j0, tj}};
+      box.dims = {BoxDim{H, H, k0, tk}, BoxDim{H, 1, j0, tj}};
       const Buf b = t.load_l0(t.copy_in(kR, box, Pos::kL1, cat("r", g)), Pos::kL0B);
       t.mmad(acc[g], rh && g == 2 ? a_rh : a_h, b, kb);
     }
@@ -233,11 +243,14 @@ void step_kernel(TileBuilder& t) {
     const Buf z = activate(t, f[0], c.clip, pre(0));
     Buf n;
     const bool rbh = present(ctx.inputs, kRbh);
-    const Buf bias = rbh ? load(kRbh, [&] {
-      GmBox box;
-      box.dims = {BoxDim{B, 0, b0, tb}, BoxDim{H, 1, j0, tj}};
-      return box;
-    }(), "rbh")
+    const Buf bias = rbh ? load(
+                               kRbh,
+                               [&] {
+                                 GmBox box;
+                                 box.dims = {BoxDim{B, 0, b0, tb}, BoxDim{H, 1, j0, tj}};
+                                 return box;
+                               }(),
+                               "rbh")
                          : Buf{};
     const Buf xh = load(kXw, rows_box(GH, 2 * H, H), "xw");
     if (c.linear_before_reset) {
@@ -265,7 +278,7 @@ void step_kernel(TileBuilder& t) {
     }
     const Buf i = activate(t, f[0], c.clip, pi);
     const Buf fg = c.input_forget ? t.scalar(BinaryOp::kSub, i, 1.0, /*scalar_left=*/true)
-                                   : activate(t, f[0], c.clip, pf);
+                                  : activate(t, f[0], c.clip, pf);
     const Buf g = activate(t, f[1], c.clip, pre(3));
     const Buf cn = fg * cell + i * g;
     Buf po = pre(1);
@@ -287,7 +300,8 @@ TilingData step_tiling(const LaunchContext& ctx) {
   const int64_t B = std::max<int64_t>(c.batch, 1), H = std::max<int64_t>(c.hidden, 1);
   // Batch rows: all of them up to the host's direct-GEMV limit (R streamed once per tile), else
   // blocks of the cube's m granule.
-  const int64_t tb = spec.host && B <= 16 ? B : std::min(round_up(B, spec.mmad_m_align), int64_t{64});
+  const int64_t tb =
+      spec.host && B <= 16 ? B : std::min(round_up(B, spec.mmad_m_align), int64_t{64});
   const int64_t gb = ceil_div(B, tb);
   // Hidden units: the cube's n granule, split so every core gets a tile.
   const int64_t per = ceil_div(H, std::max<int64_t>(1, ceil_div(cores, gb)));
@@ -321,9 +335,10 @@ void step_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor
   }
   const StepConfig c = step_config(a, shapes, has);
   const int64_t H = c.hidden, GH = c.gates * H;
-  auto dot = [&](int input, int64_t b, int64_t row) {  // v[b] . R[row]
+  auto dot = [&](int input, int64_t b, int64_t col) {  // v[b] . R[col]
     double s = 0;
-    for (int64_t k = 0; k < H; ++k) s += in[input].at(b * H + k) * in[kR].at(row * H + k);
+    for (int64_t k = 0; k < H; ++k)
+      s += in[input].at(b * H + k) * in[kR].at((col / H) * H * H + k * H + col % H);
     return s;
   };
   for (int64_t b = 0; b < c.batch; ++b)
@@ -379,7 +394,7 @@ void register_rnn_step(Registry& r) {
   r.add(def_op("RnnStep", 1, INT_MAX, "ai.asc")
             .input("XW", "T")
             .input("H", "T")
-            .input("R", "T")
+            .input("RT", "T")
             .input("C", "T", Arity::kOptional)
             .input("P", "T", Arity::kOptional)
             .input("RBH", "T", Arity::kOptional)
@@ -388,9 +403,9 @@ void register_rnn_step(Registry& r) {
             .output("Y", "T")
             .output("Y_c", "T", Arity::kOptional)
             .attr("cell", AttrKind::kString)
-            .attr("activations", AttrKind::kStrings)
-            .attr("activation_alpha", AttrKind::kFloats)
-            .attr("activation_beta", AttrKind::kFloats)
+            .attr("activations", AttrKind::kStrings, std::vector<std::string>{})
+            .attr("activation_alpha", AttrKind::kFloats, std::vector<float>{})
+            .attr("activation_beta", AttrKind::kFloats, std::vector<float>{})
             .attr("clip", AttrKind::kFloat, 0.f)
             .attr("input_forget", AttrKind::kInt, int64_t{0})
             .attr("linear_before_reset", AttrKind::kInt, int64_t{0})

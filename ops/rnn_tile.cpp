@@ -1,15 +1,19 @@
 // RNN / GRU / LSTM as a sequence of tile programs (docs/RUNTIME.md, "Ops as a sequence of tile
-// programs"). Per direction d, in f32 workspaces (S steps, B batch rows, I inputs, H hidden, G gates):
+// programs"). Per direction d, in f32 workspaces (S steps, B batch rows, I inputs, H hidden, G
+// gates):
 //   1. Xs_d [S*B, I]: the input rows in the order direction d visits them — row (s, b) is
 //      X[t, b] with t = s forward, t = len_b - 1 - s in reverse, zero for s >= len_b (no copy for
 //      a forward direction in layout 0).
 //   2. XW_d [S*B, G*H] = Xs_d W_d^T + (Wb_d + the part of Rb_d that adds directly): one Gemm
 //      launch (transB = 1), a MatMul-shaped cube program over all steps.
-//   3. For s in [0, max len): one RnnStep launch (ops/rnn_step.cpp; GRU without
+//   3. RT_d [G, H, H] = R_d [G, H, H] with each gate's block transposed: one Transpose launch (the
+//   recurrent weights as a MatMul's B, read
+//      row by row by every step).
+//   4. For s in [0, max len): one RnnStep launch (ops/rnn_step.cpp; GRU without
 //      linear_before_reset first its `reset` stage), reading XW_d rows s*B.., Hs_d[s] and writing
 //      Hs_d[s + 1] [B, H] (and the cell state, ping-pong in Cs_d[s % 2]); M[s, b] = s < len_b keeps
 //      the state of a finished batch row.
-//   4. On the host: Y[t, d, b] = Hs_d[s + 1, b] for the step s that visited t (zero past len_b),
+//   5. On the host: Y[t, d, b] = Hs_d[s + 1, b] for the step s that visited t (zero past len_b),
 //      Y_h = Hs_d[max len], Y_c the last cell state, in the node's layout and dtype.
 // The programs depend on shapes, attributes and the spec only: they are planned once per signature
 // and kept (bounded cache), and rnn_launches lists them for the sim device.
@@ -33,7 +37,7 @@ using ProgramPtr = std::shared_ptr<const TileProgram>;
 // The programs of one node signature: the projection and, per direction, the step (and GRU's
 // reset stage). Directions with equal activations share programs.
 struct RnnPrograms {
-  ProgramPtr proj;
+  ProgramPtr proj, transpose;
   std::vector<ProgramPtr> step, reset;
 };
 
@@ -101,12 +105,16 @@ RnnPrograms make_programs(const RnnConfig& c, const LaunchContext& ctx) {
   if (bias) gin.push_back(f32({GH}));
   p.proj = plan(reg.lookup("", "Gemm", 13), Attrs{{"transB", int64_t{1}}}, gin,
                 {f32({c.seq * B, GH})}, ctx);
+  Attrs perm;
+  perm.set("perm", std::vector<int64_t>{0, 2, 1});
+  p.transpose = plan(reg.lookup("", "Transpose", 13), perm, {f32({c.gates, H, H})},
+                     {f32({c.gates, H, H})}, ctx);
   const OpDef& step = reg.lookup("ai.asc", "RnnStep", 1);
   const bool lstm = c.kind == RnnKind::kLstm;
   const bool split = c.kind == RnnKind::kGru && !c.linear_before_reset;
   std::vector<TensorDesc> in{f32({B, GH}),
                              f32({B, H}),
-                             f32({GH, H}),
+                             f32({c.gates, H, H}),
                              lstm ? f32({B, H}) : none,
                              lstm && has_input(ctx.inputs, kRnnP) ? f32({3 * H}) : none,
                              rbh_apart(c) && bias ? f32({H}) : none,
@@ -182,7 +190,7 @@ std::vector<ProgramLaunches> rnn_launches(RnnKind kind, const LaunchContext& ctx
   if (ctx.inputs.empty() || ctx.inputs[kRnnX].dtype == DType::kF64) return {};
   const RnnConfig c = config_of(kind, ctx);
   const auto p = programs_for(kind, c, ctx);
-  std::vector<ProgramLaunches> l{{p->proj, c.dirs}};
+  std::vector<ProgramLaunches> l{{p->proj, c.dirs}, {p->transpose, c.dirs}};
   for (int64_t d = 0; d < c.dirs; ++d) {
     if (!p->reset.empty()) l.push_back({p->reset[static_cast<size_t>(d)], c.seq});
     l.push_back({p->step[static_cast<size_t>(d)], c.seq});
@@ -220,6 +228,7 @@ void rnn_tile_kernel(RnnKind kind, const LaunchContext& ctx, std::span<const Ten
   const bool split = kind == RnnKind::kGru && !c.linear_before_reset;
   std::vector<float> xs, xw(static_cast<size_t>(S * B * GH)), pbias(static_cast<size_t>(GH));
   std::vector<float> hs(static_cast<size_t>((S + 1) * B * H)), cs, rh, rbh;
+  std::vector<float> rt(static_cast<size_t>(H * GH));
   if (lstm) cs.resize(static_cast<size_t>(2 * B * H));
   if (split) rh.resize(static_cast<size_t>(B * H));
   for (int64_t d = 0; d < D; ++d) {
@@ -247,7 +256,7 @@ void rnn_tile_kernel(RnnKind kind, const LaunchContext& ctx, std::span<const Ten
     if (wbd) pargs.push_back(pbias.data());
     pargs.push_back(xw.data());
     if (S * B > 0) ctx.launch_program(*p->proj, pargs);
-    // 3. The steps.
+    // 3, 4. The steps.
     for (int64_t b = 0; b < B; ++b) {
       const int64_t at = state_row(d, b);
       for (int64_t j = 0; j < H; ++j) {
@@ -255,7 +264,9 @@ void rnn_tile_kernel(RnnKind kind, const LaunchContext& ctx, std::span<const Ten
         if (lstm) cs[b * H + j] = c0.data ? c0.data[at + j] : 0.f;
       }
     }
-    float* rd = const_cast<float*>(r.data + d * GH * H);
+    void* targs[] = {const_cast<float*>(r.data + d * GH * H), rt.data()};
+    ctx.launch_program(*p->transpose, targs);
+    float* rd = rt.data();
     for (int64_t s = 0; s < max_steps; ++s) {
       float* hin = hs.data() + s * B * H;
       float* xws = xw.data() + s * B * GH;
@@ -267,19 +278,15 @@ void rnn_tile_kernel(RnnKind kind, const LaunchContext& ctx, std::span<const Ten
       float* cin = lstm ? cs.data() + (s % 2) * B * H : nullptr;
       float* cout = lstm ? cs.data() + ((s + 1) % 2) * B * H : nullptr;
       float* pd = peep.data ? const_cast<float*>(peep.data + d * 3 * H) : nullptr;
-      void* a[] = {xws,
-                   hin,
-                   rd,
-                   cin,
-                   pd,
-                   rbh.empty() ? nullptr : rbh.data(),
-                   ms,
-                   split ? rh.data() : nullptr,
-                   hin + B * H,
-                   cout};
-      ctx.launch_program(*p->step[static_cast<size_t>(d)], std::span<void* const>(a, lstm ? 10 : 9));
+      void* a[] = {xws,         hin,
+                   rd,          cin,
+                   pd,          rbh.empty() ? nullptr : rbh.data(),
+                   ms,          split ? rh.data() : nullptr,
+                   hin + B * H, cout};
+      ctx.launch_program(*p->step[static_cast<size_t>(d)],
+                         std::span<void* const>(a, lstm ? 10 : 9));
     }
-    // 4. The outputs.
+    // 5. The outputs.
     if (!out.empty()) {
       const std::vector<float> zeros(static_cast<size_t>(H), 0.f);
       for (int64_t t = 0; t < S; ++t)

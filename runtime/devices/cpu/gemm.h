@@ -144,11 +144,6 @@ void gemm_direct_panels(DType in, const void* a, int64_t lda, const void* pb, in
 void gemm_direct(DType in, const void* a, int64_t lda, const void* b, int64_t ldb, float* c,
                  int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate);
 
-// The same for f32 with B a transposed view: B[kk, j] at b[j * ldbt + kk] (its columns contiguous,
-// a weight stored [N, K]): dot products of A's rows with B's columns (gemv_bt.cpp), for small m.
-void gemm_direct_bt_f32(const float* a, int64_t lda, const float* b, int64_t ldbt, float* c,
-                        int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate);
-
 // ISA levels, best first: "avx512_bf16" (bf16 GEMMs on vdpbf16ps dot products), "avx512" (f32
 // FMA kernels; f16/bf16 operands widened to f32 while packing or loading), "avx2", "generic".
 // Automatic selection takes avx512_bf16 only where a dot product issues at more than ~0.6 of

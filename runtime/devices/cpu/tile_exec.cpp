@@ -19,7 +19,6 @@ struct BufState {
   int64_t rows = 0, cols = 0;  // valid matrix extent (mmad operands)
   bool packed = false;
   bool b_rows = false;       // an unpacked B view the mmad packs panel by panel
-  bool b_cols = false;       // an unpacked f32 B view with contiguous columns (direct mmad)
   int64_t panel_stride = 0;  // packed B pre-packed in GM: elements between its panels
   bool gm = false;           // a result written straight into its copy-out's GM box
   Im2colSource map;          // a feature-map box read by load_l0_im2col (map.gm: a GM view)
@@ -313,13 +312,6 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
             d.b_rows = low.b_rows[in.dst];
             break;
           }
-          if (low.mmad_direct && s.rs == 1 && s.cs != 1 && dt == DType::kF32 &&
-              p.buffers[in.dst].pos == Pos::kL0B) {  // B^T rows in GM: dot products, no pack
-            d = s;
-            d.packed = false;
-            d.b_cols = true;
-            break;
-          }
           const bool is_a = p.buffers[in.dst].pos == Pos::kL0A;
           // Blocks kept for reuse are keyed by their GM view (GM inputs do not change within a
           // launch); otherwise slot 0 is repacked every time.
@@ -355,7 +347,6 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           d.cols = s.cols;
           d.packed = true;
           d.b_rows = false;
-          d.b_cols = false;
           break;
         }
         case InstrKind::kLoadIm2col: {
@@ -380,7 +371,6 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           d.packed = true;
           d.b_rows = false;
           d.panel_stride = 0;
-          d.b_cols = false;
           break;
         }
         case InstrKind::kMmad: {
@@ -443,12 +433,6 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
               gemm_mmad_b_rows(dt, a.ptr, b.ptr, b.rs, reinterpret_cast<float*>(c.ptr), c.rs, m, n,
                                k, acc, &ahead)) {
             ahead.count = 0;
-            break;
-          }
-          if (b.b_cols && !a.packed && a.cs == 1 && dt == DType::kF32) {
-            gemm_direct_bt_f32(reinterpret_cast<const float*>(a.ptr), a.rs,
-                               reinterpret_cast<const float*>(b.ptr), b.cs,
-                               reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc);
             break;
           }
           if (a.packed != b.packed) {  // direct form refused for one operand: pack both
