@@ -61,13 +61,13 @@ void register_one(Registry& r, RnnKind kind, int since, int until) {
                 : kind == RnnKind::kGru ? "Y, Y_h = gated recurrent unit over the sequence"
                                         : "Y, Y_h, Y_c = long short-term memory over the sequence")
       .infer([kind](const InferContext& c) { return infer_rnn(kind, c); })
-      .host_kernel([kind](const LaunchContext& ctx, std::span<const Tensor> in,
-                          std::span<Tensor> out) {
-        if (ctx.launch_program && in[kRnnX].dtype() != DType::kF64)
-          rnn_tile_kernel(kind, ctx, in, out);
-        else
-          rnn_host_kernel(kind, ctx, in, out);
-      })
+      .host_kernel(
+          [kind](const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
+            if (ctx.launch_program && in[kRnnX].dtype() != DType::kF64)
+              rnn_tile_kernel(kind, ctx, in, out);
+            else
+              rnn_host_kernel(kind, ctx, in, out);
+          })
       .launches([kind](const LaunchContext& ctx) { return rnn_launches(kind, ctx); })
       .reference([kind](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
         rnn_reference(kind, a, in, out);

@@ -89,7 +89,8 @@ std::vector<RnnActivation> rnn_activations(const std::vector<std::string>& names
   std::vector<RnnActivation> out;
   for (size_t i = 0; i < names.size(); ++i) {
     const ActSpec& s = act_spec(names[i], "RnnStep");
-    out.push_back({s.fn, i < alpha.size() ? alpha[i] : s.alpha, i < beta.size() ? beta[i] : s.beta});
+    out.push_back(
+        {s.fn, i < alpha.size() ? alpha[i] : s.alpha, i < beta.size() ? beta[i] : s.beta});
   }
   return out;
 }

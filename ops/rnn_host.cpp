@@ -2,9 +2,9 @@
 // cube multiplies, and of runs without a device to launch tile programs on (ops/rnn.cpp);
 // f16/bf16 compute in f32, f32 in f32, f64 in f64.
 //
-// Per direction the input projections of every step come first, xw[t, b, :] = X[t, b] W^T + Wb
-// (+ Rb for the gates whose recurrent bias adds directly); each batch row then walks its steps,
-// a = xw[t, b] + h R^T, and applies the cell.
+// Each (direction, batch row) is a unit of its own, run in parallel over the device's workers (the
+// steps of one unit are sequential): per step a = X[t, b] W^T + Wb (+ Rb for the gates whose
+// recurrent bias adds directly) + h R^T, then the cell.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -148,7 +148,9 @@ struct RnnRun {
     return x + row * c.input;
   }
 
-  void direction(int64_t d) {
+  // One batch row of one direction: its input projections, then its steps. Units write disjoint
+  // parts of y, yh and yc, so they run in parallel.
+  void unit(int64_t d, int64_t b) {
     const int64_t H = c.hidden, GH = c.gates * H;
     const bool rev = c.reverse || d == 1;
     const C* wd = w + d * GH * c.input;
@@ -158,36 +160,28 @@ struct RnnRun {
     const auto& acts = c.acts[static_cast<size_t>(d)];
     // GRU keeps Rbh apart: it joins (r h) Rh^T, or is scaled by r with linear_before_reset.
     const int64_t rb_direct = c.kind == RnnKind::kGru ? 2 * H : GH;
-    // xw[t * batch + b, :] = X[t, b] W^T + Wb + Rb (direct part), t in layout 0 order.
-    std::vector<C> xw(static_cast<size_t>(c.seq * c.batch * GH));
-    for (int64_t t = 0; t < c.seq; ++t)
-      for (int64_t b = 0; b < c.batch; ++b) {
-        C* row = xw.data() + (t * c.batch + b) * GH;
-        matvec(wd, x_at(t, b), row, GH, c.input, false);
-        if (wb)
-          for (int64_t j = 0; j < GH; ++j) row[j] += wb[j] + (j < rb_direct ? rb[j] : C(0));
-      }
     std::vector<C> h(H), cell(H), a(GH), hr(H), rh(H);
-    for (int64_t b = 0; b < c.batch; ++b) {
-      const size_t state = static_cast<size_t>((d * c.batch + b) * H);
-      for (int64_t i = 0; i < H; ++i) {
-        h[i] = h0.empty() ? C(0) : h0[state + i];
-        cell[i] = c0.empty() ? C(0) : c0[state + i];
-      }
-      const int64_t steps = rnn_steps(c, lens, b);
-      for (int64_t s = 0; s < steps; ++s) {
-        const int64_t t = rev ? steps - 1 - s : s;
-        std::copy_n(xw.data() + (t * c.batch + b) * GH, GH, a.data());
-        if (c.kind == RnnKind::kGru)
-          gru_step(a, h, hr, rh, rd, rb, acts);
-        else
-          step(a, h, cell, rd, d, acts);
-        std::copy(h.begin(), h.end(), y.begin() + ((t * c.dirs + d) * c.batch + b) * H);
-      }
-      std::copy(h.begin(), h.end(), yh.begin() + static_cast<int64_t>(state));
-      if (c.kind == RnnKind::kLstm)
-        std::copy(cell.begin(), cell.end(), yc.begin() + static_cast<int64_t>(state));
+    const size_t state = static_cast<size_t>((d * c.batch + b) * H);
+    for (int64_t i = 0; i < H; ++i) {
+      h[i] = h0.empty() ? C(0) : h0[state + i];
+      cell[i] = c0.empty() ? C(0) : c0[state + i];
     }
+    const int64_t steps = rnn_steps(c, lens, b);
+    for (int64_t s = 0; s < steps; ++s) {
+      const int64_t t = rev ? steps - 1 - s : s;
+      // a = X[t, b] W^T + Wb + Rb (its direct part), then the cell adds h R^T.
+      matvec(wd, x_at(t, b), a.data(), GH, c.input, false);
+      if (wb)
+        for (int64_t j = 0; j < GH; ++j) a[j] += wb[j] + (j < rb_direct ? rb[j] : C(0));
+      if (c.kind == RnnKind::kGru)
+        gru_step(a, h, hr, rh, rd, rb, acts);
+      else
+        step(a, h, cell, rd, d, acts);
+      std::copy(h.begin(), h.end(), y.begin() + ((t * c.dirs + d) * c.batch + b) * H);
+    }
+    std::copy(h.begin(), h.end(), yh.begin() + static_cast<int64_t>(state));
+    if (c.kind == RnnKind::kLstm)
+      std::copy(cell.begin(), cell.end(), yc.begin() + static_cast<int64_t>(state));
   }
 
   // RNN: h = f(a + h R^T). LSTM: a = a + h R^T over i, o, f, c, then the cell update.
@@ -263,7 +257,8 @@ std::vector<C> from_batch_first(const std::vector<C>& v, int64_t outer, int64_t 
 }
 
 template <class C>
-void rnn_run(const RnnConfig& c, std::span<const Tensor> in, std::span<Tensor> out) {
+void rnn_run(const RnnConfig& c, const LaunchContext& ctx, std::span<const Tensor> in,
+             std::span<Tensor> out) {
   RnnRun<C> run(c);
   auto has = [&](int k) { return static_cast<int>(in.size()) > k && in[k].defined(); };
   run.x = as_compute<C>(in[kRnnX], run.owned);
@@ -282,7 +277,9 @@ void rnn_run(const RnnConfig& c, std::span<const Tensor> in, std::span<Tensor> o
   run.y.assign(static_cast<size_t>(c.seq * c.dirs * c.batch * H), C(0));
   run.yh.assign(static_cast<size_t>(c.dirs * c.batch * H), C(0));
   run.yc.assign(run.yh.size(), C(0));
-  for (int64_t d = 0; d < c.dirs; ++d) run.direction(d);
+  ctx.parallel(c.dirs * c.batch, [&](int64_t begin, int64_t end) {
+    for (int64_t u = begin; u < end; ++u) run.unit(u / c.batch, u % c.batch);
+  });
   if (c.batch_first) {
     run.y = to_batch_first(run.y, c.seq * c.dirs, c.batch, H);
     run.yh = to_batch_first(run.yh, c.dirs, c.batch, H);
@@ -305,9 +302,9 @@ void rnn_host_kernel(RnnKind kind, const LaunchContext& ctx, std::span<const Ten
   }
   const RnnConfig c = rnn_config(kind, ctx.attr(), shapes, present);
   if (in[kRnnX].dtype() == DType::kF64)
-    rnn_run<double>(c, in, out);
+    rnn_run<double>(c, ctx, in, out);
   else
-    rnn_run<float>(c, in, out);
+    rnn_run<float>(c, ctx, in, out);
 }
 
 }  // namespace asc

@@ -157,6 +157,25 @@ std::vector<OpCase> cases_rnn() {
     v.push_back(rnn(op, 14, small, {.bias = true, .layout = 0}));
     v.push_back(rnn(op, 14, small, {.bias = true, .dt = DType::kF16}));
     v.push_back(rnn(op, 7, odd, {.direction = "bidirectional", .bias = true, .dt = DType::kF64}));
+    // f64 runs on the host (no cube multiplies it): its lengths, states, peepholes and layout.
+    v.push_back(rnn(op, 14, odd,
+                    {.direction = "bidirectional",
+                     .lens = true,
+                     .h0 = true,
+                     .c0 = lstm,
+                     .peep = lstm,
+                     .layout = 1,
+                     .dt = DType::kF64}));
+    v.push_back(rnn(op, 14, small, {.bias = true, .dt = DType::kBF16}));
+    v.push_back(rnn(op, 7, {1, 1, 3, 17}, {.bias = true, .h0 = true, .label = "seq1"}));
+    // sequence_lens 1, 0, 2, 2: a batch row that runs no step keeps its initial state.
+    v.push_back(rnn(op, 14, {2, 4, 3, 5},
+                    {.direction = "bidirectional",
+                     .bias = true,
+                     .lens = true,
+                     .h0 = true,
+                     .c0 = lstm,
+                     .label = "len0"}));
     // Clipped gates.
     Attrs clip;
     clip.set("clip", 0.5f);
