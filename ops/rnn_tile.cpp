@@ -4,11 +4,12 @@
 //   1. Xs_d [S*B, I]: the input rows in the order direction d visits them — row (s, b) is
 //      X[t, b] with t = s forward, t = len_b - 1 - s in reverse, zero for s >= len_b (no copy for
 //      a forward direction in layout 0).
-//   2. XW_d [S*B, G*H] = Xs_d W_d^T + (Wb_d + the part of Rb_d that adds directly): one Gemm
-//      launch (transB = 1), a MatMul-shaped cube program over all steps.
-//   3. RT_d [G, H, H] = R_d [G, H, H] with each gate's block transposed: one Transpose launch (the
-//   recurrent weights as a MatMul's B, read
-//      row by row by every step).
+//   2. WT_d [I, G*H] = W_d^T and RT_d [G, H, H] = R_d with each gate's [H, H] block transposed:
+//      Transpose launches, so the weights are a MatMul's row-major B for the projection and for
+//      every step's GEMV (the cpu device then streams their rows unpacked when M is small). Made
+//      once and kept in the launch context's state when W / R are model constants, else per run.
+//   3. XW_d [S*B, G*H] = Xs_d WT_d + (Wb_d + the part of Rb_d that adds directly): one Gemm
+//      launch, a MatMul-shaped cube program over all steps.
 //   4. For s in [0, max len): one RnnStep launch (ops/rnn_step.cpp; GRU without
 //      linear_before_reset first its `reset` stage), reading XW_d rows s*B.., Hs_d[s] and writing
 //      Hs_d[s + 1] [B, H] (and the cell state, ping-pong in Cs_d[s % 2]); M[s, b] = s < len_b keeps
@@ -16,7 +17,8 @@
 //   5. On the host: Y[t, d, b] = Hs_d[s + 1, b] for the step s that visited t (zero past len_b),
 //      Y_h = Hs_d[max len], Y_c the last cell state, in the node's layout and dtype.
 // The programs depend on shapes, attributes and the spec only: they are planned once per signature
-// and kept (bounded cache), and rnn_launches lists them for the sim device.
+// and kept (a bounded cache, and the launch context's state), and rnn_launches lists them for the
+// sim device.
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -37,7 +39,7 @@ using ProgramPtr = std::shared_ptr<const TileProgram>;
 // The programs of one node signature: the projection and, per direction, the step (and GRU's
 // reset stage). Directions with equal activations share programs.
 struct RnnPrograms {
-  ProgramPtr proj, transpose;
+  ProgramPtr proj, transpose_w, transpose_r;
   std::vector<ProgramPtr> step, reset;
 };
 
@@ -101,14 +103,15 @@ RnnPrograms make_programs(const RnnConfig& c, const LaunchContext& ctx) {
   auto f32 = [](Shape s) { return TensorDesc{DType::kF32, std::move(s)}; };
   RnnPrograms p;
   const bool bias = has_input(ctx.inputs, kRnnB);
-  std::vector<TensorDesc> gin{f32({c.seq * B, c.input}), f32({GH, c.input})};
+  std::vector<TensorDesc> gin{f32({c.seq * B, c.input}), f32({c.input, GH})};
   if (bias) gin.push_back(f32({GH}));
-  p.proj = plan(reg.lookup("", "Gemm", 13), Attrs{{"transB", int64_t{1}}}, gin,
-                {f32({c.seq * B, GH})}, ctx);
+  p.proj = plan(reg.lookup("", "Gemm", 13), Attrs{}, gin, {f32({c.seq * B, GH})}, ctx);
+  const OpDef& transpose = reg.lookup("", "Transpose", 13);
   Attrs perm;
+  perm.set("perm", std::vector<int64_t>{1, 0});
+  p.transpose_w = plan(transpose, perm, {f32({GH, c.input})}, {f32({c.input, GH})}, ctx);
   perm.set("perm", std::vector<int64_t>{0, 2, 1});
-  p.transpose = plan(reg.lookup("", "Transpose", 13), perm, {f32({c.gates, H, H})},
-                     {f32({c.gates, H, H})}, ctx);
+  p.transpose_r = plan(transpose, perm, {f32({c.gates, H, H})}, {f32({c.gates, H, H})}, ctx);
   const OpDef& step = reg.lookup("ai.asc", "RnnStep", 1);
   const bool lstm = c.kind == RnnKind::kLstm;
   const bool split = c.kind == RnnKind::kGru && !c.linear_before_reset;
@@ -134,6 +137,13 @@ RnnPrograms make_programs(const RnnConfig& c, const LaunchContext& ctx) {
   }
   return p;
 }
+
+// What a launch context keeps across runs (LaunchContext::state): the programs, and the
+// transposed weights of a constant W / R per direction (empty until the first run).
+struct RnnState {
+  std::shared_ptr<const RnnPrograms> programs;
+  std::vector<std::vector<float>> wt, rt;
+};
 
 // Programs per (node signature, spec, optimisation), kept across runs; the cache is cleared when
 // it grows past kCacheMax entries (a model has few RNN signatures).
@@ -190,7 +200,8 @@ std::vector<ProgramLaunches> rnn_launches(RnnKind kind, const LaunchContext& ctx
   if (ctx.inputs.empty() || ctx.inputs[kRnnX].dtype == DType::kF64) return {};
   const RnnConfig c = config_of(kind, ctx);
   const auto p = programs_for(kind, c, ctx);
-  std::vector<ProgramLaunches> l{{p->proj, c.dirs}, {p->transpose, c.dirs}};
+  std::vector<ProgramLaunches> l{
+      {p->transpose_w, c.dirs}, {p->proj, c.dirs}, {p->transpose_r, c.dirs}};
   for (int64_t d = 0; d < c.dirs; ++d) {
     if (!p->reset.empty()) l.push_back({p->reset[static_cast<size_t>(d)], c.seq});
     l.push_back({p->step[static_cast<size_t>(d)], c.seq});
@@ -201,15 +212,40 @@ std::vector<ProgramLaunches> rnn_launches(RnnKind kind, const LaunchContext& ctx
 void rnn_tile_kernel(RnnKind kind, const LaunchContext& ctx, std::span<const Tensor> in,
                      std::span<Tensor> out) {
   const RnnConfig c = config_of(kind, ctx);
-  const auto p = programs_for(kind, c, ctx);
+  auto st = std::static_pointer_cast<RnnState>(ctx.state);
+  if (!st) {
+    st = std::make_shared<RnnState>();
+    st->programs = programs_for(kind, c, ctx);
+    ctx.state = st;
+  }
+  const RnnPrograms* p = st->programs.get();
   auto has = [&](int k) { return static_cast<int>(in.size()) > k && in[k].defined(); };
+  auto constant = [&](int k) {
+    return k < static_cast<int>(ctx.constant.size()) && ctx.constant[k];
+  };
   const int64_t S = c.seq, B = c.batch, I = c.input, H = c.hidden, G = c.gates, GH = G * H;
   const int64_t D = c.dirs;
   const Tensor* lens = has(kRnnLens) ? &in[kRnnLens] : nullptr;
   std::vector<int64_t> steps(static_cast<size_t>(B));
   int64_t max_steps = 0;
   for (int64_t b = 0; b < B; ++b) max_steps = std::max(max_steps, steps[b] = rnn_steps(c, lens, b));
-  const F32 x = as_f32(in[kRnnX]), w = as_f32(in[kRnnW]), r = as_f32(in[kRnnR]);
+  const F32 x = as_f32(in[kRnnX]);
+  // W_d^T [I, G*H] and R_d [G, H, H] with each gate's block transposed, by Transpose launches:
+  // once for constants (kept in the state), else per run.
+  std::vector<float> w_scratch, r_scratch;
+  auto weights = [&](int k, std::vector<std::vector<float>>& kept, std::vector<float>& scratch,
+                     const TileProgram& prog, int64_t d) -> float* {
+    const bool keep = constant(k);
+    if (keep && kept.size() == static_cast<size_t>(D) && !kept[d].empty()) return kept[d].data();
+    const F32 src = as_f32(in[k]);
+    const int64_t n = in[k].numel() / D;
+    if (keep) kept.resize(static_cast<size_t>(D));
+    std::vector<float>& dst = keep ? kept[static_cast<size_t>(d)] : scratch;
+    dst.resize(static_cast<size_t>(n));
+    void* a[] = {const_cast<float*>(src.data + d * n), dst.data()};
+    ctx.launch_program(prog, a);
+    return dst.data();
+  };
   const F32 bias = as_f32(has(kRnnB) ? in[kRnnB] : Tensor());
   const F32 h0 = as_f32(has(kRnnH0) ? in[kRnnH0] : Tensor());
   const bool lstm = kind == RnnKind::kLstm;
@@ -228,7 +264,6 @@ void rnn_tile_kernel(RnnKind kind, const LaunchContext& ctx, std::span<const Ten
   const bool split = kind == RnnKind::kGru && !c.linear_before_reset;
   std::vector<float> xs, xw(static_cast<size_t>(S * B * GH)), pbias(static_cast<size_t>(GH));
   std::vector<float> hs(static_cast<size_t>((S + 1) * B * H)), cs, rh, rbh;
-  std::vector<float> rt(static_cast<size_t>(H * GH));
   if (lstm) cs.resize(static_cast<size_t>(2 * B * H));
   if (split) rh.resize(static_cast<size_t>(B * H));
   for (int64_t d = 0; d < D; ++d) {
@@ -252,7 +287,8 @@ void rnn_tile_kernel(RnnKind kind, const LaunchContext& ctx, std::span<const Ten
         pbias[j] = wbd[j] + (rbh_apart(c) && j >= 2 * H ? 0.f : wbd[GH + j]);
       if (rbh_apart(c)) rbh.assign(wbd + GH + 2 * H, wbd + 2 * GH);
     }
-    std::vector<void*> pargs{const_cast<float*>(xd), const_cast<float*>(w.data + d * GH * I)};
+    std::vector<void*> pargs{const_cast<float*>(xd),
+                             weights(kRnnW, st->wt, w_scratch, *p->transpose_w, d)};
     if (wbd) pargs.push_back(pbias.data());
     pargs.push_back(xw.data());
     if (S * B > 0) ctx.launch_program(*p->proj, pargs);
@@ -264,9 +300,7 @@ void rnn_tile_kernel(RnnKind kind, const LaunchContext& ctx, std::span<const Ten
         if (lstm) cs[b * H + j] = c0.data ? c0.data[at + j] : 0.f;
       }
     }
-    void* targs[] = {const_cast<float*>(r.data + d * GH * H), rt.data()};
-    ctx.launch_program(*p->transpose, targs);
-    float* rd = rt.data();
+    float* rd = weights(kRnnR, st->rt, r_scratch, *p->transpose_r, d);
     for (int64_t s = 0; s < max_steps; ++s) {
       float* hin = hs.data() + s * B * H;
       float* xws = xw.data() + s * B * GH;
