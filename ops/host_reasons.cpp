@@ -53,7 +53,9 @@ const std::array kGroups = {
     Group{"integer (quantized) arithmetic: the DSL's cube path multiplies f16/bf16/f32 only",
           {"ConvInteger", "QLinearConv", "MatMulInteger", "QLinearMatMul", "QuantizeLinear",
            "DequantizeLinear", "DynamicQuantizeLinear"}},
-    Group{"recurrences: a loop over time steps, each step's GEMV and gates on the host",
+    Group{"recurrences: a host loop over time steps that launches tile programs (weights' "
+          "Transposes, the projection Gemm, one RnnStep per step; ops/rnn_tile.cpp); f64 computes "
+          "on the host",
           {"RNN", "GRU", "LSTM"}},
     Group{"not yet a tile kernel (a host loop): data-dependent sampling and pooling",
           {"Resize", "Upsample", "GridSample", "AffineGrid", "RoiAlign", "MaxRoiPool", "LpPool",

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "registry/attr.h"
+#include "registry/op_def.h"
+#include "registry/registry.h"
 #include "registry/shape.h"
 #include "registry/tensor.h"
 
@@ -58,6 +60,15 @@ struct RnnConfig {
   bool input_forget = false;         // LSTM: f = 1 - i
 };
 
+// Activations by ONNX name (any case) with explicit alpha and beta, one each: RnnStep's form.
+std::vector<RnnActivation> rnn_activations(const std::vector<std::string>& names,
+                                           const std::vector<float>& alpha,
+                                           const std::vector<float>& beta);
+// act(clip(x)) in double (clip <= 0: none): the references' activation.
+double rnn_activation_ref(const RnnActivation& f, double clip, double x);
+// The activations' ONNX names, for RnnStep's `activations` attribute.
+std::string rnn_activation_name(RnnActivation::Fn fn);
+
 const char* rnn_name(RnnKind k);
 int rnn_outputs(RnnKind k);  // Y, Y_h (+ Y_c for LSTM)
 
@@ -71,6 +82,17 @@ std::vector<Shape> rnn_output_shapes(const RnnConfig& c);
 
 // The steps batch b runs: sequence_lens[b] (checked against [0, seq]) or seq.
 int64_t rnn_steps(const RnnConfig& c, const Tensor* lens, int64_t b);
+
+// The kernels: as tile programs launched through ctx.launch_program (rnn_tile.cpp; f32, f16,
+// bf16), or on the host (rnn_host.cpp). rnn_launches lists the programs the first runs, in order
+// (OpDef::launches_fn).
+void rnn_tile_kernel(RnnKind kind, const LaunchContext& ctx, std::span<const Tensor> in,
+                     std::span<Tensor> out);
+void rnn_host_kernel(RnnKind kind, const LaunchContext& ctx, std::span<const Tensor> in,
+                     std::span<Tensor> out);
+std::vector<ProgramLaunches> rnn_launches(RnnKind kind, const LaunchContext& ctx);
+// RnnStep (ai.asc): one step of one direction as a tile program (rnn_step.cpp).
+void register_rnn_step(Registry& r);
 
 // Naive reference in double (rnn_reference.cpp): every output of the node.
 void rnn_reference(RnnKind kind, const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out);

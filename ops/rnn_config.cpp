@@ -2,6 +2,7 @@
 // (ops/reduce_rnn.h), for inference, the host kernel and the reference alike.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "ops/reduce_rnn.h"
 #include "registry/error.h"
@@ -81,6 +82,54 @@ void expect_shape(const char* op, const char* what, const Shape& got, const Shap
 }
 
 }  // namespace
+
+std::vector<RnnActivation> rnn_activations(const std::vector<std::string>& names,
+                                           const std::vector<float>& alpha,
+                                           const std::vector<float>& beta) {
+  std::vector<RnnActivation> out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const ActSpec& s = act_spec(names[i], "RnnStep");
+    out.push_back(
+        {s.fn, i < alpha.size() ? alpha[i] : s.alpha, i < beta.size() ? beta[i] : s.beta});
+  }
+  return out;
+}
+
+std::string rnn_activation_name(RnnActivation::Fn fn) {
+  for (const ActSpec& s : kActs)
+    if (s.fn == fn) return s.name;
+  return "tanh";
+}
+
+double rnn_activation_ref(const RnnActivation& f, double clip, double x) {
+  if (clip > 0) x = std::min(std::max(x, -clip), clip);
+  const double a = f.alpha, b = f.beta;
+  switch (f.fn) {
+    case Fn::kRelu:
+      return x > 0 ? x : 0;
+    case Fn::kTanh:
+      return std::tanh(x);
+    case Fn::kSigmoid:
+      return 1 / (1 + std::exp(-x));
+    case Fn::kAffine:
+      return a * x + b;
+    case Fn::kLeakyRelu:
+      return x < 0 ? a * x : x;
+    case Fn::kThresholdedRelu:
+      return x > a ? x : 0;
+    case Fn::kScaledTanh:
+      return a * std::tanh(b * x);
+    case Fn::kHardSigmoid:
+      return std::min(1.0, std::max(0.0, a * x + b));
+    case Fn::kElu:
+      return x < 0 ? a * (std::exp(x) - 1) : x;
+    case Fn::kSoftsign:
+      return x / (1 + std::fabs(x));
+    case Fn::kSoftplus:
+      return std::log(1 + std::exp(x));
+  }
+  return x;
+}
 
 const char* rnn_name(RnnKind k) {
   return k == RnnKind::kRnn ? "RNN" : k == RnnKind::kGru ? "GRU" : "LSTM";

@@ -9,33 +9,7 @@ namespace asc {
 namespace {
 
 double act(const RnnActivation& f, double clip, double x) {
-  if (clip > 0) x = std::min(std::max(x, -clip), clip);
-  const double a = f.alpha, b = f.beta;
-  switch (f.fn) {
-    case RnnActivation::Fn::kRelu:
-      return x > 0 ? x : 0;
-    case RnnActivation::Fn::kTanh:
-      return std::tanh(x);
-    case RnnActivation::Fn::kSigmoid:
-      return 1 / (1 + std::exp(-x));
-    case RnnActivation::Fn::kAffine:
-      return a * x + b;
-    case RnnActivation::Fn::kLeakyRelu:
-      return x < 0 ? a * x : x;
-    case RnnActivation::Fn::kThresholdedRelu:
-      return x > a ? x : 0;
-    case RnnActivation::Fn::kScaledTanh:
-      return a * std::tanh(b * x);
-    case RnnActivation::Fn::kHardSigmoid:
-      return std::min(1.0, std::max(0.0, a * x + b));
-    case RnnActivation::Fn::kElu:
-      return x < 0 ? a * (std::exp(x) - 1) : x;
-    case RnnActivation::Fn::kSoftsign:
-      return x / (1 + std::fabs(x));
-    case RnnActivation::Fn::kSoftplus:
-      return std::log(1 + std::exp(x));
-  }
-  return x;
+  return rnn_activation_ref(f, clip, x);
 }
 
 struct Ref {

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 namespace asc {
 
 struct OpDef;
+struct TileProgram;
 class Tensor;
 
 struct LaunchContext {
@@ -30,6 +33,20 @@ struct LaunchContext {
   // Host kernels: runs body(begin, end) over chunks of [0, n) on the device's workers. Set by the
   // runtime; when empty, parallel() runs the whole range inline.
   std::function<void(int64_t n, const std::function<void(int64_t, int64_t)>& body)> parallel_for;
+
+  // Host kernels that run as a sequence of tile programs (OpDef::launches_fn; docs/RUNTIME.md,
+  // "Ops as a sequence of tile programs"): launches a placed program on the runtime's device,
+  // args[i] being GM argument i (inputs, then outputs, dense as the program's args). Set by the
+  // runtime; when empty the op computes on the host.
+  std::function<void(const TileProgram&, std::span<void* const> args)> launch_program;
+  // Per input: true when it is a model constant (its bytes stay the same while the context
+  // lives). May be shorter than `inputs` (missing = not known to be constant).
+  std::vector<bool> constant;
+  // A host kernel's own data kept across the launches of one context: the runtime keeps a
+  // plan step's context for every run of that plan (one run at a time per context), so a kernel
+  // may keep what depends only on constants and the signature there (the RNN family: its planned
+  // programs, its transposed weights). Empty in a context made for one launch.
+  mutable std::shared_ptr<void> state;
 
   const Attrs& attr() const { return *attrs; }
   void parallel(int64_t n, const std::function<void(int64_t, int64_t)>& body) const {

@@ -113,6 +113,10 @@ OpDef& OpDef::same_bytes(SameBytesFn f) {
 OpDef& OpDef::same_bytes() {
   return same_bytes([](const Attrs&, const TensorDesc&, const TensorDesc&) { return true; });
 }
+OpDef& OpDef::launches(LaunchesFn f) {
+  launches_fn = std::move(f);
+  return *this;
+}
 
 KernelKind OpDef::kernel_for(const Attrs& resolved, std::span<const TensorDesc> in,
                              std::span<const TensorDesc> out) const {

@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -81,6 +82,15 @@ using SameBytesFn = std::function<bool(const Attrs&, const TensorDesc& in, const
 // input descs, output descs with kUndefined for outputs the node does not want).
 using TileWhenFn = std::function<bool(const Attrs&, std::span<const TensorDesc> in,
                                       std::span<const TensorDesc> out)>;
+// An op run as a sequence of tile programs (a host kernel that plans them and launches them
+// through LaunchContext::launch_program: the RNN family): the placed programs one launch of it
+// runs for these types, each with its launch count, in order. The sim device predicts the op
+// from it; the host kernel launches the same programs.
+struct ProgramLaunches {
+  std::shared_ptr<const TileProgram> program;
+  int64_t count = 1;
+};
+using LaunchesFn = std::function<std::vector<ProgramLaunches>(const LaunchContext&)>;
 // Naive reference accumulating in double; outputs are preallocated with the inferred shapes.
 using ReferenceFn = std::function<void(const Attrs&, std::span<const Tensor>, std::span<Tensor>)>;
 
@@ -107,6 +117,7 @@ struct OpDef {
   TileWhenFn tile_when_fn;
   ReferenceFn reference_fn;
   SameBytesFn same_bytes_fn;  // empty: output 0 is never input 0's bytes as they are
+  LaunchesFn launches_fn;     // host kernels run as tile programs (ProgramLaunches)
 
   // Builder.
   OpDef& input(std::string name, std::string type, Arity a = Arity::kSingle,
@@ -128,6 +139,7 @@ struct OpDef {
   OpDef& reference(ReferenceFn f);
   OpDef& same_bytes(SameBytesFn f);  // see SameBytesFn
   OpDef& same_bytes();               // always (Reshape, Flatten, Squeeze, Unsqueeze, Identity)
+  OpDef& launches(LaunchesFn f);     // see LaunchesFn
 
   bool has(Trait t) const { return (traits & t) != 0; }
   KernelKind kernel_kind() const;

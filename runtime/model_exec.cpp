@@ -84,6 +84,11 @@ void Model::prepare_frame(const Plan& plan, RunFrame& f) const {
       ctx->parallel_for = [dev](int64_t m, const std::function<void(int64_t, int64_t)>& body) {
         dev->parallel_for(m, body);
       };
+      ctx->launch_program = [dev](const TileProgram& p, std::span<void* const> args) {
+        dev->launch(p, args);
+      };
+      for (int v : n.inputs)
+        ctx->constant.push_back(v >= 0 && plan.storage[v] == Storage::kConstant);
       fs.ctx = std::move(ctx);
     }
   }
@@ -219,7 +224,9 @@ std::vector<NamedTensor> Model::run_dynamic(const std::vector<const Tensor*>& fe
         o.num_outputs = n.outputs.size();
         o.optimize = options_.optimize;
         o.spec = spec_;
-        if (sim_ || (stats && stats->on_step))
+        // An op launching a sequence of programs (OpDef::launches_fn) is predicted from that
+        // list, not from its last launch.
+        if ((sim_ || (stats && stats->on_step)) && !n.def->launches_fn)
           o.on_program = [&](const TileProgram& p) {
             launched = std::make_shared<const TileProgram>(p);
           };

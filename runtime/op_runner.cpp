@@ -101,6 +101,10 @@ std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const 
     ctx.parallel_for = [&device](int64_t n, const std::function<void(int64_t, int64_t)>& body) {
       device.parallel_for(n, body);
     };
+    ctx.launch_program = [&device, &opts](const TileProgram& p, std::span<void* const> args) {
+      if (opts.on_program) opts.on_program(p);
+      device.launch(p, args);
+    };
     op.host_kernel_fn(ctx, inputs, outs);
     return outs;
   }

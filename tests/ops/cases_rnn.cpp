@@ -1,7 +1,8 @@
 // Cases of RNN / GRU / LSTM (opsets 1, 3, 7 and 14): forward, reverse, bidirectional; with and
 // without bias, sequence_lens (including 0 and full lengths), initial states and peepholes; layout
 // 0/1; non-default activations with alpha/beta, clip, linear_before_reset, input_forget; f32, f16,
-// f64. Called from cases_reduce_more().
+// f64; and of RnnStep (ai.asc), the per-step tile program the family launches: every cell and
+// stage, with and without its optional inputs. Called from cases_reduce_more().
 #include "ops/op_cases.h"
 #include "registry/strings.h"
 
@@ -62,6 +63,69 @@ OpCase rnn(const char* op, int opset, const Dims& d, const Opts& o, Attrs attrs 
   return c;
 }
 
+InputSpec f32s(DType dt, const std::vector<float>& v) {
+  Tensor t(dt, {static_cast<int64_t>(v.size())});
+  for (size_t i = 0; i < v.size(); ++i) t.set(static_cast<int64_t>(i), v[i]);
+  return fixed_tensor(std::move(t));
+}
+
+struct StepOpts {
+  bool c = false, p = false, rbh = false, m = false, rh = false;
+  DType dt = DType::kF32;
+  std::string label{};
+};
+
+// RnnStep: XW [B, G*H], H [B, H], RT [G, H, H], C, P [3H], RBH [H], M [B] (1, 0, 1, ..), RH.
+OpCase step(const char* cell, int64_t batch, int64_t hidden, const StepOpts& o, Attrs attrs = {}) {
+  const std::string kind = cell;
+  const int64_t gates = kind == "RNN" ? 1 : kind == "GRU" ? 3 : 4;
+  const DType dt = o.dt;
+  std::vector<InputSpec> in{asc::test::in(dt, {batch, gates * hidden}, -1, 1),
+                            asc::test::in(dt, {batch, hidden}, -1, 1),
+                            asc::test::in(dt, {gates, hidden, hidden}, -0.6, 0.6)};
+  in.push_back(o.c ? asc::test::in(dt, {batch, hidden}, -1, 1) : absent());
+  in.push_back(o.p ? asc::test::in(dt, {3 * hidden}, -0.5, 0.5) : absent());
+  in.push_back(o.rbh ? asc::test::in(dt, {hidden}, -0.5, 0.5) : absent());
+  std::vector<float> mask;
+  for (int64_t b = 0; b < batch; ++b) mask.push_back(b % 2 == 0 ? 1.f : 0.f);
+  in.push_back(o.m ? f32s(dt, mask) : absent());
+  in.push_back(o.rh ? asc::test::in(dt, {batch, hidden}, -1, 1) : absent());
+  while (!in.empty() && in.back().dtype == DType::kUndefined) in.pop_back();
+  attrs.set("cell", kind);
+  OpCase c{"RnnStep", 1, std::move(in), std::move(attrs)};
+  c.domain = "ai.asc";
+  c.label = cat(cell, o.c ? "/c" : "", o.p ? "/p" : "", o.rbh ? "/rbh" : "", o.m ? "/m" : "",
+                o.rh ? "/rh" : "", o.label.empty() ? "" : "/", o.label);
+  if (dt == DType::kF16 || dt == DType::kBF16) c.atol = c.rtol = 2e-2;
+  return c;
+}
+
+void add_step_cases(std::vector<OpCase>& v) {
+  v.push_back(step("RNN", 3, 5, {}));
+  Attrs clip;
+  clip.set("clip", 0.4f);
+  clip.set("activations", std::vector<std::string>{"Softsign"});
+  v.push_back(step("RNN", 4, 33, {.m = true, .label = "clip"}, clip));
+  Attrs lbr;
+  lbr.set("linear_before_reset", int64_t{1});
+  v.push_back(step("GRU", 3, 6, {.rbh = true, .m = true, .label = "lbr"}, lbr));
+  v.push_back(step("GRU", 1, 37, {.label = "lbr"}, lbr));
+  Attrs reset;
+  reset.set("stage", std::string("reset"));
+  v.push_back(step("GRU", 2, 7, {.label = "reset"}, reset));
+  v.push_back(step("GRU", 3, 6, {.rbh = true, .m = true, .rh = true}));
+  v.push_back(step("LSTM", 1, 7, {.c = true, .p = true, .m = true}));
+  v.push_back(step("LSTM", 5, 40, {.c = true, .p = true}));
+  Attrs forget;
+  forget.set("input_forget", int64_t{1});
+  forget.set("activations", std::vector<std::string>{"HardSigmoid", "Elu", "Softplus"});
+  forget.set("activation_alpha", std::vector<float>{0.3f, 0.8f});
+  forget.set("clip", 1.5f);
+  v.push_back(step("LSTM", 2, 9, {.p = true, .label = "forget"}, forget));
+  v.push_back(step("LSTM", 2, 9, {.c = true, .dt = DType::kF16}));
+  v.push_back(step("GRU", 3, 6, {.rbh = true, .rh = true, .dt = DType::kBF16}));
+}
+
 }  // namespace
 
 std::vector<OpCase> cases_rnn() {
@@ -93,6 +157,25 @@ std::vector<OpCase> cases_rnn() {
     v.push_back(rnn(op, 14, small, {.bias = true, .layout = 0}));
     v.push_back(rnn(op, 14, small, {.bias = true, .dt = DType::kF16}));
     v.push_back(rnn(op, 7, odd, {.direction = "bidirectional", .bias = true, .dt = DType::kF64}));
+    // f64 runs on the host (no cube multiplies it): its lengths, states, peepholes and layout.
+    v.push_back(rnn(op, 14, odd,
+                    {.direction = "bidirectional",
+                     .lens = true,
+                     .h0 = true,
+                     .c0 = lstm,
+                     .peep = lstm,
+                     .layout = 1,
+                     .dt = DType::kF64}));
+    v.push_back(rnn(op, 14, small, {.bias = true, .dt = DType::kBF16}));
+    v.push_back(rnn(op, 7, {1, 1, 3, 17}, {.bias = true, .h0 = true, .label = "seq1"}));
+    // sequence_lens 1, 0, 2, 2: a batch row that runs no step keeps its initial state.
+    v.push_back(rnn(op, 14, {2, 4, 3, 5},
+                    {.direction = "bidirectional",
+                     .bias = true,
+                     .lens = true,
+                     .h0 = true,
+                     .c0 = lstm,
+                     .label = "len0"}));
     // Clipped gates.
     Attrs clip;
     clip.set("clip", 0.5f);
@@ -129,6 +212,7 @@ std::vector<OpCase> cases_rnn() {
   forget.set("input_forget", int64_t{1});
   v.push_back(
       rnn("LSTM", 7, odd, {.bias = true, .c0 = true, .peep = true, .label = "forget"}, forget));
+  add_step_cases(v);
   return v;
 }
 

@@ -36,6 +36,21 @@ KernelCost SimDevice::predict(const Graph& g, const PlanStep& s) const {
     return view;
   }
   if (s.program) return predict_program(*s.program, spec_, config_);
+  if (n.def && n.def->launches_fn) {  // a sequence of tile programs: each launch, in order
+    const Attrs attrs = n.def->resolve(n.attrs);
+    LaunchContext ctx;
+    ctx.op = n.def;
+    ctx.inputs = s.in;
+    ctx.outputs = s.out;
+    ctx.attrs = &attrs;
+    ctx.spec = &spec_;
+    KernelCost total;
+    for (const ProgramLaunches& l : n.def->launches_fn(ctx)) {
+      const KernelCost k = predict_program(*l.program, spec_, config_);
+      for (int64_t i = 0; i < l.count; ++i) total.then(k);
+    }
+    if (total.valid) return total;
+  }
   auto bytes = [](const TensorDesc& d) {
     return numel(d.shape) * static_cast<int64_t>(dtype_size(d.dtype));
   };
