@@ -54,6 +54,7 @@ Model::Model(Graph graph, ModelOptions options, std::shared_ptr<cpu::CpuDevice> 
   load_subgraphs();  // after folding: folded values they read become their constants
   if (options_.last_logits_only) keep_last_position(graph_, "logits");  // before fusion: a MatMul
   if (options_.optimize && options_.fusion) {  // exposed values are the fusion's keep-set
+    bypass_inference_dropouts(graph_, expose);
     FuseOptions fo;
     fo.keep = expose;
     fusion_ = fuse(graph_, fo);
