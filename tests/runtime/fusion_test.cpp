@@ -312,6 +312,23 @@ TEST(FuseElementwise, AChainIsOneSplicedNode) {
   expect_same_outputs(b.g, {{"x", random({4, 1, 8}, 13)}, {"c", random({3, 8}, 14)}}, 1e-6);
 }
 
+// A one-element chain (a scale from a shape) stays apart from the full-size chain it feeds: fused,
+// it would run once per element of the output.
+TEST(FuseElementwise, AOneElementProducerStaysOut) {
+  Builder b;
+  const int x = b.input("x", {4, 6});
+  const int d = b.input("d", {});
+  const int scale =
+      b.op("Pow", "scale", {b.op("Sqrt", "root", {d}), b.constant("p", scalar(-1.f))});
+  b.g.outputs = {b.op("Exp", "y", {b.op("Mul", "q", {x, scale})})};
+  Graph g = b.g;
+  EXPECT_EQ(fuse(g).counts.at("FusedElementwise"), 2);  // {Sqrt, Pow} and {Mul, Exp}
+  EXPECT_EQ(g.nodes.size(), 2u);
+  Tensor dv(DType::kF32, {});
+  dv.set(0, 32.0);
+  expect_same_outputs(b.g, {{"x", random({4, 6}, 17)}, {"d", dv}}, 1e-6);
+}
+
 TEST(FuseElementwise, AValueReadTwiceInsideIsInterior) {
   Builder b;
   const int x = b.input("x", {5, 7});
