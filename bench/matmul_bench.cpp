@@ -133,8 +133,9 @@ int main(int argc, char** argv) {
         bs.push_back(b.clone());
         if (packs) bps.push_back(bp.clone());
       }
-      for (int64_t m : {1, 16, 128, 512}) {
-        if (only_m && m != only_m) continue;
+      const std::vector<int64_t> ms =
+          only_m ? std::vector<int64_t>{only_m} : std::vector<int64_t>{1, 16, 128, 512};
+      for (int64_t m : ms) {
         const asc::Tensor a = random_tensor(dt, {m, s[0]}, 1);
         asc::Tensor y(dt, {m, s[1]});
         const double flops = 2.0 * static_cast<double>(m * s[0] * s[1]);
