@@ -1,5 +1,5 @@
 // asc's MatMul op against oneDNN's matmul primitive, both on 2 threads, in one run. Run by hand:
-//   asc-matmul-bench [f32|bf16] [M] [K]
+//   asc-matmul-bench [f32|bf16] [M] [K] [N]      (K and N given: that shape alone)
 // asc: the op's placed TileProgram is planned once per shape (as the runtime caches plans per
 // shape signature) and CpuDevice(2)::launch is timed on preallocated tensors. oneDNN: plain
 // row-major layouts, OpenMP with 2 threads. Output dtype = input dtype on both sides (f32 -> f32,
@@ -11,6 +11,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -106,12 +107,14 @@ int main(int argc, char** argv) {
   const std::string only_type = argc > 1 ? argv[1] : "";
   const int64_t only_m = argc > 2 ? std::atoll(argv[2]) : 0;
   const int64_t only_k = argc > 3 ? std::atoll(argv[3]) : 0;
+  const int64_t only_n = argc > 4 ? std::atoll(argv[4]) : 0;
   const asc::cpu::CpuDevice dev(kThreads);
   std::printf("asc-matmul-bench: %d threads each; %s\n", kThreads, dev.spec().str().c_str());
   std::printf("%-5s %5s %5s %6s %10s %10s %6s %10s %10s %6s  %s\n", "type", "M", "K", "N",
               "asc GF/s", "dnnl GF/s", "ratio", "packed", "dnnl GF/s", "ratio",
               "asc tile TMxTNxTK grid/block_dim; packed");
-  const int64_t kn[][2] = {{896, 4864}, {4864, 896}, {3584, 18944}};
+  std::vector<std::array<int64_t, 2>> kn = {{896, 4864}, {4864, 896}, {3584, 18944}};
+  if (only_k > 0 && only_n > 0) kn = {{only_k, only_n}};
   for (DType dt : {DType::kF32, DType::kBF16}) {
     if (!only_type.empty() && only_type != asc::dtype_name(dt)) continue;
     for (const auto& s : kn) {
@@ -130,8 +133,9 @@ int main(int argc, char** argv) {
         bs.push_back(b.clone());
         if (packs) bps.push_back(bp.clone());
       }
-      for (int64_t m : {1, 16, 128, 512}) {
-        if (only_m && m != only_m) continue;
+      const std::vector<int64_t> ms =
+          only_m ? std::vector<int64_t>{only_m} : std::vector<int64_t>{1, 16, 128, 512};
+      for (int64_t m : ms) {
         const asc::Tensor a = random_tensor(dt, {m, s[0]}, 1);
         asc::Tensor y(dt, {m, s[1]});
         const double flops = 2.0 * static_cast<double>(m * s[0] * s[1]);

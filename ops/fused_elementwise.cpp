@@ -231,7 +231,7 @@ void chain_kernel(TileBuilder& t) {
     std::vector<Buf> bufs;
     for (int64_t c : s.args) {
       const auto i = static_cast<size_t>(c);
-      if (c >= 0 && !loaded[i].valid()) loaded[i] = t.copy_in(c, ew_box(ctx, t.tiling(), c));
+      if (c >= 0 && !loaded[i].valid()) loaded[i] = ew_copy_in(t, static_cast<int>(c));
       bufs.push_back(c >= 0 ? loaded[i] : c == -1 ? Buf{} : results[static_cast<size_t>(-c - 2)]);
       sc.inputs.push_back(c >= 0    ? ctx.inputs[i]
                           : c == -1 ? TensorDesc{}

@@ -77,6 +77,14 @@ MmView matmul_view(const Shape& sa, const Shape& sb) {
     v.y_bs.back() = y_full[d];
     prev_a = bc_a, prev_b = bc_b;
   }
+  // A batch B does not vary over (B 2-D, or broadcast there) with A and Y dense across it is more
+  // rows of one product: [S, 1, K] x [K, N] (torch's sequence-first Linear) is one M = S GEMM,
+  // not S products of one row each.
+  if (!v.batch.empty() && ra >= 2 && !prev_a && v.b_bs.back() == 0 && v.a_bs.back() == v.m * v.k &&
+      v.y_bs.back() == v.m * v.n && v.y_rs == v.n) {
+    v.m *= v.batch.back();
+    v.batch.pop_back(), v.a_bs.pop_back(), v.b_bs.pop_back(), v.y_bs.pop_back();
+  }
   return v;
 }
 

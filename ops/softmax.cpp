@@ -2,7 +2,8 @@
 // and normalises each row (axis default 1); opset 13+ normalises along the single `axis` (default
 // -1). Both are a row view (registry/rows.h) with one reduced dim r: [outer, r, inner].
 //
-// One tile, when a whole row fits: x = load, m = max_r x, e = exp(x - m), y = e / sum_r e.
+// One tile, when a whole row fits: x = load, m = max_r x, e = exp(x - m), y = e * (1 / sum_r e)
+// (log-softmax: (x - m) - log(sum_r e)).
 // Longer rows: an online pass over the row's chunks keeps a running max m and a running sum
 // s = sum exp(x - m) (rescaled by exp(m_old - m_new) when m grows), then a second pass writes
 // exp(x - m) / s per chunk. LogSoftmax writes (x - m) - log(s) instead. f16/bf16 compute in f32.
@@ -76,11 +77,13 @@ void softmax_kernel(bool flatten, bool log_out, TileBuilder& t) {
     store(tile, t.duplicate(cdt, tile.size, log_out ? 0.0 : 1.0));
     return;
   }
-  if (tile.size[r] >= v.dims[r]) {  // whole rows in the tile
+  if (tile.size[r] >= v.dims[r]) {  // whole rows in the tile: exp once, one reciprocal per row
     Buf x = load(tile);
-    Buf m = t.reduce(ReduceOp::kMax, x, r);
-    Buf s = t.reduce(ReduceOp::kSum, exp(t.bcast_mid(BinaryOp::kSub, x, m, r)), r);
-    store(tile, softmax_finish(t, log_out, x, m, s, r));
+    Buf d = t.bcast_mid(BinaryOp::kSub, x, t.reduce(ReduceOp::kMax, x, r), r);
+    Buf e = exp(d);
+    Buf s = t.reduce(ReduceOp::kSum, e, r);
+    store(tile, log_out ? t.bcast_mid(BinaryOp::kSub, d, log(s), r)
+                        : t.bcast_mid(BinaryOp::kMul, e, t.unary(UnaryOp::kReciprocal, s), r));
     return;
   }
   Shape kept = tile.size;

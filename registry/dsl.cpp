@@ -118,6 +118,12 @@ Buf TileBuilder::binary(BinaryOp op, Buf a, Buf b) {
     throw ShapeError(prog_.op + ": binary " + std::string(op_name(op)) + " of " +
                      std::string(dtype_name(dtype(a))) + to_string(dims(a)) + " and " +
                      std::string(dtype_name(dtype(b))) + to_string(dims(b)));
+  const bool folds = dtype_is_float(dtype(a)) &&
+                     (op == BinaryOp::kAdd || op == BinaryOp::kSub || op == BinaryOp::kMul ||
+                      op == BinaryOp::kDiv || op == BinaryOp::kMax || op == BinaryOp::kMin);
+  const auto ka = known_.find(a.id), kb = known_.find(b.id);
+  if (folds && kb != known_.end() && ka == known_.end()) return scalar(op, a, kb->second);
+  if (folds && ka != known_.end() && kb == known_.end()) return scalar(op, b, ka->second, true);
   Instr in;
   in.kind = InstrKind::kBinary;
   in.op = static_cast<uint8_t>(op);
@@ -187,6 +193,11 @@ Buf TileBuilder::select(Buf cond, Buf a, Buf b) {
 Buf TileBuilder::cast(Buf x, DType to) {
   check(x, "cast");
   if (dtype(x) == to) return x;
+  // A known value widens exactly (f16/bf16 -> f32 -> f64).
+  if (const auto k = known_.find(x.id); k != known_.end() && dtype_is_float(dtype(x)) &&
+                                        (to == DType::kF32 || to == DType::kF64) &&
+                                        dtype_size(to) >= dtype_size(dtype(x)))
+    return known_scalar(to, dims(x), k->second);
   Instr in;
   in.kind = InstrKind::kCast;
   in.src[0] = x.id;
@@ -341,8 +352,26 @@ std::vector<Buf> TileBuilder::splice(const LaunchContext& ctx, std::span<const B
   return out;
 }
 
+Buf TileBuilder::known_scalar(DType dt, Shape d, double value) {
+  Buf b = duplicate(dt, std::move(d), value);
+  known_[b.id] = value;
+  return b;
+}
+
 TileProgram TileBuilder::finish() && {
   if (open_loops_ != 0) throw ShapeError(prog_.op + ": unbalanced loop in tile kernel");
+  // Known scalars every reader folded: their duplicates go (the buffers stay unplaced).
+  std::vector<bool> read(prog_.buffers.size(), false);
+  for (const Instr& in : prog_.instrs) {
+    for (int s : in.src)
+      if (s >= 0) read[static_cast<size_t>(s)] = true;
+    if (in.dst >= 0 && !(in.kind == InstrKind::kDuplicate && known_.count(in.dst)))
+      read[static_cast<size_t>(in.dst)] = true;  // written by another instruction too
+  }
+  std::erase_if(prog_.instrs, [&](const Instr& in) {
+    return in.kind == InstrKind::kDuplicate && known_.count(in.dst) &&
+           !read[static_cast<size_t>(in.dst)];
+  });
   return std::move(prog_);
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <utility>
@@ -36,6 +37,7 @@ class TileBuilder {
 
   // The launch context of the kernel being traced (inside splice(): the spliced op's).
   const LaunchContext& ctx() const { return *ctx_; }
+  bool spliced() const { return !splices_.empty(); }  // inside splice(): copy-ins are bound
   const TilingData& tiling() const { return tiling_; }
   int64_t param(const std::string& key) const { return tiling_.get(key); }
   const BufferDecl& decl(Buf b) const { return prog_.buffers[b.id]; }
@@ -67,6 +69,11 @@ class TileBuilder {
   Buf cast(Buf x, DType to);
   Buf reduce(ReduceOp op, Buf x, int axis);  // keeps the axis, size 1
   Buf duplicate(DType dtype, Shape dims, double value);
+  // A one-element float value known while tracing (a constant operand), spread over `dims`: a
+  // duplicate that binary() folds into a scalar instruction (add, sub, mul, div, max, min) and
+  // cast() carries to a wider float dtype; finish() drops the duplicate when nothing else reads
+  // it. Only for operands of elementwise kernels (ew_load): a copy-in would zero-pad tail tiles.
+  Buf known_scalar(DType dtype, Shape dims, double value);
   // acc = acc op x in place: the loop-carried form (split reductions, running max/sum).
   void accumulate(BinaryOp op, Buf acc, Buf x);
 
@@ -118,6 +125,7 @@ class TileBuilder {
   TileProgram prog_;
   int open_loops_ = 0;
   std::vector<SpliceFrame> splices_;  // innermost last
+  std::map<int, double> known_;       // known_scalar buffers and their value
 };
 
 Buf operator+(Buf a, Buf b);

@@ -195,8 +195,19 @@ DType compute_dtype(DType t) {
   return t == DType::kF16 || t == DType::kBF16 ? DType::kF32 : t;
 }
 
+Buf ew_copy_in(TileBuilder& t, int input) {
+  const LaunchContext& ctx = t.ctx();
+  const GmBox box = ew_box(ctx, t.tiling(), input);
+  const auto i = static_cast<size_t>(input);
+  const Tensor* v = i < ctx.values.size() ? ctx.values[i] : nullptr;
+  if (!t.spliced() && v && v->numel() == 1 && dtype_is_float(v->dtype()) &&
+      v->dtype() == ctx.inputs[i].dtype)
+    return t.known_scalar(v->dtype(), box.sizes(), v->at(0));
+  return t.copy_in(input, box);
+}
+
 Buf ew_load(TileBuilder& t, int input) {
-  Buf b = t.copy_in(input, ew_box(t.ctx(), t.tiling(), input));
+  Buf b = ew_copy_in(t, input);
   return t.cast(b, compute_dtype(t.dtype(b)));
 }
 

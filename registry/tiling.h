@@ -41,6 +41,10 @@ GmBox ew_box(const LaunchContext& ctx, const TilingData& tiling, int arg);
 
 // Compute dtype of a storage dtype: f16/bf16 compute in f32, like Ascend kernels do.
 DType compute_dtype(DType t);
+// Input `input`'s elementwise box as a buffer: a copy-in, or for a one-element float constant
+// (known while tracing) a known_scalar, which binary() folds into scalar instructions. Inside a
+// splice: the buffer bound to the input.
+Buf ew_copy_in(TileBuilder& t, int input);
 // Copy-in of input `i`'s tile (broadcast expanded), cast to its compute dtype.
 Buf ew_load(TileBuilder& t, int input);
 // Cast to output `o`'s dtype and copy out.

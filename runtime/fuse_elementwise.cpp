@@ -7,9 +7,11 @@
 // trait kElementwise, a tile kernel, inputs that broadcast numpy-style into its output, ...).
 // Groups grow from a sink (the last node, in reverse topological order) towards its producers: a
 // producer joins when every consumer of its output is already in the group (can_fuse's rule,
-// checked again on the whole group). A group of two or more nodes is fused; its operands may
-// broadcast, since elementwise ops commute with broadcasting (the fused tile expands every
-// operand to the output's tile).
+// checked again on the whole group), unless it makes one element and the sink more: the fused
+// tile expands every operand to the output's tile, so that producer would run once per output
+// element — Swin's Pow(head_dim, -0.5) per element of q — instead of once (at planning, when its
+// inputs are known). A group of two or more nodes is fused; its operands may broadcast, since
+// elementwise ops commute with broadcasting.
 #include <algorithm>
 
 #include "ops/fused.h"
@@ -36,6 +38,14 @@ bool chain_candidate(const FuseGraph& fg, int n) {
 // Dims equal for sure: the same known value or the same symbol.
 bool same_dim(const Dim& a, const Dim& b) {
   return (a.known() && b.known() && a.value() == b.value()) || (a.symbolic() && a == b);
+}
+
+// One element for sure (every dim known 1, or rank 0).
+bool one_element(const TensorType& t) {
+  if (!t.shape) return false;
+  for (const Dim& d : *t.shape)
+    if (!d.known() || d.value() != 1) return false;
+  return true;
 }
 
 }  // namespace
@@ -142,7 +152,8 @@ int fuse_elementwise(FuseGraph& fg) {
       for (size_t i = 0; i < group.size() && group.size() < kMaxSteps; ++i)
         for (int v : g.nodes[group[i]].inputs) {
           const int p = v >= 0 ? g.values[v].producer : -1;
-          if (p < 0 || grouped[p] || !chain_candidate(fg, p) || fg.is_output(v) || fg.kept(v))
+          if (p < 0 || grouped[p] || !chain_candidate(fg, p) || fg.is_output(v) || fg.kept(v) ||
+              (one_element(fg.type(v)) && !one_element(fg.type(g.nodes[sink].outputs[0]))))
             continue;
           const auto& users = fg.consumers(v);
           if (!std::all_of(users.begin(), users.end(), member)) continue;

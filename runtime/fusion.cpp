@@ -10,52 +10,14 @@
 #include "registry/error.h"
 #include "registry/strings.h"
 #include "runtime/graph_passes.h"
+#include "runtime/sym_infer.h"
 
 namespace asc {
-namespace {
-
-// What the registry's inference says about node n's outputs from its inputs' types (and the
-// constants among them); empty when an input type is unknown or inference fails.
-std::vector<TensorType> infer_node(const Graph& g, const Node& n,
-                                   const std::vector<TensorType>& types) {
-  if (!n.def || !n.def->infer_fn) return {};
-  std::vector<TensorType> in;
-  std::vector<const Tensor*> values;
-  std::vector<DType> dtypes;
-  for (int v : n.inputs) {
-    in.push_back(v >= 0 ? types[v] : TensorType{});
-    if (v >= 0 && types[v].dtype == DType::kUndefined) return {};
-    values.push_back(v >= 0 && g.values[v].constant ? &*g.values[v].constant : nullptr);
-    dtypes.push_back(in.back().dtype);
-  }
-  try {
-    n.def->check_types(dtypes);
-    const Attrs resolved = n.def->resolve(n.attrs);
-    return n.def->infer_fn(InferContext{*n.def, in, resolved, values, n.outputs.size()});
-  } catch (const Error&) {
-    // Shapes left unknown (a Reshape to a computed shape, say): the dtype of an output still
-    // follows an input bound to the same type constraint, so patterns downstream can see it.
-    std::vector<TensorType> out(n.outputs.size());
-    for (size_t k = 0; k < out.size() && k < n.def->outputs.size(); ++k)
-      for (size_t j = 0; j < in.size() && j < n.def->inputs.size(); ++j)
-        if (n.def->outputs[k].type == n.def->inputs[j].type) out[k].dtype = in[j].dtype;
-    return out;
-  }
-}
-
-// A declared type unless inference knows more (a shape where the declaration has none).
-TensorType better(const TensorType& declared, const TensorType& inferred) {
-  if (inferred.dtype == DType::kUndefined) return declared;
-  if (declared.dtype != DType::kUndefined && declared.shape && !inferred.shape) return declared;
-  return inferred;
-}
-
-}  // namespace
 
 FuseGraph::FuseGraph(Graph& g, const std::vector<int>& keep)
     : g_(g),
       consumers_(g.values.size()),
-      types_(g.values.size()),
+      types_(infer_symbolic(g).types),
       output_(g.values.size(), false),
       keep_(g.values.size(), false),
       removed_(g.nodes.size(), false) {
@@ -65,19 +27,6 @@ FuseGraph::FuseGraph(Graph& g, const std::vector<int>& keep)
         consumers_[v].push_back(static_cast<int>(i));
   for (int v : g.outputs) output_[v] = true;
   for (int v : keep) keep_[v] = true;
-  for (size_t v = 0; v < g.values.size(); ++v) {
-    const Value& val = g.values[v];
-    types_[v] =
-        val.constant ? TensorType{val.constant->dtype(), to_sym(val.constant->shape())} : val.type;
-  }
-  for (int i : g.topo_order()) {
-    const Node& n = g.nodes[i];
-    const std::vector<TensorType> out = infer_node(g, n, types_);
-    for (size_t k = 0; k < n.outputs.size(); ++k)
-      if (n.outputs[k] >= 0)
-        types_[n.outputs[k]] =
-            better(g.values[n.outputs[k]].type, k < out.size() ? out[k] : TensorType{});
-  }
 }
 
 int FuseGraph::producer(int v, std::string_view type) const {

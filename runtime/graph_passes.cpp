@@ -1,6 +1,7 @@
 #include "runtime/graph_passes.h"
 
 #include <limits>
+#include <optional>
 
 #include "ops/ops.h"
 #include "registry/error.h"
@@ -74,6 +75,56 @@ int eliminate_dead_nodes(Graph& g, const std::vector<int>& keep_values) {
   }
   int removed = 0;
   for (bool k : keep) removed += !k;
+  compact(g, keep);
+  return removed;
+}
+
+namespace {
+
+bool inference_dropout(const Graph& g, const Node& n) {
+  if (n.op_type != "Dropout" || !n.domain.empty() || n.inputs.empty() || n.inputs[0] < 0 ||
+      n.outputs.empty() || n.outputs[0] < 0)
+    return false;
+  if (n.opset < 7) return n.attrs.i("is_test", 0) != 0;
+  if (n.opset < 12 || n.inputs.size() < 3 || n.inputs[2] < 0) return true;
+  const auto constant_is = [&](int v, double value) {
+    const std::optional<Tensor>& c = g.values[v].constant;
+    return c && c->numel() == 1 && c->at(0) == value;
+  };
+  // Training with ratio 0 keeps every element too (torch exports nn.Dropout(p=0) so).
+  return constant_is(n.inputs[2], 0.0) || (n.inputs[1] >= 0 && constant_is(n.inputs[1], 0.0));
+}
+
+}  // namespace
+
+int bypass_inference_dropouts(Graph& g, const std::vector<int>& keep_values) {
+  std::vector<bool> pinned(g.values.size(), false), read(g.values.size(), false);
+  for (int v : g.outputs) pinned[v] = true;
+  for (int v : keep_values) pinned[v] = true;
+  for (const Node& n : g.nodes)
+    for (int v : n.inputs)
+      if (v >= 0) {
+        read[v] = true;
+        if (!n.subgraphs.empty()) pinned[v] = true;
+      }
+  std::vector<int> source(g.values.size(), -1);
+  std::vector<bool> keep(g.nodes.size(), true);
+  int removed = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (!inference_dropout(g, n) || pinned[n.outputs[0]]) continue;
+    bool mask_free = true;
+    for (size_t o = 1; o < n.outputs.size(); ++o)
+      mask_free = mask_free && (n.outputs[o] < 0 || (!read[n.outputs[o]] && !pinned[n.outputs[o]]));
+    if (!mask_free) continue;
+    source[n.outputs[0]] = n.inputs[0];
+    keep[i] = false;
+    ++removed;
+  }
+  if (removed == 0) return 0;
+  for (Node& n : g.nodes)
+    for (int& v : n.inputs)
+      while (v >= 0 && source[v] >= 0) v = source[v];
   compact(g, keep);
   return removed;
 }

@@ -20,6 +20,12 @@ void compact(Graph& g, const std::vector<bool>& keep);
 // number removed.
 int eliminate_dead_nodes(Graph& g, const std::vector<int>& keep = {});
 
+// Inference Dropouts (opset 7-11; 12+ without training_mode, with a constant false one or a
+// constant ratio 0; 1-6 with is_test set) copy their input: their readers read the input instead,
+// and the node goes. Not when output 0 is a graph output or in `keep`, the mask is read or a graph
+// output, or a reader runs subgraphs (they name the value). Returns the number removed.
+int bypass_inference_dropouts(Graph& g, const std::vector<int>& keep = {});
+
 // Generation reads only the last position's logits: when graph output `output` (declared rank
 // >= 2) is a MatMul of an activation [..., s, h] by a constant [h, vocab], a Slice keeps the
 // activation's last row first (the output becomes [..., 1, vocab]), so a prefill of s tokens

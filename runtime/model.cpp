@@ -54,6 +54,7 @@ Model::Model(Graph graph, ModelOptions options, std::shared_ptr<cpu::CpuDevice> 
   load_subgraphs();  // after folding: folded values they read become their constants
   if (options_.last_logits_only) keep_last_position(graph_, "logits");  // before fusion: a MatMul
   if (options_.optimize && options_.fusion) {  // exposed values are the fusion's keep-set
+    bypass_inference_dropouts(graph_, expose);
     FuseOptions fo;
     fo.keep = expose;
     fusion_ = fuse(graph_, fo);
@@ -64,10 +65,11 @@ Model::Model(Graph graph, ModelOptions options, std::shared_ptr<cpu::CpuDevice> 
       return name.rfind("past_key_values.", 0) == 0 || name.rfind("present.", 0) == 0;
     };
   WeightPacking packing;
-  // Weights that need no conversion pack only into a weight cache: otherwise they stay mapped
-  // from the model file.
+  // Weights that need no conversion pack into a weight cache, or at load when they are few
+  // bytes; otherwise they stay mapped from the model file.
   if (options_.pack_weights && !sim_ && !acl_)
-    packing = plan_weight_packing(graph_, options_.precision, !options_.weight_cache.file.empty());
+    packing = plan_weight_packing(graph_, options_.precision, !options_.weight_cache.file.empty(),
+                                  options_.pack_copy_limit);
   device_->run([&] {  // model threads
     convert_precision(graph_, options_.precision, low_io, options_.weight_cache,
                       packing.empty() ? nullptr : &packing);

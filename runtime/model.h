@@ -70,9 +70,11 @@ struct ModelOptions {
   // On the cpu device: store each MatMul weight in the cube kernels' packed layout (f32 or bf16
   // panels), and run those MatMuls as PackedMatMul (runtime/weight_pack.h; asc-run
   // --pack-weights 0 turns it off). Weights that need no conversion (an f32 model under fp32, a
-  // bf16 model) are packed only with a weight cache. Convolution weights are packed at every
-  // load (pack_conv_weights).
+  // bf16 model) are packed with a weight cache, or at every load when they take at most
+  // `pack_copy_limit` bytes in all (packing copies them: a ViT's 330 MB, not an LLM's GBs).
+  // Convolution weights are packed at every load (pack_conv_weights).
   bool pack_weights = true;
+  int64_t pack_copy_limit = int64_t{1} << 30;
 };
 
 struct NamedTensor {

@@ -109,7 +109,7 @@ Attrs packed_matmul_attrs(const WeightPacking& p, const Shape& kn) {
   return a;
 }
 
-WeightPacking plan_weight_packing(const Graph& g, DType to, bool stored_too) {
+WeightPacking plan_weight_packing(const Graph& g, DType to, bool stored_too, int64_t copy_limit) {
   const bool convert = to == DType::kF16 || to == DType::kBF16;
   std::vector<int> as_b(g.values.size(), 0), other(g.values.size(), 0);
   for (const Node& n : g.nodes)
@@ -122,18 +122,28 @@ WeightPacking plan_weight_packing(const Graph& g, DType to, bool stored_too) {
   // The candidates with the dtype each is stored in (`to` once converted, else its own), and
   // the elements per such dtype: the packing is that of the dtype with the most.
   std::vector<DType> stored(g.values.size(), DType::kUndefined);
-  int64_t elems[2] = {0, 0};  // f32, bf16
+  std::vector<bool> copied(g.values.size(), false);  // needs no conversion: packing copies it
+  int64_t copy_bytes = 0;
   for (size_t v = 0; v < g.values.size(); ++v) {
     const Value& val = g.values[v];
     if (!val.constant || as_b[v] == 0 || other[v] > 0) continue;
     const DType own = val.constant->dtype();
     const DType d = convert && own == DType::kF32 ? to : own;
     const Shape& s = val.constant->shape();
-    if ((d != DType::kF32 && d != DType::kBF16) || (d == own && !stored_too) || s.size() != 2 ||
-        s[0] <= 0 || s[1] <= 0)
+    if ((d != DType::kF32 && d != DType::kBF16) || s.size() != 2 || s[0] <= 0 || s[1] <= 0)
       continue;
     stored[v] = d;
-    elems[d == DType::kBF16] += s[0] * s[1];
+    copied[v] = d == own;
+    if (d == own) copy_bytes += static_cast<int64_t>(val.constant->nbytes());
+  }
+  // Copies of mapped weights only into a weight cache, or when they are few bytes in all.
+  const bool copy = stored_too || copy_bytes <= copy_limit;
+  int64_t elems[2] = {0, 0};  // f32, bf16
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    if (copied[v] && !copy) stored[v] = DType::kUndefined;
+    if (stored[v] == DType::kUndefined) continue;
+    const Shape& s = g.values[v].constant->shape();
+    elems[stored[v] == DType::kBF16] += s[0] * s[1];
   }
   WeightPacking p = kernel_packing(elems[1] > elems[0] ? DType::kBF16 : DType::kF32);
   if (p.dtype == DType::kUndefined) return p;

@@ -48,12 +48,14 @@ Attrs packed_matmul_attrs(const WeightPacking& p, const Shape& kn);
 // Which constants of g the cpu device's cube kernels read packed at precision `to`: 2-D
 // constants with K, N > 0 read only as B (input 1) of MatMul or FusedMatMulBias nodes and not
 // graph outputs, in the dtype they are stored in (`to` for an f32 constant under f16 / bf16, else
-// their own): f32 or bf16, whichever most of their elements have. `stored_too`: also those that
-// need no conversion (an f32 model under fp32, a bf16 model): packing copies them, so the model
-// asks for it only with a weight cache, whose file it then maps (otherwise they stay mapped from
-// the model file). Empty where the active kernels keep no packed form in that dtype (f16; bf16
-// without AVX512_BF16 dot products).
-WeightPacking plan_weight_packing(const Graph& g, DType to, bool stored_too);
+// their own): f32 or bf16, whichever most of their elements have. Those that need no conversion
+// (an f32 model under fp32, a bf16 model) are copied by packing: they are packed when
+// `stored_too` (a weight cache, whose file the model then maps) or when they take at most
+// `copy_limit` bytes in all (a ViT's 330 MB: the copy costs less than packing B at every run);
+// otherwise they stay mapped from the model file. Empty where the active kernels keep no packed
+// form in that dtype (f16; bf16 without AVX512_BF16 dot products).
+WeightPacking plan_weight_packing(const Graph& g, DType to, bool stored_too,
+                                  int64_t copy_limit = 0);
 
 // After conversion: the nodes reading a packed weight become PackedMatMul (same name, inputs,
 // outputs; attributes k, n, panel, k_pack and the activation). Returns the nodes rewritten.

@@ -79,6 +79,10 @@ std::vector<OpCase> cases_matmul() {
   v.push_back(matmul(kF32, {4, 20, 33}, {33, 40}));
   v.push_back(matmul(kF32, {5, 33}, {2, 3, 33, 10}));
   v.push_back(matmul(kF32, {2, 1, 3, 1, 6, 8}, {1, 4, 1, 5, 8, 3}));
+  // Batches B does not vary over, folded into rows (sequence-first Linear [S, 1, K]).
+  v.push_back(matmul(kF32, {37, 1, 48}, {48, 70}));
+  v.push_back(matmul(kF32, {3, 5, 7, 24}, {1, 24, 9}));
+  v.push_back(matmul(kF32, {3, 2, 5, 24}, {3, 1, 24, 9}));  // B varies over the outer batch dim
   // Empty M, N, batch and K (K = 0 gives zeros).
   v.push_back(matmul(kF32, {0, 5}, {5, 3}));
   v.push_back(matmul(kF32, {4, 5}, {5, 0}));

@@ -85,6 +85,24 @@ TEST(MatMulProgram, BatchBroadcastUsesStrideZero) {
     }
 }
 
+// A batch that B does not vary over is more rows of one product: torch's sequence-first Linear
+// [S, 1, K] x [K, N] runs as one M = S GEMM (no batch axis in the grid), not S one-row products.
+TEST(MatMulProgram, UnbatchedBFoldsTheBatchIntoRows) {
+  const cpu::CpuDevice dev(2);
+  for (const Shape& b : {Shape{768, 2304}, Shape{1, 768, 2304}}) {
+    const TileProgram p =
+        plan("MatMul", {{DType::kF32, {128, 1, 768}}, {DType::kF32, b}}, dev.spec());
+    EXPECT_EQ(p.grid.size(), 2u) << to_string(b);  // M and N tiles only
+    const BufferDecl* a = find_pos(p, Pos::kL0A);
+    ASSERT_NE(a, nullptr);
+    EXPECT_GT(a->dims[0], 1);  // tiles of many rows
+  }
+  // A batched B keeps its batch axis.
+  const TileProgram batched =
+      plan("MatMul", {{DType::kF32, {4, 20, 33}}, {DType::kF32, {4, 33, 40}}}, dev.spec());
+  EXPECT_EQ(batched.grid.size(), 3u);
+}
+
 TEST(MatMulProgram, GemmEpilogueOnTheVectorUnit) {
   Attrs at;
   at.set("alpha", 0.5f);

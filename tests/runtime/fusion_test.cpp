@@ -139,6 +139,17 @@ TEST(Fusion, OptimizeOffFusesNothing) {
   for (const Node& n : m.graph().nodes) EXPECT_TRUE(n.domain.empty()) << n.label();
 }
 
+// 0.5 z (1 + erf(z / sqrt 2)): torch's spelling (Div, then Mul(Mul(z, p), 0.5)), or with
+// Mul(z, 1 / sqrt 2) and Mul(Mul(z, 0.5), p); `root2` other than sqrt 2 makes it no GELU.
+int gelu_erf(Builder& b, int z, bool torch, float root2 = std::sqrt(2.f)) {
+  const int d = torch ? b.op("Div", "d", {z, b.constant("root2", scalar(root2))})
+                      : b.op("Mul", "d", {b.constant("inv_root2", scalar(1 / root2)), z});
+  const int p = b.op("Add", "p", {b.constant("one", scalar(1.f)), b.op("Erf", "e", {d})});
+  const int half = b.constant("half", scalar(0.5f));
+  return torch ? b.op("Mul", "act", {b.op("Mul", "u", {z, p}), half})
+               : b.op("Mul", "act", {p, b.op("Mul", "u", {half, z})});
+}
+
 // a [3, 7] x b [7, 5] + bias [5] -> act
 Graph matmul_graph(const std::string& act, Shape bias_shape = {5}) {
   Builder b;
@@ -148,6 +159,8 @@ Graph matmul_graph(const std::string& act, Shape bias_shape = {5}) {
   int out = z;
   if (act == "silu")
     out = b.op("Mul", "act", {z, b.op("Sigmoid", "sig", {z})});
+  else if (act == "gelu_erf" || act == "gelu_erf_half_first")
+    out = gelu_erf(b, z, act == "gelu_erf");
   else if (!act.empty())
     out = b.op(act, "act", {z});
   b.g.outputs = {out};
@@ -169,13 +182,35 @@ TEST_P(FuseMatMul, BiasAndActivationGoIntoTheEpilogue) {
   expect_same_outputs(src, {{"a", random({3, 7}, 6)}}, 2e-2, DType::kBF16);
 }
 
-INSTANTIATE_TEST_SUITE_P(Activations, FuseMatMul,
-                         ::testing::Values(std::pair<std::string, std::string>{"", "none"},
-                                           std::pair<std::string, std::string>{"Relu", "relu"},
-                                           std::pair<std::string, std::string>{"Sigmoid",
-                                                                               "sigmoid"},
-                                           std::pair<std::string, std::string>{"Tanh", "tanh"},
-                                           std::pair<std::string, std::string>{"silu", "silu"}));
+INSTANTIATE_TEST_SUITE_P(
+    Activations, FuseMatMul,
+    ::testing::Values(std::pair<std::string, std::string>{"", "none"},
+                      std::pair<std::string, std::string>{"Relu", "relu"},
+                      std::pair<std::string, std::string>{"Sigmoid", "sigmoid"},
+                      std::pair<std::string, std::string>{"Tanh", "tanh"},
+                      std::pair<std::string, std::string>{"silu", "silu"},
+                      std::pair<std::string, std::string>{"gelu_erf", "gelu"},
+                      std::pair<std::string, std::string>{"gelu_erf_half_first", "gelu"}));
+
+// Erf chains that are not GELU stay out of the epilogue: another divisor, a scale other than
+// 0.5, a value of the chain read outside it.
+TEST(FuseMatMulBias, ErfChainsThatAreNotGeluStayOut) {
+  for (int variant = 0; variant < 3; ++variant) {
+    Builder b;
+    const int a = b.input("a", {3, 7});
+    const int y = b.op("MatMul", "y", {a, b.constant("b", random({7, 5}, 4))});
+    const int z = b.op("Add", "z", {b.constant("bias", random({5}, 5)), y});
+    const int out = gelu_erf(b, z, true, variant == 0 ? 1.5f : std::sqrt(2.f));
+    if (variant == 1) b.g.nodes.back().inputs[1] = b.constant("third", scalar(1 / 3.f));
+    b.g.outputs = {out};
+    if (variant == 2) b.g.outputs.push_back(b.g.find("e"));
+    const Graph src = b.g;
+    Graph g = src;
+    EXPECT_EQ(fuse(g).counts.at("FusedMatMulBias"), 1) << variant;
+    EXPECT_EQ(g.nodes[g.values[g.find("z")].producer].attrs.s("activation"), "none") << variant;
+    expect_same_outputs(src, {{"a", random({3, 7}, 6)}}, 1e-5);
+  }
+}
 
 TEST(FuseMatMulBias, AnExposedSumKeepsTheActivationOut) {
   Graph g = matmul_graph("Relu");
@@ -275,6 +310,23 @@ TEST(FuseElementwise, AChainIsOneSplicedNode) {
   EXPECT_EQ(steps[1].attrs.f("alpha"), 0.25f);
   EXPECT_EQ(steps[2].args, (std::vector<int64_t>{fused::chain_step_code(1), 2}));
   expect_same_outputs(b.g, {{"x", random({4, 1, 8}, 13)}, {"c", random({3, 8}, 14)}}, 1e-6);
+}
+
+// A one-element chain (a scale from a shape) stays apart from the full-size chain it feeds: fused,
+// it would run once per element of the output.
+TEST(FuseElementwise, AOneElementProducerStaysOut) {
+  Builder b;
+  const int x = b.input("x", {4, 6});
+  const int d = b.input("d", {});
+  const int scale =
+      b.op("Pow", "scale", {b.op("Sqrt", "root", {d}), b.constant("p", scalar(-1.f))});
+  b.g.outputs = {b.op("Exp", "y", {b.op("Mul", "q", {x, scale})})};
+  Graph g = b.g;
+  EXPECT_EQ(fuse(g).counts.at("FusedElementwise"), 2);  // {Sqrt, Pow} and {Mul, Exp}
+  EXPECT_EQ(g.nodes.size(), 2u);
+  Tensor dv(DType::kF32, {});
+  dv.set(0, 32.0);
+  expect_same_outputs(b.g, {{"x", random({4, 6}, 17)}, {"d", dv}}, 1e-6);
 }
 
 TEST(FuseElementwise, AValueReadTwiceInsideIsInterior) {

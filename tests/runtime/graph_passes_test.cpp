@@ -61,6 +61,50 @@ TEST(GraphPasses, FoldedModelGivesTheSameResult) {
     EXPECT_NEAR(out[0].tensor.at(i), x.at(i) * std::exp(-0.5 + 2.0 * static_cast<double>(i)), 1e-3);
 }
 
+// y = relu(Dropout(x, ratio, training)) with mask m; variant 1 reads m, variant 2 makes the
+// Dropout's output a graph output, variant 3 trains, variant 4 trains with ratio 0 (identity).
+Graph dropout_graph(int variant) {
+  Graph g;
+  g.opsets[""] = 17;
+  const int x = g.add_value("x", {DType::kF32, SymShape{Dim(4)}});
+  Tensor ratio(DType::kF32, {}), training(DType::kBool, {});
+  ratio.set(0, variant == 4 ? 0.0 : 0.1);
+  training.set(0, variant >= 3 ? 1.0 : 0.0);
+  const int r = g.add_constant("ratio", ratio), t = g.add_constant("training", training);
+  const int d = g.add_value("d", {}), m = g.add_value("m", {}), y = g.add_value("y", {});
+  g.inputs = {x};
+  g.outputs = {y};
+  if (variant == 1) g.outputs.push_back(m);
+  if (variant == 2) g.outputs.push_back(d);
+  g.add_node(node("Dropout", {x, r, t}, {d, m}));
+  g.add_node(node("Relu", {d}, {y}));
+  return g;
+}
+
+TEST(GraphPasses, InferenceDropoutsAreBypassed) {
+  for (int variant : {0, 4}) {
+    Graph g = dropout_graph(variant);
+    EXPECT_EQ(bypass_inference_dropouts(g), 1);
+    ASSERT_EQ(g.nodes.size(), 1u);
+    EXPECT_EQ(g.nodes[0].inputs[0], g.find("x"));
+  }
+  for (int variant : {1, 2, 3}) {
+    Graph kept = dropout_graph(variant);
+    EXPECT_EQ(bypass_inference_dropouts(kept), 0) << variant;
+    EXPECT_EQ(kept.nodes.size(), 2u) << variant;
+  }
+  Graph exposed = dropout_graph(0);
+  EXPECT_EQ(bypass_inference_dropouts(exposed, {exposed.find("d")}), 0);
+  // The model with the pass (optimised) and without it compute the same.
+  const Tensor x = filled({4}, -1.5f);
+  ModelOptions off{1, "cpu", false};
+  for (int variant : {0, 4}) {
+    const auto a = Model(dropout_graph(variant), {1, "cpu", true}).run({{"x", x}});
+    const auto b = Model(dropout_graph(variant), off).run({{"x", x}});
+    for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(a[0].tensor.at(i), b[0].tensor.at(i)) << i;
+  }
+}
+
 }  // namespace
 }  // namespace asc
 

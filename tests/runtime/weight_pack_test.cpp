@@ -74,11 +74,13 @@ Weights bf16_weights() {
   return w;
 }
 
+// copy_limit 0: weights that need no conversion are packed only into a weight cache.
 std::unique_ptr<Model> load(const Weights& w, bool pack, const WeightCacheOptions& cache = {},
-                            DType precision = DType::kBF16) {
+                            DType precision = DType::kBF16, int64_t copy_limit = 0) {
   ModelOptions o{2, "cpu", true};
   o.precision = precision;
   o.pack_weights = pack;
+  o.pack_copy_limit = copy_limit;
   o.weight_cache = cache;
   return std::make_unique<Model>(net(w.w1, w.b, w.w2, w.w3), o);
 }
@@ -95,7 +97,10 @@ TEST(WeightPack, PlansOnlyWeightsReadAsMatMulB) {
   const WeightPacking p = plan_weight_packing(g, DType::kBF16, false);
   EXPECT_TRUE(plan_weight_packing(g, DType::kF32, true).packs(g.find("w1")));  // f32 panels
   EXPECT_TRUE(plan_weight_packing(g, DType::kF32, false).empty());  // no copy of mapped weights
-  EXPECT_TRUE(plan_weight_packing(g, DType::kF16, true).empty());   // f16 would pack widened
+  // ... unless they take at most the copy limit in all (w1 and w2: 2 x 77 x 150 f32)
+  EXPECT_TRUE(plan_weight_packing(g, DType::kF32, false, 2 * 77 * 150 * 4).packs(g.find("w1")));
+  EXPECT_TRUE(plan_weight_packing(g, DType::kF32, false, 2 * 77 * 150 * 4 - 1).empty());
+  EXPECT_TRUE(plan_weight_packing(g, DType::kF16, true).empty());  // f16 would pack widened
   if (!bf16_packs()) {
     EXPECT_TRUE(p.empty());
     return;
@@ -196,6 +201,19 @@ TEST(WeightPack, Fp32PacksIntoAWeightCacheOnly) {
       }
   }
   std::filesystem::remove_all(dir);
+}
+
+// Under the copy limit fp32 weights are packed at load without a cache, as ViT's are.
+TEST(WeightPack, Fp32PacksAtLoadUnderTheCopyLimit) {
+  const Weights w;
+  const auto plain = load(w, false, {}, DType::kF32);
+  const auto packed = load(w, true, {}, DType::kF32, int64_t{1} << 20);
+  EXPECT_EQ(count(packed->graph(), "PackedMatMul"), 2);
+  const Tensor x = random({9, 77}, 50);
+  const auto a = plain->run({{"x", x}}), b = packed->run({{"x", x}});
+  for (size_t o = 0; o < 2; ++o)
+    for (int64_t i = 0; i < a[o].tensor.numel(); ++i)
+      EXPECT_NEAR(b[o].tensor.at(i), a[o].tensor.at(i), 1e-4) << o << " " << i;
 }
 
 // A bf16 model's weights need no conversion: they are packed (bf16 panels) only into a weight
