@@ -28,6 +28,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
+import { encodeTensor } from './real_models/onnx_proto.mjs';
+
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 // ONNX TensorProto.DataType of the dtypes used here, and their typed arrays.
@@ -101,7 +103,7 @@ function makeInput(spec, next) {
   return { name: m[1], type, dims, data };
 }
 
-// --- TensorProto (dims 1, data_type 2, name 8, raw_data 9) ---------------------------------
+// --- TensorProto: written by real_models/onnx_proto.mjs, read here ---------------------------
 function varint(out, v) {
   let x = BigInt.asUintN(64, BigInt(v));
   do {
@@ -109,17 +111,6 @@ function varint(out, v) {
     x >>= 7n;
     out.push(x ? b | 0x80 : b);
   } while (x);
-}
-
-function encodeTensor({ name, type, dims, data }) {
-  const out = [];
-  for (const d of dims) { out.push(1 << 3); varint(out, d); }
-  out.push(2 << 3); varint(out, type.onnx);
-  const nameBytes = Buffer.from(name);
-  out.push((8 << 3) | 2); varint(out, nameBytes.length); out.push(...nameBytes);
-  const raw = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  out.push((9 << 3) | 2); varint(out, raw.length);
-  return Buffer.concat([Buffer.from(out), raw]);
 }
 
 function decodeTensor(buf) {
@@ -204,7 +195,7 @@ async function main(o) {
       spawnSync('mkdir', ['-p', dir]);
       for (const t of inputs) {
         const file = join(dir, `${t.name}.pb`);
-        writeFileSync(file, encodeTensor(t));
+        writeFileSync(file, encodeTensor({ ...t, dataType: t.type.onnx }));
         ascArgs.push('--input', `${t.name}=${file}`);
       }
       const session = await ort.InferenceSession.create(model.path, {
