@@ -21,7 +21,7 @@
 // Each runtime reads its own copy of the model files (ORT's is copied to a temporary folder beside
 // the model and removed at the end; `--same-files` turns that off). The page cache holds a file
 // in the folios of whoever first read it, and the two runtimes prefer different ones on this
-// kernel (docs/PERFORMANCE.md, the Zen 5 guest): asc maps its weights asking for 2 MiB folios and
+// kernel (docs/PERFORMANCE.md, Qwen, "Huge pages"): asc maps its weights asking for 2 MiB folios and
 // decodes 9-15 tok/s from 4 KiB ones against 19-23 from 2 MiB ones, while ORT's fp32 decode was
 // ~15 % slower reading a file that asc had paged in. With one shared file, whichever runtime ran
 // first would set the other's speed.

@@ -4,7 +4,7 @@
 // become PackedMatMul (ops/fused_matmul_packed.cpp) — what Ascend's model converter does when it
 // stores weights ND -> NZ for the cube. A decoding step then streams each weight as a few long
 // sequential runs with its sums in registers instead of rows of B read into a C row in cache
-// (docs/PERFORMANCE.md: 0.5B's bf16 weights at 56-66 GB/s instead of 33-40 on the Zen 5 guest).
+// (docs/PERFORMANCE.md, Qwen: 0.5B's bf16 weights at 51-67 GB/s instead of 33-40 on a Zen 5 guest).
 //
 // Packing rides on precision conversion (runtime/precision.h), which writes every weight anyway:
 // the packed form is what the converted-weight cache stores. Weights that need no conversion (an

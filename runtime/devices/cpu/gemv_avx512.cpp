@@ -11,7 +11,7 @@ namespace {
 //
 // B is read kRowGroup rows at a time, each row over all n columns, into C (n floats, in L1/L2):
 // eight long sequential streams keep the hardware prefetchers busy, where a walk of short column
-// strips down the rows leaves them idle (docs/PERFORMANCE.md, the Zen 5 section: the 0.5B decode
+// strips down the rows leaves them idle (docs/PERFORMANCE.md, "What makes it fast": the 0.5B decode
 // step's f32 MatMuls went from 0.86 to 1.01-1.02 of oneDNN's speed in asc-decode-gemv-bench).
 constexpr int kRowGroup = 8;
 
