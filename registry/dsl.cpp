@@ -124,6 +124,11 @@ Buf TileBuilder::binary(BinaryOp op, Buf a, Buf b) {
   const auto ka = known_.find(a.id), kb = known_.find(b.id);
   if (folds && kb != known_.end() && ka == known_.end()) return scalar(op, a, kb->second);
   if (folds && ka != known_.end() && kb == known_.end()) return scalar(op, b, ka->second, true);
+  // x ^ c for a known float exponent: one scalar-parameter instruction (Ascend's Power with a
+  // scalar exponent; the cpu squares, takes roots or reciprocals for the common exponents).
+  if (op == BinaryOp::kPow && dtype_is_float(dtype(a)) && kb != known_.end() &&
+      ka == known_.end() && static_cast<double>(static_cast<float>(kb->second)) == kb->second)
+    return unary(UnaryOp::kPowScalar, a, static_cast<float>(kb->second));
   Instr in;
   in.kind = InstrKind::kBinary;
   in.op = static_cast<uint8_t>(op);

@@ -52,6 +52,17 @@ ASC_AVX512 void ukr_f32(const float* a, const float* b, int64_t bs, int64_t k, f
   for (int i = 0; i < MR; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
   for (int i = 0; i < MR; ++i)
     _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
+  if (m1 == 0) {  // at most 16 valid columns (a conv over few positions): half the FMAs
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const __m512 b0 = _mm512_loadu_ps(b);
+#pragma GCC unroll 16
+      for (int i = 0; i < MR; ++i) acc0[i] = _mm512_fmadd_ps(_mm512_set1_ps(a[i]), b0, acc0[i]);
+      a += kMr;
+      b += bs;
+    }
+    store_tile<MR>(acc0, acc1, c, ldc, m0, m1, load_c);
+    return;
+  }
   for (int64_t kk = 0; kk < k; ++kk) {
     const __m512 b0 = _mm512_loadu_ps(b);
     const __m512 b1 = _mm512_loadu_ps(b + 16);

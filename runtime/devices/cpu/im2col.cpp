@@ -67,8 +67,19 @@ class Packer {
     return dst_ + (p / w_) * panel_ + (kk / kp2_) * w_ * kp2_ + (p % w_) * kp2_ + kk % kp2_;
   }
 
+  // Positions [p, p + n) of row kk set to zero, one run per panel (no index arithmetic per
+  // element: a tile of few positions pads most of its panel with these).
   void zeros(int64_t kk, int64_t p, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) *at(kk, p + i) = P{};
+    while (n > 0) {
+      const int64_t run = std::min(n, w_ - p % w_);
+      P* d = at(kk, p);
+      if (kp2_ == 1)
+        std::memset(static_cast<void*>(d), 0, static_cast<size_t>(run) * sizeof(P));
+      else
+        for (int64_t i = 0; i < run; ++i) d[i * kp2_] = P{};
+      p += run;
+      n -= run;
+    }
   }
 
   // Positions [p, p + n) of row kk from src[i * step], split at panel edges.
