@@ -196,10 +196,12 @@ TEST(VecBinary, BroadcastMid) {
   struct Shape {
     int64_t outer, mid, inner;
   };
-  const Shape shapes[] = {{1, 1, 1},  {2, 3, 1}, {4, 100, 1}, {3, 5, 7},
-                          {2, 3, 33}, {2, 0, 4}, {1, 2, 1000}};
+  // Rows shorter than, equal to and past a vector (f32: 16 lanes), with tails.
+  const Shape shapes[] = {{1, 1, 1},    {2, 3, 1}, {4, 100, 1}, {3, 5, 7},  {2, 3, 33}, {2, 0, 4},
+                          {1, 2, 1000}, {6, 7, 1}, {3, 16, 1},  {5, 23, 1}, {2, 4, 17}, {3, 2, 16}};
   for (DType t : {DType::kF32, DType::kF64, DType::kF16, DType::kI64, DType::kI8}) {
-    for (BinaryOp op : {BinaryOp::kSub, BinaryOp::kDiv, BinaryOp::kMax}) {
+    for (BinaryOp op : {BinaryOp::kAdd, BinaryOp::kSub, BinaryOp::kMul, BinaryOp::kDiv,
+                        BinaryOp::kMax, BinaryOp::kMin}) {
       for (const Shape& s : shapes) {
         SCOPED_TRACE(std::string(op_name(op)) + "/" + std::string(dtype_name(t)) + "/" +
                      std::to_string(s.outer) + "x" + std::to_string(s.mid) + "x" +

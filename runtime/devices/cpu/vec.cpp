@@ -120,6 +120,62 @@ HWY_INLINE bool BinaryFloat(uint8_t op, int mode, const T* a, const T* b, T s, T
 bool BinaryF32(uint8_t op, int mode, const float* a, const float* b, float s, float* y, size_t n) {
   return BinaryFloat(op, mode, a, b, s, y, n);
 }
+// y[o, r, :] = a[o, r, :] op b[o, :] over outer x mid rows of `inner` elements (inner == 1: b[o]
+// against a row of mid elements) in one call: short rows (a depthwise conv's 7-wide maps) take
+// masked vectors instead of a dispatch and a padded copy each.
+template <class Op>
+HWY_INLINE void BcastRows(const float* a, const float* b, float* y, size_t outer, size_t mid,
+                          size_t inner, const Op& op) {
+  const hn::ScalableTag<float> d;
+  const size_t N = hn::Lanes(d);
+  auto row = [&](const float* pa, const float* pb, bool scalar_b, float* py, size_t n) HWY_ATTR {
+    const auto vs = hn::Set(d, *pb);
+    size_t i = 0;
+    for (; i + N <= n; i += N)
+      hn::StoreU(op(d, hn::LoadU(d, pa + i), scalar_b ? vs : hn::LoadU(d, pb + i)), d, py + i);
+    if (i < n) {
+      const auto m = hn::FirstN(d, n - i);
+      const auto vb = scalar_b ? vs : hn::MaskedLoad(m, d, pb + i);
+      hn::BlendedStore(op(d, hn::MaskedLoad(m, d, pa + i), vb), m, d, py + i);
+    }
+  };
+  for (size_t o = 0; o < outer; ++o) {
+    if (inner == 1) {
+      row(a + o * mid, b + o, true, y + o * mid, mid);
+      continue;
+    }
+    for (size_t r = 0; r < mid; ++r) {
+      const size_t off = (o * mid + r) * inner;
+      row(a + off, b + o * inner, false, y + off, inner);
+    }
+  }
+}
+
+bool BcastMidF32(uint8_t op, const float* a, const float* b, float* y, size_t outer, size_t mid,
+                 size_t inner) {
+  switch (static_cast<BinaryOp>(op)) {
+    case BinaryOp::kAdd:
+      BcastRows(a, b, y, outer, mid, inner, OpAdd{});
+      return true;
+    case BinaryOp::kSub:
+      BcastRows(a, b, y, outer, mid, inner, OpSub{});
+      return true;
+    case BinaryOp::kMul:
+      BcastRows(a, b, y, outer, mid, inner, OpMul{});
+      return true;
+    case BinaryOp::kDiv:
+      BcastRows(a, b, y, outer, mid, inner, OpDiv{});
+      return true;
+    case BinaryOp::kMax:
+      BcastRows(a, b, y, outer, mid, inner, OpMax{});
+      return true;
+    case BinaryOp::kMin:
+      BcastRows(a, b, y, outer, mid, inner, OpMin{});
+      return true;
+    default:
+      return false;
+  }
+}
 bool BinaryF64(uint8_t op, int mode, const double* a, const double* b, double s, double* y,
                size_t n) {
   return BinaryFloat(op, mode, a, b, s, y, n);
@@ -220,6 +276,7 @@ HWY_AFTER_NAMESPACE();
 namespace asc::cpu {
 
 HWY_EXPORT(BinaryF32);
+HWY_EXPORT(BcastMidF32);
 HWY_EXPORT(BinaryF64);
 HWY_EXPORT(CompareF32);
 HWY_EXPORT(Select32);
@@ -454,6 +511,12 @@ void vec_binary_bcast_mid(BinaryOp op, DType t, const void* a, const void* b, vo
     binary_any("vec_binary_bcast_mid", op, t, kVV, a, b, y, 0);  // validates (op, t)
     return;
   }
+  if (t == DType::kF32 &&
+      HWY_DYNAMIC_DISPATCH(BcastMidF32)(static_cast<uint8_t>(op), static_cast<const float*>(a),
+                                        static_cast<const float*>(b), static_cast<float*>(y),
+                                        static_cast<size_t>(outer), static_cast<size_t>(mid),
+                                        static_cast<size_t>(inner)))
+    return;
   for (int64_t o = 0; o < outer; ++o) {
     const char* bo = pb + static_cast<size_t>(o * inner) * es;
     if (inner == 1) {  // one row of mid elements against one element
