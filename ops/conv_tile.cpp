@@ -94,6 +94,7 @@ ConvGeom conv_geom(const LaunchContext& ctx) {
   if (packed) {
     g.panel = a.i("panel");
     g.k_pack = a.i("k_pack");
+    g.diag = a.i("diag", 0) > 0;
     const Shape want{g.group, g.panels(), g.kp() * g.panel};
     if (g.k_pack < 1 || ctx.inputs[1].shape != want)
       throw ShapeError(cat("FusedConv: packed W ", to_string(ctx.inputs[1].shape), " is not the ",
@@ -133,6 +134,7 @@ TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epil
   std::vector<int64_t> tcs;  // K steps of whole k_pack units of a packed W (or all of K)
   for (int64_t tc : pieces(cg, cg > 16 ? 8 : 1))
     if ((tc * win) % g.k_pack == 0 || tc >= cg) tcs.push_back(tc);
+
   // Spatial tiles: whole output rows, or pieces of one row.
   std::vector<std::pair<int64_t, int64_t>> spatial;
   for (int64_t toh : pieces(oh, 1)) spatial.push_back({toh, ow});
@@ -178,6 +180,14 @@ TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epil
             spec.shared_cache_bytes > 0 && working > spec.shared_cache_bytes ? 1.5 : 1.0;
         cands.push_back({waves * per_tile * spill, {tm, tc, toh, tow}});
       }
+  // A block-diagonal W tells the mmad where its zeros are when a tile holds whole groups in one
+  // K step: the cpu then forms 1/group of the products (the costs above count them all).
+  if (g.diag) {
+    std::vector<Scored> whole;
+    for (const Scored& s : cands)
+      if (s.s.tm >= mg && s.s.tc >= cg) whole.push_back(s);
+    if (!whole.empty()) cands = std::move(whole);
+  }
   std::stable_sort(cands.begin(), cands.end(), [](const Scored& a, const Scored& b) {
     if (a.cost != b.cost) return a.cost < b.cost;
     return a.s.tc > b.s.tc;
@@ -227,8 +237,10 @@ ConvTile conv_accumulate(TileBuilder& t, const ConvGeom& g) {
     Buf w1 = t.copy_in(1, wb, Pos::kL1, "w1");
     Buf a0 = g.panel > 0 ? t.load_l0_panels(w1, g.panel, static_cast<int>(g.k_pack), mg, Pos::kL0A)
                          : t.load_l0(w1, Pos::kL0A);
+    // A block-diagonal W (one step over a whole group): row i's products are K [i*win, +win).
+    const int64_t diag = g.diag && tm >= mg && tc >= cg ? win : 0;
     t.mmad(r.c, a0, g.pointwise ? t.load_l0(x1, Pos::kL0B) : t.load_l0_im2col(x1, Pos::kL0B, cols),
-           kv);
+           kv, diag);
   });
   return r;
 }

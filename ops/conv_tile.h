@@ -20,6 +20,9 @@ struct ConvGeom {
   // W stored pre-packed (FusedConv's `panel` > 0): per group, panels of `panel` output channels
   // over all of K rounded up to k_pack (gemm.h's A layout): Wp [G, ceil(M/G / panel), KP * panel].
   int64_t panel = 0, k_pack = 1;
+  // W block diagonal (FusedConv's `diag`): output channel i of a group reads only input channel
+  // i, so row i of W_g is zero outside K columns [i * window, (i + 1) * window).
+  bool diag = false;
   int64_t kp() const { return (k() + k_pack - 1) / k_pack * k_pack; }
   int64_t panels() const { return panel > 0 ? (mg() + panel - 1) / panel : 0; }
   // One input and one output channel per group.

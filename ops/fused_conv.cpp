@@ -7,6 +7,8 @@
 // leakyrelu). With `panel` > 0, W is stored pre-packed per group in the cube's A layout
 // (runtime/devices/cpu/gemm.h), Wp [G, ceil(M/G / panel), KP * panel] with KP = K rounded up to
 // k_pack, and its own shape is `w_shape`: Ascend's weights stored ND -> fractal ahead of time.
+// `diag` > 0: W is a depthwise weight as block-diagonal groups (runtime/weight_pack.cpp), output
+// channel i of a group reading only input channel i: the mmad is told (TileBuilder::mmad).
 //
 // One tile is Conv's (ops/conv_tile.h), the epilogue on the vector unit before the copy-out:
 //   c (L0C f32 [TM, positions]) = W_g[m0 : +TM] x cols(X[n, g])
@@ -121,6 +123,7 @@ void add_conv(Registry& r) {
             .attr("panel", AttrKind::kInt, int64_t{0})
             .attr("k_pack", AttrKind::kInt, int64_t{1})
             .attr("w_shape", AttrKind::kInts, std::vector<int64_t>{})
+            .attr("diag", AttrKind::kInt, int64_t{0})
             .type_constraint("T", cube_types())
             .trait(kContraction)
             .describe("Y = act(Conv(X, W) + B + Z): a convolution with its bias, residual and "

@@ -303,7 +303,7 @@ Buf TileBuilder::load_l0_im2col(Buf l1, Pos pos, const Im2col& g) {
               pos == Pos::kL0A ? "a0" : "b0");
 }
 
-void TileBuilder::mmad(Buf c, Buf a, Buf b, Coord k) {
+void TileBuilder::mmad(Buf c, Buf a, Buf b, Coord k, int64_t diag) {
   check(c, "mmad");
   check(a, "mmad");
   check(b, "mmad");
@@ -334,6 +334,7 @@ void TileBuilder::mmad(Buf c, Buf a, Buf b, Coord k) {
   in.src[0] = a.id;
   in.src[1] = b.id;
   in.var = k.var;
+  in.diag = std::max<int64_t>(diag, 0);
   prog_.instrs.push_back(in);
 }
 

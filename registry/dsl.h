@@ -94,7 +94,8 @@ class TileBuilder {
   // starting before it: the padding); the result is the column matrix [C * window, P] in L0B, or
   // its transpose [P, C * window] in L0A (tile_program.h: Im2col). The box must cover every window.
   Buf load_l0_im2col(Buf l1, Pos pos, const Im2col& g);
-  void mmad(Buf c, Buf a, Buf b, Coord k);  // c = (k == 0 ? 0 : c) + a x b
+  // c = (k == 0 ? 0 : c) + a x b; diag > 0: a is block diagonal (Instr::diag).
+  void mmad(Buf c, Buf a, Buf b, Coord k, int64_t diag = 0);
 
   // Splicing (fusion: DESIGN.md "compatible tile programs are spliced"). Runs another op's tile
   // kernel inside this program: while it runs, ctx() is `ctx` (that op's own inputs, outputs and

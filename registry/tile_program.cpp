@@ -170,6 +170,7 @@ std::string TileProgram::dump() const {
         if (in.kind == InstrKind::kReduce || in.kind == InstrKind::kBcastMid)
           os << " axis=" << in.axis;
         if (in.kind == InstrKind::kMmad) os << " init@" << var_name(in.var, gr) << "==0";
+        if (in.kind == InstrKind::kMmad && in.diag > 0) os << " diag=" << in.diag;
         if (in.kind == InstrKind::kLoadIm2col) {
           const Im2col& g = in.im2col;
           os << " k=" << g.k[0] << "x" << g.k[1] << "x" << g.k[2] << " s=" << g.s[0] << "x"

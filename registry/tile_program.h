@@ -123,7 +123,10 @@ struct Instr {
   int var = -1;                // loop variable (kLoopBegin), k variable (kMmad)
   bool prefetch_next = false;  // copy-in in a loop: fetch the next iteration's box ahead (pass)
   bool in_place = false;       // kBinary with dst == src0 (TileBuilder::accumulate)
-  Im2col im2col;               // kLoadIm2col
+  // kMmad: A is block diagonal, row r zero outside k in [r * diag, (r + 1) * diag) (0: dense).
+  // The cube multiplies it whole; a device may skip the zeros (the cpu does).
+  int64_t diag = 0;
+  Im2col im2col;  // kLoadIm2col
 
   bool reads(int buf) const;
   // Instructions that read each element before writing the same element (legal in place).

@@ -196,6 +196,7 @@ struct PackedConv {
   int value;
   int64_t group;
   Shape w_shape;
+  bool diag;
 };
 
 }  // namespace
@@ -228,12 +229,15 @@ int pack_conv_weights(Graph& g) {
     auto it = packed.find(w);
     if (it == packed.end()) {
       // A depthwise weight becomes block-diagonal blocks of b channels: the cube multiplies b
-      // times the useful products, still far faster than one channel row per product.
+      // times the useful products, still far faster than one channel row per product; the
+      // conv's mmad is told (FusedConv's `diag`), and the cpu forms only the useful ones.
+      bool diag = false;
       if (group > 1 && group == wt.shape()[0] && wt.shape()[1] == 1) {
         const int64_t b = depthwise_block(group, kern.mr);
         if (b == 0) continue;  // the vector unit's form (ops/conv_depthwise.cpp)
         wt = block_diagonal(wt, b);
         group /= b;
+        diag = true;
       }
       const int64_t mg = wt.shape()[0] / group, k = wt.numel() / wt.shape()[0];
       const int64_t kp = ceil_div(k, kern.k_pack) * kern.k_pack, panels = ceil_div(mg, kern.mr);
@@ -244,7 +248,7 @@ int pack_conv_weights(Graph& g) {
         cpu::gemm_pack_a(wt.dtype(), static_cast<const std::byte*>(wt.data()) + gi * mg * k * es, k,
                          1, mg, k, static_cast<std::byte*>(p.data()) + gi * group_bytes);
       const int v = g.add_constant(cat(g.values[w].name, "/packed"), std::move(p));
-      it = packed.emplace(w, PackedConv{v, group, wt.shape()}).first;
+      it = packed.emplace(w, PackedConv{v, group, wt.shape(), diag}).first;
       ++made;
     }
     Node& n = g.nodes[i];
@@ -252,6 +256,7 @@ int pack_conv_weights(Graph& g) {
     n.attrs.set("group", it->second.group);
     n.attrs.set("panel", int64_t{kern.mr});
     n.attrs.set("k_pack", int64_t{kern.k_pack});
+    if (it->second.diag) n.attrs.set("diag", int64_t{1});
     n.inputs[1] = it->second.value;
   }
   return made;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/devices/cpu/gemm_avx512.h"
 #include "runtime/devices/cpu/vec.h"
 
 namespace asc::cpu {
@@ -345,6 +346,37 @@ void gemm_mmad_a_panels(DType in, const void* pa, int64_t a_stride, const void* 
                    accumulate, ahead, a_stride);
   }
   ahead->issue(1, 1);
+}
+
+bool gemm_mmad_a_panels_diag(DType in, const void* pa, int64_t a_stride, const void* pb, float* c,
+                             int64_t ldc, int64_t m, int64_t n, int64_t k, int64_t diag,
+                             bool accumulate) {
+  check_in(in, "gemm_mmad_a_panels_diag");
+  const GemmIsa& isa = active();
+  if (packs_bf16(isa, in) || isa.f32.k_pack != 1 || diag <= 0) return false;
+  if (m <= 0 || n <= 0) return true;
+  const auto* a = static_cast<const float*>(pa);
+  const auto* b = static_cast<const float*>(pb);
+  if (&isa == gemm_detail::gemm_isa_avx512() || &isa == gemm_detail::gemm_isa_avx512_bf16()) {
+    gemm_detail::mmad_f32_diag(a, a_stride, b, c, ldc, m, n, k, diag, accumulate);
+    return true;
+  }
+  const int64_t mr = isa.f32.mr, nr = isa.f32.nr;
+  std::vector<float> acc(static_cast<size_t>(nr));
+  for (int64_t q = 0; q * nr < n; ++q) {
+    const float* bq = b + q * k * nr;
+    const int64_t cols = std::min(nr, n - q * nr);
+    for (int64_t r = 0; r < m; ++r) {
+      const float* ar = a + (r / mr) * a_stride + r % mr;
+      const int64_t lo = std::min(k, r * diag), hi = std::min(k, lo + diag);
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      for (int64_t kk = lo; kk < hi; ++kk)
+        for (int64_t j = 0; j < cols; ++j) acc[j] += ar[kk * mr] * bq[kk * nr + j];
+      float* cr = c + r * ldc + q * nr;
+      for (int64_t j = 0; j < cols; ++j) cr[j] = (accumulate ? cr[j] : 0.0f) + acc[j];
+    }
+  }
+  return true;
 }
 
 void gemm_direct_panels(DType in, const void* a, int64_t lda, const void* pb, int64_t panel_stride,

@@ -129,6 +129,14 @@ void gemm_mmad_panels(DType in, const void* pa, const void* pb, int64_t panel_st
 void gemm_mmad_a_panels(DType in, const void* pa, int64_t a_stride, const void* pb, float* c,
                         int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate,
                         GemmAhead* ahead = nullptr);
+// gemm_mmad_a_panels for a block-diagonal A (a depthwise convolution's weights as groups of
+// channels, runtime/weight_pack.cpp): row r of A is zero outside k in [r * diag, (r + 1) * diag),
+// and only those products are formed — the same sums without the zero terms, so a NaN or an
+// infinity in one channel's inputs stays in that channel. False (nothing done) where the active
+// kernel packs this dtype in k pairs; the caller then runs gemm_mmad_a_panels.
+bool gemm_mmad_a_panels_diag(DType in, const void* pa, int64_t a_stride, const void* pb, float* c,
+                             int64_t ldc, int64_t m, int64_t n, int64_t k, int64_t diag,
+                             bool accumulate);
 // The same with A unpacked (type `in`, row stride lda, unit column stride): the decode path. One
 // row streams kPanelStreams panels at a time with the sums in registers (AVX-512); more rows pack
 // A and run gemm_mmad_panels.

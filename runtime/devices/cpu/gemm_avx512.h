@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "registry/dtype.h"
+#include "runtime/devices/cpu/im2col.h"
 
 #define ASC_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,fma")))
 
@@ -46,6 +47,16 @@ ASC_AVX512 inline void interleave_rows(__m512i r0, __m512i r1, __m512i& out0, __
   out0 = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), hi);
   out1 = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15), hi);
 }
+
+// mmad_a_panels_diag_map's kernel (im2col.h) (depthwise_avx512.cpp).
+ASC_AVX512 void mmad_f32_diag_map(const float* pa, int64_t a_stride, int64_t mr,
+                                  const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
+                                  int64_t m, int64_t n, int64_t k, bool accumulate);
+// gemm_mmad_a_panels_diag's f32 kernel: the kMr rows of an A panel run side by side, each over
+// its own k range, against B's panels of kNr columns.
+ASC_AVX512 void mmad_f32_diag(const float* pa, int64_t a_stride, const float* pb, float* c,
+                              int64_t ldc, int64_t m, int64_t n, int64_t k, int64_t diag,
+                              bool accumulate);
 
 // One row of A times B (row-major, row stride ldb, element type in; A already f32): C[0, n)
 // (+)= a x B, B read as groups of rows (gemv_avx512.cpp). gemv_rows widens B to f32;

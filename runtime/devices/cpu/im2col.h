@@ -30,6 +30,13 @@ size_t im2col_packed_bytes(DType in, bool a_side, int64_t k, int64_t positions);
 void im2col_pack(DType in, bool a_side, const Im2colSource& src, const Im2col& g, int64_t k,
                  void* dst);
 
+// gemm_mmad_a_panels_diag (gemm.h) with B the column matrix of `g` over `src`, read from the map
+// itself instead of being packed: a depthwise convolution's taps as vector FMAs along the map's
+// rows. f32 A and map on AVX-512 only; false (nothing done) elsewhere.
+bool mmad_a_panels_diag_map(DType in, const void* pa, int64_t a_stride, const Im2colSource& src,
+                            const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                            bool accumulate);
+
 // The B side in f32 panels of 32 for a window of column stride 1 or 2 with AVX-512
 // (im2col_avx512.cpp); false, doing nothing, where that does not apply.
 bool im2col_pack_avx512(DType in, const Im2colSource& src, const Im2col& g, int64_t k, float* dst);

@@ -18,11 +18,12 @@ struct BufState {
   int64_t rs = 0, cs = 1;      // matrix view strides in elements
   int64_t rows = 0, cols = 0;  // valid matrix extent (mmad operands)
   bool packed = false;
-  bool b_rows = false;       // an unpacked B view the mmad packs panel by panel
-  int64_t panel_stride = 0;  // packed B pre-packed in GM: elements between its panels
-  bool gm = false;           // a result written straight into its copy-out's GM box
-  Im2colSource map;          // a feature-map box read by load_l0_im2col (map.gm: a GM view)
-  uint64_t uses = 0;         // copy-in count: selects the ping-pong slot
+  bool b_rows = false;           // an unpacked B view the mmad packs panel by panel
+  int64_t panel_stride = 0;      // packed B pre-packed in GM: elements between its panels
+  bool gm = false;               // a result written straight into its copy-out's GM box
+  Im2colSource map;              // a feature-map box read by load_l0_im2col (map.gm: a GM view)
+  const Im2col* lazy = nullptr;  // a column matrix not made: B is `map` through this geometry
+  uint64_t uses = 0;             // copy-in count: selects the ping-pong slot
 };
 
 // The last four dims [C, D, H, W] of a box at one tile, as load_l0_im2col's source.
@@ -358,6 +359,17 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           // Rows of channels inside the map: the mmad's k (the weight block's columns match).
           const int64_t k = (map.hi[0] - map.lo[0]) * in.im2col.window();
           const int64_t np = in.im2col.positions();
+          d.lazy = nullptr;
+          if (low.lazy_im2col[pc] && sd.dtype == DType::kF32 && !a_side) {
+            d.map = map;
+            d.lazy = &in.im2col;
+            d.rows = k;
+            d.cols = np;
+            d.packed = true;
+            d.b_rows = false;
+            d.panel_stride = 0;
+            break;
+          }
           auto& slots = packs[in.dst];
           if (slots.blocks.empty()) slots.blocks.resize(1);
           PackedBlock& blk = slots.blocks[0];
@@ -392,15 +404,26 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
                           " vs " + std::to_string(k));
             c.rows = m;
             c.cols = n;
+            if (b.lazy &&
+                mmad_a_panels_diag_map(dt, a.ptr, a.panel_stride, b.map, *b.lazy,
+                                       reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc))
+              break;  // B read from its map (a block-diagonal A)
             std::vector<std::byte> tb;
             const void* bp = b.ptr;
-            if (!b.packed) {
+            if (b.lazy) {  // the direct form is not available here: make the column matrix
+              tb.resize(im2col_packed_bytes(DType::kF32, false, k, n));
+              im2col_pack(DType::kF32, false, b.map, *b.lazy, k, tb.data());
+              bp = tb.data();
+            } else if (!b.packed) {
               tb.resize(gemm_packed_b_bytes(dt, k, n));
               gemm_pack_b(dt, b.ptr, b.rs, b.cs, k, n, tb.data());
               bp = tb.data();
             }
-            gemm_mmad_a_panels(dt, a.ptr, a.panel_stride, bp, reinterpret_cast<float*>(c.ptr), c.rs,
-                               m, n, k, acc, &ahead);
+            if (in.diag == 0 || !gemm_mmad_a_panels_diag(dt, a.ptr, a.panel_stride, bp,
+                                                         reinterpret_cast<float*>(c.ptr), c.rs, m,
+                                                         n, k, in.diag, acc))
+              gemm_mmad_a_panels(dt, a.ptr, a.panel_stride, bp, reinterpret_cast<float*>(c.ptr),
+                                 c.rs, m, n, k, acc, &ahead);
             ahead.count = 0;
             break;
           }

@@ -28,6 +28,9 @@ struct Lowering {
   // Per kLoadL0 of pre-packed panels: the GM argument its L1 source is a view of (the panel the
   // view starts at gives the columns that exist: the panels' padding is never written out).
   std::vector<int> panel_arg;
+  // Per kLoadIm2col: its only reader is a block-diagonal mmad (Instr::diag, the B side), which
+  // then reads the feature map itself; no column matrix is made (mmad_a_panels_diag_map).
+  std::vector<bool> lazy_im2col;
   std::vector<int> loop_end;    // per kLoopBegin: index of its kLoopEnd
   std::vector<int> loop_begin;  // per kLoopEnd: index of its kLoopBegin
 };

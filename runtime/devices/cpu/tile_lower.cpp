@@ -114,6 +114,16 @@ Lowering lower(const TileProgram& p) {
       throw Error(p.op + ": load_l0_panels needs a copy-in of whole panels it alone reads");
     low.panel_arg[i] = p.instrs[producers[in.src[0]][0]].arg;
   }
+  low.lazy_im2col.assign(ni, false);
+  for (int i = 0; i < ni; ++i) {
+    const Instr& in = p.instrs[i];
+    if (in.kind != InstrKind::kLoadIm2col || p.buffers[in.dst].pos != Pos::kL0B ||
+        consumers[in.dst].size() != 1)
+      continue;
+    const Instr& mm = p.instrs[consumers[in.dst][0]];
+    low.lazy_im2col[i] = mm.kind == InstrKind::kMmad && mm.diag == in.im2col.window() &&
+                         mm.src[1] == in.dst && mm.src[0] != in.dst;
+  }
   // Small-m products stream B unpacked; a column matrix (load_l0_im2col) is always packed.
   for (const auto& in : p.instrs) {
     low.has_mmad = low.has_mmad || in.kind == InstrKind::kMmad;
