@@ -1,7 +1,8 @@
 // A block-diagonal mmad read straight from the feature map: a depthwise convolution's product
 // (gemm.h, gemm_mmad_a_panels_diag) without its column matrix. Row r of W_g (panels of `mr` rows)
 // is output channel r, whose K columns [r * window, (r + 1) * window) are input channel r's taps;
-// each tap adds w * (a strided row of the map) to the output row, in vectors along the width.
+// each tap adds w * (a strided row of the map, copied with zeros in its pads) to the output row,
+// whose vectors along the width stay in registers over every tap.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -14,10 +15,6 @@
 
 namespace asc::cpu::gemm_detail {
 namespace {
-
-int64_t ceil_div_signed(int64_t a, int64_t b) {
-  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
-}
 
 // cnt <= 16 elements p[0], p[s], ..., p[(cnt - 1) * s]; nothing past the last is read.
 ASC_AVX512 inline __m512 load_strided(const float* p, int64_t s, int64_t cnt) {
@@ -36,22 +33,83 @@ ASC_AVX512 inline __m512 load_strided(const float* p, int64_t s, int64_t cnt) {
   return _mm512_mask_i32gather_ps(_mm512_setzero_ps(), tail_mask(cnt), idx, p, 4);
 }
 
-}  // namespace
-
-ASC_AVX512 void mmad_f32_diag_map(const float* pa, int64_t a_stride, int64_t mr,
-                                  const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
-                                  int64_t m, int64_t n, int64_t k, bool accumulate) {
-  const float* map = reinterpret_cast<const float*>(src.gm);
-  const int64_t win = g.window(), ow_n = g.out[2], k2 = g.k[2];
-  const int64_t xs = g.s[2] * src.stride[3];  // map elements between outputs along the width
-  // Per tap column e: the ow whose input column ow * s + e * d lies inside the map (the same for
-  // every row and channel of the tile).
-  std::vector<int64_t> w0(static_cast<size_t>(k2)), w1(static_cast<size_t>(k2));
-  for (int64_t e = 0; e < k2; ++e) {
-    const int64_t off = e * g.d[2];
-    w0[e] = std::clamp<int64_t>(ceil_div_signed(src.lo[3] - off, g.s[2]), 0, ow_n);
-    w1[e] = std::clamp<int64_t>(ceil_div_signed(src.hi[3] - off, g.s[2]), w0[e], ow_n);
+// One output row's NCH chunks of 16 (acc), every tap of input row `buf` (the map's row with zeros
+// in the pads, so no load is masked) summed in registers. Few chunks (a narrow map) spread the
+// taps over kParts partial sums: one chain of dependent FMAs would wait on each one's latency.
+template <int NCH>
+ASC_AVX512 inline void row_taps(__m512* acc, const float* buf, const float* w, int64_t mr,
+                                int64_t k2, int64_t s, int64_t d) {
+  constexpr int kParts = NCH >= 4 ? 1 : 4 / NCH;
+  __m512 part[kParts][NCH];
+  for (int q = 0; q < kParts; ++q)
+    for (int j = 0; j < NCH; ++j) part[q][j] = q == 0 ? acc[j] : _mm512_setzero_ps();
+  const __m512i evens =
+      _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  for (int64_t e0 = 0; e0 < k2; e0 += kParts) {
+#pragma GCC unroll 4
+    for (int q = 0; q < kParts; ++q) {
+      const int64_t e = e0 + q;
+      if (e >= k2) break;
+      const __m512 vw = _mm512_set1_ps(w[e * mr]);
+      const float* x = buf + e * d;
+#pragma GCC unroll 8
+      for (int j = 0; j < NCH; ++j) {
+        __m512 v;
+        if (s == 1)
+          v = _mm512_loadu_ps(x + 16 * j);
+        else if (s == 2)
+          v = _mm512_permutex2var_ps(_mm512_loadu_ps(x + 32 * j), evens,
+                                     _mm512_loadu_ps(x + 32 * j + 16));
+        else
+          v = load_strided(x + 16 * s * j, s, 16);
+        part[q][j] = _mm512_fmadd_ps(vw, v, part[q][j]);
+      }
+    }
   }
+  for (int j = 0; j < NCH; ++j) {
+    __m512 t = part[0][j];
+    for (int q = 1; q < kParts; ++q) t = _mm512_add_ps(t, part[q][j]);
+    acc[j] = t;
+  }
+}
+
+template <int NCH>
+ASC_AVX512 inline void taps_of(__m512* acc, const float* buf, const float* w, int64_t mr,
+                               int64_t k2, int64_t s, int64_t d, int nch) {
+  if constexpr (NCH > 1) {
+    if (nch < NCH) return taps_of<NCH - 1>(acc, buf, w, mr, k2, s, d, nch);
+  }
+  row_taps<NCH>(acc, buf, w, mr, k2, s, d);
+}
+
+// 16 values x[0], x[s], ... (x[31] may be read when s == 2).
+ASC_AVX512 inline __m512 plane_load(const float* x, int64_t s) {
+  if (s == 1) return _mm512_loadu_ps(x);
+  if (s == 2) {
+    const __m512i evens =
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    return _mm512_permutex2var_ps(_mm512_loadu_ps(x), evens, _mm512_loadu_ps(x + 16));
+  }
+  return load_strided(x, s, 16);
+}
+
+int64_t round_up4(int64_t v) {
+  return (v + 3) / 4 * 4;
+}
+
+// Row by row: each output row's taps over a copy of each input row it reads (any strides).
+ASC_AVX512 void diag_map_rows(const float* pa, int64_t a_stride, int64_t mr,
+                              const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
+                              int64_t m, int64_t n, int64_t k, bool accumulate) {
+  constexpr int kChunks = 8;  // 128 outputs of a row in registers at a time
+  const float* map = reinterpret_cast<const float*>(src.gm);
+  const int64_t win = g.window(), ow_n = g.out[2], k2 = g.k[2], s2 = g.s[2], d2 = g.d[2];
+  // The input columns a row of outputs reads, with room for whole vectors past the last.
+  const int64_t span = (ow_n - 1) * s2 + (k2 - 1) * d2 + 1;
+  static thread_local std::vector<float> row;
+  row.assign(static_cast<size_t>(span + 32 * std::max<int64_t>(s2, 1) + 16), 0.0f);
+  const int64_t c_lo = std::clamp<int64_t>(src.lo[3], 0, span);
+  const int64_t c_hi = std::clamp<int64_t>(src.hi[3], c_lo, span);
   for (int64_t r = 0; r < m; ++r) {
     float* out = c + r * ldc;
     if (r * win >= k || r < src.lo[0] || r >= src.hi[0]) {  // a channel outside the map
@@ -66,12 +124,13 @@ ASC_AVX512 void mmad_f32_diag_map(const float* pa, int64_t a_stride, int64_t mr,
         if (p0 >= n) break;
         float* orow = out + p0;
         const int64_t row_end = std::min(ow_n, n - p0);
-        // 16 outputs at a time, every tap summed in a register (a store and a reload per tap
-        // would wait on store forwarding).
-        for (int64_t c0 = 0; c0 < row_end; c0 += 16) {
-          const int64_t cnt = std::min<int64_t>(16, row_end - c0);
-          const __mmask16 mk = tail_mask(cnt);
-          __m512 acc = accumulate ? _mm512_maskz_loadu_ps(mk, orow + c0) : _mm512_setzero_ps();
+        for (int64_t g0 = 0; g0 < row_end; g0 += 16 * kChunks) {
+          const int nch = static_cast<int>(std::min<int64_t>(kChunks, (row_end - g0 + 15) / 16));
+          __m512 acc[kChunks];
+          for (int j = 0; j < kChunks; ++j)
+            acc[j] = accumulate && j < nch ? _mm512_maskz_loadu_ps(tail_mask(row_end - g0 - 16 * j),
+                                                                   orow + g0 + 16 * j)
+                                           : _mm512_setzero_ps();
           for (int64_t a = 0; a < g.k[0]; ++a) {
             const int64_t id = od * g.s[0] + a * g.d[0];
             if (id < src.lo[1] || id >= src.hi[1]) continue;
@@ -79,23 +138,122 @@ ASC_AVX512 void mmad_f32_diag_map(const float* pa, int64_t a_stride, int64_t mr,
               const int64_t ih = oh * g.s[1] + b * g.d[1];
               if (ih < src.lo[2] || ih >= src.hi[2]) continue;
               const float* xrow = xc + id * src.stride[1] + ih * src.stride[2];
-              const float* wt = w + (a * g.k[1] + b) * k2 * mr;
-              for (int64_t e = 0; e < k2; ++e) {
-                const int64_t lo = std::max(w0[e], c0), hi = std::min(w1[e], c0 + cnt);
-                if (hi <= lo) continue;  // the window's column is in the pads for all 16
-                const __m512 v =
-                    load_strided(xrow + (lo * g.s[2] + e * g.d[2]) * src.stride[3], xs, hi - lo);
-                const __mmask16 lanes =
-                    static_cast<__mmask16>(tail_mask(hi - c0) & ~tail_mask(lo - c0));
-                acc = _mm512_mask3_fmadd_ps(_mm512_set1_ps(wt[e * mr]),
-                                            _mm512_maskz_expand_ps(lanes, v), acc, lanes);
-              }
+              if (src.stride[3] == 1)
+                std::copy(xrow + c_lo, xrow + c_hi, row.data() + c_lo);
+              else
+                for (int64_t u = c_lo; u < c_hi; ++u) row[u] = xrow[u * src.stride[3]];
+              taps_of<kChunks>(acc, row.data() + g0 * s2, w + (a * g.k[1] + b) * k2 * mr, mr, k2,
+                               s2, d2, nch);
             }
           }
-          _mm512_mask_storeu_ps(orow + c0, mk, acc);
+          for (int j = 0; j < nch; ++j)
+            _mm512_mask_storeu_ps(orow + g0 + 16 * j, tail_mask(row_end - g0 - 16 * j), acc[j]);
         }
       }
   }
+}
+
+// Plane by plane (equal strides in H and W): the window's rows of the map copied once into a
+// zero-padded plane of pitch wp; output q = oh * wp + ow then reads input s * q + b * dh * wp +
+// e * dw for tap (b, e), so every tap is one shifted (strided) vector load per 16 outputs, the
+// whole plane's outputs in a few vectors — a 7x7 map too (its wp - OW columns per row are
+// computed and dropped). `plane` and `q_out` are per-thread scratch.
+ASC_AVX512 void diag_map_planes(const float* pa, int64_t a_stride, int64_t mr,
+                                const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
+                                int64_t m, int64_t n, int64_t k, bool accumulate) {
+  const float* map = reinterpret_cast<const float*>(src.gm);
+  const int64_t win = g.window(), s = g.s[2], k1 = g.k[1], k2 = g.k[2];
+  const int64_t oh_n = g.out[1], ow_n = g.out[2];
+  const int64_t wp = (ow_n - 1) * s + (k2 - 1) * g.d[2] + 1;
+  const int64_t hp = (oh_n - 1) * s + (k1 - 1) * g.d[1] + 1;
+  const int64_t qn = oh_n * wp;  // outputs computed per plane (pitch wp)
+  static thread_local std::vector<float> plane, q_out, wt;
+  static thread_local std::vector<int64_t> off;
+  off.resize(static_cast<size_t>(round_up4(k1 * k2)));
+  wt.resize(off.size());
+  // Reads run past the last output row by up to a row of pitch wp per stride, the width's taps
+  // and a vector pair: zeros there (those outputs are dropped).
+  plane.assign(static_cast<size_t>(hp * wp + (s + 1) * wp + k2 * g.d[2] + 64 * s), 0.0f);
+  q_out.resize(static_cast<size_t>(qn + 16));
+  const int64_t c_lo = std::clamp<int64_t>(src.lo[3], 0, wp);
+  const int64_t c_hi = std::clamp<int64_t>(src.hi[3], c_lo, wp);
+  const int64_t r_lo = std::clamp<int64_t>(src.lo[2], 0, hp);
+  const int64_t r_hi = std::clamp<int64_t>(src.hi[2], r_lo, hp);
+  const int64_t plane_n = g.out[1] * g.out[2];
+  for (int64_t r = 0; r < m; ++r) {
+    float* out = c + r * ldc;
+    if (r * win >= k || r < src.lo[0] || r >= src.hi[0]) {  // a channel outside the map
+      if (!accumulate) std::fill(out, out + n, 0.0f);
+      continue;
+    }
+    const float* w = pa + (r / mr) * a_stride + (r * win) * mr + r % mr;  // w[t * mr]: tap t
+    const float* xc = map + src.base + r * src.stride[0];
+    for (int64_t od = 0; od < g.out[0]; ++od) {
+      std::fill(q_out.begin(), q_out.end(), 0.0f);
+      for (int64_t a = 0; a < g.k[0]; ++a) {
+        const int64_t id = od * g.s[0] + a * g.d[0];
+        if (id < src.lo[1] || id >= src.hi[1]) continue;
+        const float* xd = xc + id * src.stride[1];
+        for (int64_t h = r_lo; h < r_hi; ++h) {
+          const float* xr = xd + h * src.stride[2];
+          float* pr = plane.data() + h * wp;
+          if (src.stride[3] == 1)
+            std::copy(xr + c_lo, xr + c_hi, pr + c_lo);
+          else
+            for (int64_t u = c_lo; u < c_hi; ++u) pr[u] = xr[u * src.stride[3]];
+        }
+        // The taps' plane offsets and weights, then four partial sums in registers.
+        const float* wa = w + a * k1 * k2 * mr;
+        const int64_t taps = k1 * k2;
+        for (int64_t t = 0; t < taps; ++t) {
+          off[t] = (t / k2) * g.d[1] * wp + (t % k2) * g.d[2];
+          wt[t] = wa[t * mr];
+        }
+        for (int64_t t = taps; t < round_up4(taps); ++t) {
+          off[t] = 0;
+          wt[t] = 0.0f;  // (times a finite plane value: the pads' zeros)
+        }
+        const float* pl = plane.data();
+        for (int64_t q0 = 0; q0 < qn; q0 += 16) {
+          __m512 p0 = _mm512_loadu_ps(q_out.data() + q0), p1 = _mm512_setzero_ps(),
+                 p2 = _mm512_setzero_ps(), p3 = _mm512_setzero_ps();
+          for (int64_t t = 0; t < taps; t += 4) {
+            p0 = _mm512_fmadd_ps(_mm512_set1_ps(wt[t]), plane_load(pl + s * q0 + off[t], s), p0);
+            p1 = _mm512_fmadd_ps(_mm512_set1_ps(wt[t + 1]), plane_load(pl + s * q0 + off[t + 1], s),
+                                 p1);
+            p2 = _mm512_fmadd_ps(_mm512_set1_ps(wt[t + 2]), plane_load(pl + s * q0 + off[t + 2], s),
+                                 p2);
+            p3 = _mm512_fmadd_ps(_mm512_set1_ps(wt[t + 3]), plane_load(pl + s * q0 + off[t + 3], s),
+                                 p3);
+          }
+          _mm512_storeu_ps(q_out.data() + q0,
+                           _mm512_add_ps(_mm512_add_ps(p0, p1), _mm512_add_ps(p2, p3)));
+        }
+      }
+      // The plane's outputs (pitch wp) into C's positions (pitch ow_n).
+      for (int64_t oh = 0; oh < oh_n; ++oh) {
+        const int64_t p0 = od * plane_n + oh * ow_n;
+        if (p0 >= n) break;
+        const int64_t cnt = std::min(ow_n, n - p0);
+        const float* qr = q_out.data() + oh * wp;
+        for (int64_t i = 0; i < cnt; ++i) out[p0 + i] = (accumulate ? out[p0 + i] : 0.0f) + qr[i];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+ASC_AVX512 void mmad_f32_diag_map(const float* pa, int64_t a_stride, int64_t mr,
+                                  const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
+                                  int64_t m, int64_t n, int64_t k, bool accumulate) {
+  constexpr int64_t kPlaneMax = 1 << 15;  // floats of scratch plane (128 KiB): an L2-sized map
+  const int64_t wp = (g.out[2] - 1) * g.s[2] + (g.k[2] - 1) * g.d[2] + 1;
+  const int64_t hp = (g.out[1] - 1) * g.s[1] + (g.k[1] - 1) * g.d[1] + 1;
+  if (g.s[1] == g.s[2] && hp * wp <= kPlaneMax)
+    diag_map_planes(pa, a_stride, mr, src, g, c, ldc, m, n, k, accumulate);
+  else
+    diag_map_rows(pa, a_stride, mr, src, g, c, ldc, m, n, k, accumulate);
 }
 
 }  // namespace asc::cpu::gemm_detail
