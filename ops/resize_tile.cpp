@@ -382,7 +382,12 @@ std::vector<ProgramLaunches> resize_launches(const ResizeVersion& v, const Launc
   if (ctx.inputs.empty() || !tile_dtype(ctx.inputs[0].dtype) || numel(ctx.inputs[0].shape) == 0)
     return {};
   std::vector<ProgramLaunches> l;
-  const auto plan = make_plan(v, ctx, context_values(ctx));
+  std::shared_ptr<ResizePlan> plan;
+  try {
+    plan = make_plan(v, ctx, context_values(ctx));
+  } catch (const ShapeError&) {  // scales / sizes / roi not known: nothing to list
+    return l;
+  }
   for (const AxisPass& p : plan->passes) l.push_back({p.program, 1});
   return l;
 }
