@@ -63,7 +63,7 @@ const std::array kGroups = {
           "the host",
           {"Resize", "Upsample"}},
     Group{"not yet a tile kernel (a host loop): data-dependent sampling and pooling",
-          {"GridSample", "AffineGrid", "RoiAlign", "MaxRoiPool", "LpPool", "GlobalLpPool"}},
+          {"GridSample", "AffineGrid", "RoiAlign", "MaxRoiPool"}},
     Group{"bitwise integer logic: the DSL's vector instructions have no bitwise ops yet",
           {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot"}},
     Group{"not yet a tile kernel (a host loop)",
