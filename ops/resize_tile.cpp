@@ -243,12 +243,23 @@ struct AxisPass {
   int64_t out_elems = 0;
 };
 
-// What a launch context keeps across runs (LaunchContext::state): the passes and the f32
-// workspaces of the intermediates.
+// What a launch context keeps across runs (LaunchContext::state): the passes, the f32
+// workspaces of the intermediates, and the roi / scales / sizes values the passes were made for
+// (a plan is per signature, which holds them; a run with other values makes the plan afresh).
 struct ResizePlan {
   std::vector<AxisPass> passes;
   std::vector<float> ws[2];
+  std::vector<double> values;
 };
+
+std::vector<double> value_key(std::span<const Tensor> in) {
+  std::vector<double> key;
+  for (size_t k = 1; k < in.size(); ++k) {
+    key.push_back(in[k].defined() ? double(in[k].numel()) : -1.0);
+    for (int64_t i = 0; in[k].defined() && i < in[k].numel(); ++i) key.push_back(in[k].at(i));
+  }
+  return key;
+}
 
 ProgramPtr plan_axis(const Attrs& given, std::vector<TensorDesc> in, TensorDesc out,
                      const LaunchContext& parent) {
@@ -352,10 +363,12 @@ void resize_tile_run(const ResizeVersion& v, const LaunchContext& ctx, std::span
                      std::span<Tensor> out) {
   if (out[0].numel() == 0) return;
   auto plan = std::static_pointer_cast<ResizePlan>(ctx.state);
-  if (!plan) {
+  std::vector<double> key = value_key(in);
+  if (!plan || plan->values != key) {
     plan = make_plan(v, ctx, [in](size_t k) -> const Tensor* {
       return k < in.size() && in[k].defined() ? &in[k] : nullptr;
     });
+    plan->values = std::move(key);
     ctx.state = plan;
   }
   if (plan->passes.empty()) {  // no dim resized: Y is X
