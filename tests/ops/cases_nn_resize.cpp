@@ -137,7 +137,9 @@ void add_resize_random(std::vector<OpCase>& c) {
   auto pick = [&](int64_t lo, int64_t hi) {
     return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
   };
-  const float kScales[] = {0.25f, 0.5f, 0.6f, 0.8f, 1.0f, 1.5f, 2.0f, 3.0f};
+  // Scales exact in f32 (ONNX Runtime computes coordinates in f32, asc in double: with 0.6 or 0.8
+  // a nearest coordinate can be a tie in one and not the other).
+  const float kScales[] = {0.25f, 0.5f, 0.75f, 1.0f, 1.25f, 1.5f, 2.0f, 3.0f};
   const char* kNearest[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
   for (const char* mode : {"nearest", "linear", "cubic"})
     for (const char* coord : {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
@@ -168,7 +170,11 @@ void add_resize_random(std::vector<OpCase>& c) {
         } else {
           ins.push_back(absent());
         }
-        if (rep == 0) {  // scales
+        // The maps that take the resized length use sizes: with scales asc takes it as in * scale
+        // (the spec's reference), ONNX Runtime as the output dim.
+        const bool length_map = S(coord) == "align_corners" || S(coord) == "pytorch_half_pixel" ||
+                                S(coord) == "tf_crop_and_resize";
+        if (rep == 0 && !length_map) {  // scales
           ins.push_back(fixed_f32({1, 1, kScales[pick(0, 7)], kScales[pick(0, 7)]}));
         } else {  // sizes
           ins.push_back(absent());
