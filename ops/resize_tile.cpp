@@ -355,8 +355,16 @@ bool tile_dtype(DType t) {
 
 }  // namespace
 
+// The interpolation matrices are dense [Nin, Nout]: past 2^26 elements (256 MiB in f32) for one
+// dim the host kernel's taps take less memory.
 bool resize_tile_covers(const LaunchContext& ctx, std::span<const Tensor> in) {
-  return ctx.launch_program && !in.empty() && tile_dtype(in[0].dtype()) && in[0].numel() > 0;
+  if (!ctx.launch_program || in.empty() || !tile_dtype(in[0].dtype()) || in[0].numel() == 0)
+    return false;
+  const Shape& x = in[0].shape();
+  const Shape& y = ctx.outputs.at(0).shape;
+  for (size_t d = 0; d < x.size() && d < y.size(); ++d)
+    if (x[d] * y[d] > (int64_t{1} << 26)) return false;
+  return true;
 }
 
 void resize_tile_run(const ResizeVersion& v, const LaunchContext& ctx, std::span<const Tensor> in,
