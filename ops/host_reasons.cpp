@@ -57,9 +57,13 @@ const std::array kGroups = {
           "Transposes, the projection Gemm, one RnnStep per step; ops/rnn_tile.cpp); f64 computes "
           "on the host",
           {"RNN", "GRU", "LSTM"}},
+    Group{"interpolation as tile programs: the host makes each resized dim's interpolation matrix "
+          "from the shapes, attributes and scales / sizes / roi values and launches one banded "
+          "ResizeAxis matmul per dim (ops/resize_tile.cpp); integer and f64 data interpolate on "
+          "the host",
+          {"Resize", "Upsample"}},
     Group{"not yet a tile kernel (a host loop): data-dependent sampling and pooling",
-          {"Resize", "Upsample", "GridSample", "AffineGrid", "RoiAlign", "MaxRoiPool", "LpPool",
-           "GlobalLpPool"}},
+          {"GridSample", "AffineGrid", "RoiAlign", "MaxRoiPool"}},
     Group{"bitwise integer logic: the DSL's vector instructions have no bitwise ops yet",
           {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot"}},
     Group{"not yet a tile kernel (a host loop)",

@@ -1,8 +1,9 @@
 // Registration and references of MaxPool / AveragePool / LpPool (kernels in pool.cpp), and the
 // whole-plane pools GlobalAveragePool / GlobalMaxPool / GlobalLpPool and MaxUnpool.
 //
-// Global pools: X [N, C, spatial...] -> Y [N, C, 1, ...] reducing each (n, c) plane; average and
-// max are tile kernels (row reductions), Lp a host kernel.
+// Global pools: X [N, C, spatial...] -> Y [N, C, 1, ...] reducing each (n, c) plane as tile
+// kernels (row reductions); GlobalLpPool's host kernel keeps p <= 0 and f64 with p other than
+// 1 and 2 (PowScalar's exponent is an f32).
 // MaxUnpool: Y zero-filled, then Y.flat[I[i]] = X[i] (I as produced by MaxPool's Indices); Y's
 // spatial dims are output_shape when given (I then indexes the default shape: see
 // unpool_targets), else (in - 1) * s + k - pb - pe.
@@ -16,6 +17,7 @@
 #include "registry/error.h"
 #include "registry/rows.h"
 #include "registry/strings.h"
+#include "registry/tiling.h"
 
 namespace asc {
 namespace {
@@ -43,7 +45,7 @@ void pool_reference(const PoolVersion& v, const Attrs& a, const Tensor& x, std::
   const Shape xs = contiguous_strides(x.shape());
   const bool col_major = v.kind == PoolKind::kMax && v.since >= 8 && a.i("storage_order") != 0;
   const bool include_pad = v.kind == PoolKind::kAvg && v.since >= 7 && a.i("count_include_pad");
-  const double p = v.kind == PoolKind::kLp ? (v.since == 1 ? a.f("p") : double(a.i("p"))) : 1.0;
+  const double p = v.kind == PoolKind::kLp ? pool_p(v.since, a) : 1.0;
   const Shape kshape = w.k;
   std::vector<int64_t> oi(ns + 2), ki(ns), xi(ns + 2);
   for (int64_t o = 0; o < out[0].numel(); ++o) {
@@ -120,13 +122,10 @@ void register_pool(Registry& r, const PoolVersion& pv) {
   const char* doc = pv.kind == PoolKind::kMax   ? "sliding-window max (optional argmax Indices)"
                     : pv.kind == PoolKind::kAvg ? "sliding-window average"
                                                 : "sliding-window Lp norm";
-  if (pv.kind != PoolKind::kLp)
-    def.tiling([v](const LaunchContext& ctx) { return pool_tiling(*v, ctx); })
-        .kernel([v](TileBuilder& t) { pool_tile_kernel(*v, t); })
-        .tile_when(
-            [v](const Attrs& a, std::span<const TensorDesc> in, std::span<const TensorDesc> out) {
-              return pool_tile_covers(*v, a, in, out);
-            });
+  def.tiling([v](const LaunchContext& ctx) { return pool_tiling(*v, ctx); })
+      .kernel([v](TileBuilder& t) { pool_tile_kernel(*v, t); })
+      .tile_when([v](const Attrs& a, std::span<const TensorDesc> in,
+                     std::span<const TensorDesc> out) { return pool_tile_covers(*v, a, in, out); });
   def.type_constraint("T", types)
       .describe(doc)
       .infer([v](const InferContext& c) { return infer_pool(*v, c); })
@@ -149,18 +148,21 @@ std::vector<TensorType> infer_global(const char* op, const InferContext& ctx) {
   return {TensorType{x.dtype, s}};
 }
 
-// GlobalLpPool's host kernel: (sum |x|^p)^(1/p) per plane.
+// GlobalLpPool's host kernel for what its tile kernel does not take (p <= 0): (sum |x|^p)^(1/p)
+// per plane, the planes over the workers.
 template <class C>
-void global_lp_run(double p, const Tensor& xt, Tensor& yt) {
+void global_lp_run(const LaunchContext& ctx, double p, const Tensor& xt, Tensor& yt) {
   std::vector<C> xb;
   const C* x = read_as(xt, xb, C{});
   OutBuf<C> yb(yt);
   const int64_t planes = yt.numel(), n = planes ? xt.numel() / planes : 0;
-  for (int64_t pl = 0; pl < planes; ++pl) {
-    double acc = 0;
-    for (int64_t i = 0; i < n; ++i) acc += std::pow(std::fabs(double(x[pl * n + i])), p);
-    yb.data()[pl] = static_cast<C>(std::pow(acc, 1.0 / p));
-  }
+  ctx.parallel(planes, [&](int64_t pl0, int64_t pl1) {
+    for (int64_t pl = pl0; pl < pl1; ++pl) {
+      double acc = 0;
+      for (int64_t i = 0; i < n; ++i) acc += std::pow(std::fabs(double(x[pl * n + i])), p);
+      yb.data()[pl] = static_cast<C>(std::pow(acc, 1.0 / p));
+    }
+  });
   yb.commit();
 }
 
@@ -181,6 +183,35 @@ void global_kernel(PoolKind kind, TileBuilder& t) {
   t.copy_out(0, r, row_out_box(v, row_tile(v, t.tiling())));
 }
 
+// GlobalLpPool's tile kernel: the row view's chunks as |x|^p (f32; f64 stays f64), each chunk's
+// sum accumulated, then the root.
+void global_lp_kernel(double p, TileBuilder& t) {
+  const RowView v = global_view(t.ctx());
+  const DType cdt = compute_dtype(t.ctx().inputs[0].dtype);
+  const RowCursor tile = row_tile(v, t.tiling());
+  Shape kept = tile.size;
+  bool looped = false;
+  for (size_t j = 0; j < v.dims.size(); ++j) {
+    if (!v.reduced[j]) continue;
+    looped = looped || tile.size[j] < v.dims[j];
+    kept[j] = 1;
+  }
+  auto partial = [&](const RowCursor& c) {
+    Buf x = t.cast(t.copy_in(0, row_in_box(v, c)), cdt);
+    return row_reduce_box(t, ReduceOp::kSum, lp_power(t, x, p), v);
+  };
+  Buf r;
+  if (v.count == 0 || looped) {
+    r = t.duplicate(cdt, kept, 0.0);
+    if (v.count > 0)
+      row_chunks(t, v, [&](const RowCursor& c) { t.accumulate(BinaryOp::kAdd, r, partial(c)); });
+  } else {
+    r = partial(tile);
+  }
+  r = t.cast(lp_root(t, r, p), t.ctx().outputs[0].dtype);
+  t.copy_out(0, r, row_out_box(v, tile));
+}
+
 void global_reference(PoolKind kind, double p, const Tensor& x, Tensor& y) {
   const int64_t planes = y.numel(), n = planes ? x.numel() / planes : 0;
   for (int64_t pl = 0; pl < planes; ++pl) {
@@ -199,7 +230,7 @@ void global_reference(PoolKind kind, double p, const Tensor& x, Tensor& y) {
 
 void register_global(Registry& r, const char* type, PoolKind kind, int since, int until) {
   auto p_of = [kind, since](const Attrs& a) {
-    return kind != PoolKind::kLp ? 1.0 : since == 1 ? double(a.f("p")) : double(a.i("p"));
+    return kind != PoolKind::kLp ? 1.0 : pool_p(since, a);
   };
   OpDef def = def_op(type, since, until);
   def.input("X", "T").output("Y", "T").type_constraint("T", nn_float_types());
@@ -218,16 +249,23 @@ void register_global(Registry& r, const char* type, PoolKind kind, int since, in
       .reference([kind, p_of](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
         global_reference(kind, p_of(a), in[0], out[0]);
       });
+  def.tiling([](const LaunchContext& ctx) { return row_tiling(ctx, global_view(ctx)); });
   if (kind == PoolKind::kLp) {
-    def.host_kernel(
-        [p_of](const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
-          with_compute(in[0].dtype(), [&](auto tag) {
-            global_lp_run<decltype(tag)>(p_of(ctx.attr()), in[0], out[0]);
-          });
-        });
+    def.kernel([p_of](TileBuilder& t) { global_lp_kernel(p_of(t.ctx().attr()), t); })
+        // PowScalar's exponent is an f32: f64 data with p other than 1, 2 stays on the host.
+        .tile_when(
+            [p_of](const Attrs& a, std::span<const TensorDesc> in, std::span<const TensorDesc>) {
+              const double p = p_of(a);
+              return p > 0 && (in[0].dtype != DType::kF64 || p == 1 || p == 2);
+            })
+        .host_kernel(
+            [p_of](const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
+              with_compute(in[0].dtype(), [&](auto tag) {
+                global_lp_run<decltype(tag)>(ctx, p_of(ctx.attr()), in[0], out[0]);
+              });
+            });
   } else {
-    def.tiling([](const LaunchContext& ctx) { return row_tiling(ctx, global_view(ctx)); })
-        .kernel([kind](TileBuilder& t) { global_kernel(kind, t); });
+    def.kernel([kind](TileBuilder& t) { global_kernel(kind, t); });
   }
   r.add(std::move(def));
 }

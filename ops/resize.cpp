@@ -16,26 +16,12 @@
 #include <cmath>
 
 #include "ops/nn.h"
+#include "ops/resize.h"
 #include "registry/error.h"
 #include "registry/strings.h"
 
 namespace asc {
 namespace {
-
-struct ResizeVersion {
-  const char* type;
-  int since, until;
-};
-
-// Everything a resize needs besides the data: per-dim scale and output size, roi, modes.
-struct ResizeSpec {
-  Shape in, out;
-  std::vector<double> scale, roi;
-  std::vector<double> len;  // resized length in coordinate maps: in * scale, or sizes
-  std::string mode = "nearest", coord = "asymmetric", nearest = "simple";
-  double cubic_a = -0.75, extrapolation = 0.0;
-  bool exclude_outside = false, antialias = false;
-};
 
 // Resize-18 inputs given for `axes` only, expanded to every dim (`fill` for the others).
 template <class T>
@@ -46,15 +32,6 @@ std::vector<T> expand_axes(const std::vector<T>& given, const std::vector<int64_
   return fill;
 }
 
-// The (index, weight) taps of one output coordinate (1 nearest, 2 linear, 4 cubic, wider with
-// antialias); `outside`: extrapolate instead.
-struct Taps {
-  std::vector<int64_t> idx;
-  std::vector<double> w;
-  bool outside = false;
-  int n() const { return static_cast<int>(idx.size()); }
-};
-
 std::vector<double> floats_of(const Tensor& t) {
   std::vector<double> v(static_cast<size_t>(t.numel()));
   for (int64_t i = 0; i < t.numel(); ++i) v[static_cast<size_t>(i)] = t.at(i);
@@ -64,8 +41,10 @@ std::vector<double> floats_of(const Tensor& t) {
 // Input positions: Resize-10 / Upsample-9 [X, scales]; Resize-11+ [X, roi, scales, sizes];
 // Upsample-7 [X] with the scales attribute. `value(k)` gives input k's value or nullptr when the
 // input is absent; it throws ValueUnknownError when the value is not known yet.
-template <class ValueFn>
-ResizeSpec resize_spec(const ResizeVersion& v, const Attrs& a, const Shape& x, ValueFn value) {
+}  // namespace
+
+ResizeSpec resize_spec(const ResizeVersion& v, const Attrs& a, const Shape& x,
+                       const std::function<const Tensor*(size_t)>& value) {
   const std::string op = v.type;
   ResizeSpec s;
   s.in = x;
@@ -182,6 +161,8 @@ ResizeSpec resize_spec(const ResizeVersion& v, const Attrs& a, const Shape& x, V
   return s;
 }
 
+namespace {
+
 double cubic_weight(double a, double t) {  // t = |distance|; 0 from 2 on
   if (t <= 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
   if (t < 2) return ((a * t - 5 * a) * t + 8 * a) * t - 4 * a;
@@ -208,6 +189,8 @@ double resize_coord(const ResizeSpec& s, size_t d, int64_t j) {
   }
   return jj / sc;  // asymmetric
 }
+
+}  // namespace
 
 // Taps of output coordinate j along dim d. Linear and cubic taps sit at floor(x) + i with edge
 // clamping; antialias (scale < 1) widens the filter by 1 / scale: linear weights max(0, 1 - |t|),
@@ -253,6 +236,12 @@ Taps resize_taps(const ResizeSpec& s, size_t d, int64_t j) {
   return t;
 }
 
+bool resize_axis_active(const ResizeSpec& s, size_t d) {
+  return !(s.in[d] == s.out[d] && s.coord != "tf_crop_and_resize" && s.scale[d] == 1.0);
+}
+
+namespace {
+
 // The value of input k for a kernel / reference (nullptr when absent or empty is fine).
 auto tensor_values(std::span<const Tensor> in) {
   return [in](size_t k) -> const Tensor* {
@@ -291,7 +280,7 @@ void resize_run(const ResizeSpec& s, const LaunchContext& ctx, const Tensor& xt,
   Shape shape = s.in;
   const size_t r = shape.size();
   for (size_t d = 0; d < r; ++d) {
-    if (s.in[d] == s.out[d] && s.coord != "tf_crop_and_resize" && s.scale[d] == 1.0) continue;
+    if (!resize_axis_active(s, d)) continue;
     std::vector<Taps> taps(static_cast<size_t>(s.out[d]));
     for (int64_t j = 0; j < s.out[d]; ++j) taps[static_cast<size_t>(j)] = resize_taps(s, d, j);
     int64_t outer = 1, inner = 1;
@@ -421,13 +410,20 @@ void register_nn_resize(Registry& r) {
                                    "nearest / bilinear, asymmetric coordinates"
                                  : "resizes by scales: nearest / linear, asymmetric coordinates")
         .infer([v](const InferContext& c) { return infer_resize(*v, c); })
-        .host_kernel([v](const LaunchContext& ctx, std::span<const Tensor> in,
-                         std::span<Tensor> out) { resize_kernel(*v, ctx, in, out); })
+        .host_kernel(
+            [v](const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
+              if (resize_tile_covers(ctx, in))
+                resize_tile_run(*v, ctx, in, out);
+              else
+                resize_kernel(*v, ctx, in, out);
+            })
+        .launches([v](const LaunchContext& ctx) { return resize_launches(*v, ctx); })
         .reference([v](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
           resize_reference(*v, a, in, out[0]);
         });
     r.add(std::move(def));
   }
+  register_resize_axis(r);
 }
 
 }  // namespace asc

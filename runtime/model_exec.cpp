@@ -237,7 +237,9 @@ std::vector<NamedTensor> Model::run_dynamic(const std::vector<const Tensor*>& fe
           for (const Tensor& t : ins) ps.in.push_back(t.defined() ? t.desc() : TensorDesc{});
           for (const Tensor& t : outs) ps.out.push_back(t.desc());
           ps.program = launched;
-          st.cost = sim_->predict(graph_, ps);
+          std::vector<const Tensor*> values;
+          for (const Tensor& t : ins) values.push_back(t.defined() ? &t : nullptr);
+          st.cost = sim_->predict(graph_, ps, values);
         }
       }
     } catch (const Error& e) {

@@ -360,6 +360,7 @@ void add_pools(std::vector<OpCase>& c) {
 }  // namespace
 
 std::vector<OpCase> cases_nn_resize();
+std::vector<OpCase> cases_nn_lppool();
 
 std::vector<OpCase> cases_nn() {
   std::vector<OpCase> c;
@@ -368,6 +369,7 @@ std::vector<OpCase> cases_nn() {
   add_conv_transpose(c);
   add_pools(c);
   for (auto& r : cases_nn_resize()) c.push_back(std::move(r));
+  for (auto& r : cases_nn_lppool()) c.push_back(std::move(r));
   return c;
 }
 

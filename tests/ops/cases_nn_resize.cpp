@@ -1,5 +1,7 @@
 // Cases of the nn family's sampling ops: Resize, Upsample, GridSample, RoiAlign, MaxRoiPool; and
 // Col2Im and AffineGrid.
+#include <random>
+
 #include "ops/op_cases.h"
 #include "registry/strings.h"
 
@@ -124,6 +126,135 @@ void add_resize(std::vector<OpCase>& c) {
                {in(f32, {1, 1, 3, 3}), fixed_f32({1, 1, 2, 2.5f})},
                {{"mode", S("linear")}},
                "linear"});
+}
+
+// Seeded random shapes over every mode x coordinate_transformation_mode (Resize-19), scales or
+// sizes, nearest_mode, cubic_coeff_a, exclude_outside, antialias and tf_crop_and_resize's roi and
+// extrapolation_value; then shapes where the banded product has many tiles (the U-Net 2x
+// upsample, FPN nearest, a strong downsample, a crop) and f16 data.
+void add_resize_random(std::vector<OpCase>& c) {
+  std::mt19937 rng(21);
+  auto pick = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  // Scales exact in f32 (ONNX Runtime computes coordinates in f32, asc in double: with 0.6 or 0.8
+  // a nearest coordinate can be a tie in one and not the other).
+  const float kScales[] = {0.25f, 0.5f, 0.75f, 1.0f, 1.25f, 1.5f, 2.0f, 3.0f};
+  const char* kNearest[] = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+  for (const char* mode : {"nearest", "linear", "cubic"})
+    for (const char* coord : {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
+                              "align_corners", "asymmetric", "tf_crop_and_resize"})
+      for (int rep = 0; rep < 2; ++rep) {
+        const Shape x = {pick(1, 2), pick(1, 3), pick(1, 23), pick(1, 37)};
+        Attrs a{{"mode", S(mode)}, {"coordinate_transformation_mode", S(coord)}};
+        std::string label = cat(mode, "/", coord);
+        if (S(mode) == "nearest") {
+          a.set("nearest_mode", S(kNearest[pick(0, 3)]));
+          label += cat("/", a.s("nearest_mode"));
+        } else {
+          if (pick(0, 1)) a.set("antialias", int64_t{1}), label += "/antialias";
+          if (S(mode) == "cubic") {
+            a.set("cubic_coeff_a", pick(0, 1) ? -0.5f : -0.75f);
+            if (pick(0, 1)) a.set("exclude_outside", int64_t{1}), label += "/exclude";
+          }
+        }
+        std::vector<InputSpec> ins = {in(f32, x)};
+        if (S(coord) == "tf_crop_and_resize") {
+          std::vector<float> roi = {0, 0, 0.f, 0.f, 1, 1, 1.f, 1.f};
+          for (int d = 2; d < 4; ++d) {
+            roi[d] = static_cast<float>(pick(-30, 60)) / 100.f;
+            roi[d + 4] = roi[d] + static_cast<float>(pick(20, 90)) / 100.f;
+          }
+          ins.push_back(fixed_f32(roi));
+          a.set("extrapolation_value", static_cast<float>(pick(-20, 20)) / 4.f);
+        } else {
+          ins.push_back(absent());
+        }
+        // The maps that take the resized length use sizes: with scales asc takes it as in * scale
+        // (the spec's reference), ONNX Runtime as the output dim.
+        const bool length_map = S(coord) == "align_corners" || S(coord) == "pytorch_half_pixel" ||
+                                S(coord) == "tf_crop_and_resize";
+        if (rep == 0 && !length_map) {  // scales
+          ins.push_back(fixed_f32({1, 1, kScales[pick(0, 7)], kScales[pick(0, 7)]}));
+        } else {  // sizes
+          ins.push_back(absent());
+          ins.push_back(fixed_i64({x[0], x[1], pick(1, 41), pick(1, 41)}));
+        }
+        c.push_back(OpCase("Resize", 19, std::move(ins), std::move(a), label));
+      }
+  auto big = [&](Shape x, std::vector<float> scales, Attrs a, std::string label, DType dt = f32,
+                 std::vector<float> roi = {}) {
+    c.push_back(resize(std::move(x), std::move(scales), {}, std::move(a), std::move(label), dt,
+                       std::move(roi)));
+  };
+  const Attrs linear{{"mode", S("linear")}};
+  big({1, 4, 70, 130}, {1, 1, 2, 2}, linear, "unet_2x");
+  big({1, 2, 9, 11}, {1, 1, 32, 32}, linear, "side_32x");
+  big({2, 8, 40, 41}, {1, 1, 2, 2},
+      {{"nearest_mode", S("floor")}, {"coordinate_transformation_mode", S("asymmetric")}},
+      "fpn_nearest_2x");
+  big({1, 3, 150, 190}, {1, 1, 0.3f, 0.21f}, {{"mode", S("cubic")}}, "downsample_cubic");
+  big({1, 2, 150, 190}, {1, 1, 0.3f, 0.21f}, {{"mode", S("linear")}, {"antialias", int64_t{1}}},
+      "downsample_antialias");
+  c.back().opset = 18;
+  big({1, 2, 90, 100}, {1, 1, 1.3f, 1.7f},
+      {{"mode", S("linear")},
+       {"coordinate_transformation_mode", S("tf_crop_and_resize")},
+       {"extrapolation_value", -3.0f}},
+      "crop", f32, {0, 0, -0.2f, 0.3f, 1, 1, 0.7f, 1.4f});
+  big({3, 50, 70}, {1, 2.5f, 0.5f}, {{"mode", S("cubic")}}, "3d_inner_dims");
+  big({260, 3}, {0.5f, 2}, linear, "2d_rows");
+  big({1, 3, 33, 47}, {1, 1, 2, 2}, linear, "f16_2x", f16);
+  big({1, 3, 33, 47}, {1, 1, 1.7f, 0.6f}, {{"mode", S("cubic")}}, "f16_cubic", f16);
+}
+
+// ResizeAxis (ai.asc), Resize's per-dim launch: the last dim (X [O, Nin, 1] x R [Nin, Nout]) and
+// an inner one (R [Nout, Nin] x X[o] [Nin, I]), + E; lo / hi the rows R has nonzeros in for each
+// output (a band of width 3 here, or every row).
+void add_resize_axis(std::vector<OpCase>& c) {
+  auto banded = [](int64_t n_in, int64_t n_out, bool last, std::vector<int64_t>& lo,
+                   std::vector<int64_t>& hi) {
+    Tensor r(f32, last ? Shape{n_in, n_out} : Shape{n_out, n_in});
+    std::mt19937 rng(static_cast<unsigned>(n_in * 131 + n_out));
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (int64_t j = 0; j < n_out; ++j) {
+      const int64_t mid = j * n_in / n_out;
+      lo.push_back(std::max<int64_t>(0, mid - 1));
+      hi.push_back(std::min<int64_t>(n_in - 1, mid + 1));
+      for (int64_t k = 0; k < n_in; ++k)
+        r.data_as<float>()[last ? k * n_out + j : j * n_in + k] =
+            k >= lo.back() && k <= hi.back() ? u(rng) : 0.f;
+    }
+    return fixed_tensor(std::move(r));
+  };
+  for (bool last : {true, false})
+    for (auto [n_in, n_out] : {std::pair<int64_t, int64_t>{7, 19}, {150, 61}, {40, 300}}) {
+      std::vector<int64_t> lo, hi;
+      InputSpec r = banded(n_in, n_out, last, lo, hi);
+      const Shape x = last ? Shape{37, n_in, 1} : Shape{3, n_in, 29};
+      c.push_back(
+          {"ResizeAxis", 1, {in(f32, x), r}, {{"lo", lo}, {"hi", hi}}, last ? "last" : "inner"});
+      c.back().domain = "ai.asc";
+    }
+  const std::vector<int64_t> lo(5, 0), hi(5, 8);
+  c.push_back({"ResizeAxis",
+               1,
+               {in(f32, {3, 9, 10}), in(f32, {5, 9}), in(f32, {5})},
+               {{"lo", lo}, {"hi", hi}},
+               "inner_dense_e"});
+  c.back().domain = "ai.asc";
+  c.push_back({"ResizeAxis",
+               1,
+               {in(f32, {6, 9, 1}), in(f32, {9, 5}), in(f32, {5})},
+               {{"lo", lo}, {"hi", hi}},
+               "last_dense_e"});
+  c.back().domain = "ai.asc";
+  c.push_back({"ResizeAxis",
+               1,
+               {in(f16, {4, 9, 1}), in(f16, {9, 5})},
+               {{"lo", lo}, {"hi", hi}, {"y_f32", int64_t{1}}},
+               "f16_to_f32"});
+  c.back().domain = "ai.asc";
 }
 
 void add_grid_sample(std::vector<OpCase>& c) {
@@ -263,6 +394,8 @@ void add_affine_grid(std::vector<OpCase>& c) {
 std::vector<OpCase> cases_nn_resize() {
   std::vector<OpCase> c;
   add_resize(c);
+  add_resize_random(c);
+  add_resize_axis(c);
   add_grid_sample(c);
   add_col2im(c);
   add_affine_grid(c);

@@ -25,7 +25,8 @@ SimDevice::SimDevice(const std::string& name, CostConfig config) : name_(name), 
   spec_ = ascend910b();
 }
 
-KernelCost SimDevice::predict(const Graph& g, const PlanStep& s) const {
+KernelCost SimDevice::predict(const Graph& g, const PlanStep& s,
+                              std::span<const Tensor* const> values) const {
   const Node& n = g.nodes[static_cast<size_t>(s.node)];
   const bool host_view = !s.program && n.def && n.def->has(kMovement) && !s.in.empty() &&
                          s.out.size() == 1 && s.in[0].dtype == s.out[0].dtype &&
@@ -44,6 +45,7 @@ KernelCost SimDevice::predict(const Graph& g, const PlanStep& s) const {
     ctx.outputs = s.out;
     ctx.attrs = &attrs;
     ctx.spec = &spec_;
+    ctx.values.assign(values.begin(), values.end());
     KernelCost total;
     for (const ProgramLaunches& l : n.def->launches_fn(ctx)) {
       const KernelCost k = predict_program(*l.program, spec_, config_);
@@ -66,7 +68,15 @@ std::vector<KernelCost> SimDevice::predict(const Graph& g, const Plan& p) const 
   std::vector<KernelCost> costs;
   if (!p.dynamic.empty()) return costs;
   costs.reserve(p.steps.size());
-  for (const PlanStep& s : p.steps) costs.push_back(predict(g, s));
+  std::vector<const Tensor*> values;
+  for (const PlanStep& s : p.steps) {
+    values.clear();
+    for (int v : g.nodes[static_cast<size_t>(s.node)].inputs)
+      values.push_back(v >= 0 && static_cast<size_t>(v) < p.known.size() && p.known[v].defined()
+                           ? &p.known[static_cast<size_t>(v)]
+                           : nullptr);
+    costs.push_back(predict(g, s, values));
+  }
   return costs;
 }
 

@@ -4,6 +4,7 @@
 // only, so a plan can be predicted without being executed (ModelOptions::timing_only).
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,10 @@ class SimDevice {
   // out. A host op that moves data (trait kMovement) without changing its first input's dtype or
   // element count (Reshape, Unsqueeze, Flatten, ...) is a view on the device: it costs nothing;
   // another movement op (Gather, Slice) reads at most as many bytes of an input as it writes.
-  KernelCost predict(const Graph& g, const PlanStep& s) const;
+  // `values`: the inputs' values known while planning (LaunchContext::values), which an op
+  // launching a sequence of programs may need to list them (Resize's scales / sizes).
+  KernelCost predict(const Graph& g, const PlanStep& s,
+                     std::span<const Tensor* const> values = {}) const;
   // One cost per step of the plan (empty for a dynamic plan).
   std::vector<KernelCost> predict(const Graph& g, const Plan& p) const;
 
