@@ -1,10 +1,16 @@
-// ConvInteger (10+) and QLinearConv (10+). ConvInteger: Y (i32) = Conv(X - x_zero_point, W -
-// w_zero_point) on 8-bit integers, as a host kernel on the Conv path (conv_compute in double: every
-// product and sum of 8-bit values is exact there). Padding is zero after the zero point is
-// subtracted. x_zero_point is a scalar; w_zero_point a scalar or one value per output channel [M].
+// ConvInteger (10+) and QLinearConv (10+) as tile kernels on the integer cube (docs/DSL.md
+// "Integer cube"): Conv's tile (ops/conv_tile.h) with X and W of i8/u8 loaded into L0 with their
+// zero points, accumulating in an i32 L0C.
+//   ConvInteger: y (i32) = Conv(x - x_zero_point, w - w_zero_point); the padding is zero after
+//     the zero point is subtracted. x_zero_point is a scalar; w_zero_point a scalar or [M].
+//   QLinearConv: the same accumulator, then requantised in the epilogue as ONNX Runtime does it,
+//     in f32: y = saturate(round_half_even(f32(acc + B[m]) * (x_scale * w_scale[m] / y_scale))
+//     + y_zero_point).
+// The references are naive loops over every output element.
 #include <algorithm>
 #include <cmath>
 
+#include "ops/conv_tile.h"
 #include "ops/nn.h"
 #include "registry/error.h"
 #include "registry/strings.h"
@@ -30,31 +36,6 @@ void check_zero_points(std::span<const Tensor> in, int64_t m) {
                          " must be a scalar or [", m, "]"));
 }
 
-// acc[Y] = Conv(X - xz, W - wz) exactly (double holds every 8-bit product sum).
-std::vector<double> int_conv(const char* op, const Attrs& a, const Tensor& xt, ZeroPoint xz,
-                             const Tensor& wt, ZeroPoint wz, int64_t out_numel) {
-  const Shape &xs = xt.shape(), &ws = wt.shape();
-  const Window w = conv_window(op, a, xs, ws);
-  std::vector<double> x(static_cast<size_t>(xt.numel())), wv(static_cast<size_t>(wt.numel()));
-  std::vector<double> y(static_cast<size_t>(out_numel));
-  const double x0 = xz.at(0);
-  for (size_t i = 0; i < x.size(); ++i) x[i] = xt.at(static_cast<int64_t>(i)) - x0;
-  const int64_t per_filter = ws[0] ? wt.numel() / ws[0] : 1;
-  for (size_t i = 0; i < wv.size(); ++i)
-    wv[i] = wt.at(static_cast<int64_t>(i)) - wz.at(static_cast<int64_t>(i) / per_filter);
-  conv_compute<double>(w, a.i("group"), xs, x.data(), ws, wv.data(), nullptr, y.data());
-  return y;
-}
-
-void conv_integer_kernel(const LaunchContext& ctx, std::span<const Tensor> in,
-                         std::span<Tensor> out) {
-  check_zero_points(in, in[1].shape()[0]);
-  const ZeroPoint xz{in.size() > 2 ? &in[2] : nullptr}, wz{in.size() > 3 ? &in[3] : nullptr};
-  const auto y = int_conv("ConvInteger", ctx.attr(), in[0], xz, in[1], wz, out[0].numel());
-  int32_t* dst = out[0].data_as<int32_t>();
-  for (size_t i = 0; i < y.size(); ++i) dst[i] = static_cast<int32_t>(std::llround(y[i]));
-}
-
 // QLinearConv inputs: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point,
 // B. Requantisation as ONNX Runtime does it, in float: y = saturate(round_half_even((acc + B[m])
 // * (x_scale * w_scale[m] / y_scale)) + y_zero_point).
@@ -75,7 +56,8 @@ void check_qlinear(std::span<const Tensor> in, int64_t m) {
 }
 
 void qlinear_requantize(std::span<const Tensor> in, const std::vector<double>& acc, Tensor& y) {
-  const int64_t m_n = in[3].shape()[0], per = m_n ? y.numel() / (y.shape()[0] * m_n) : 1;
+  const int64_t m_n = in[3].shape()[0], rows = y.shape()[0] * m_n;
+  const int64_t per = rows ? y.numel() / rows : 1;
   const bool has_b = in.size() > 8 && in[8].defined();
   const double lo = y.dtype() == DType::kU8 ? 0 : -128, hi = y.dtype() == DType::kU8 ? 255 : 127;
   const float xs = static_cast<float>(in[1].at(0)), ys = static_cast<float>(in[6].at(0));
@@ -88,14 +70,6 @@ void qlinear_requantize(std::span<const Tensor> in, const std::vector<double>& a
     const double q = std::nearbyint(static_cast<double>(static_cast<float>(a) * scale)) + yz;
     y.set(i, std::clamp(q, lo, hi));
   }
-}
-
-void qlinear_conv_kernel(const LaunchContext& ctx, std::span<const Tensor> in,
-                         std::span<Tensor> out) {
-  check_qlinear(in, in[3].shape()[0]);
-  const auto acc = int_conv("QLinearConv", ctx.attr(), in[0], ZeroPoint{&in[2]}, in[3],
-                            ZeroPoint{&in[5]}, out[0].numel());
-  qlinear_requantize(in, acc, out[0]);
 }
 
 // Naive reference: every output element as an exact sum over its window.
@@ -147,6 +121,64 @@ void qlinear_conv_reference(const Attrs& a, std::span<const Tensor> in, std::spa
   qlinear_requantize(in, acc, out[0]);
 }
 
+// Inputs of the two forms: X, W and their zero points.
+ConvGeom geom_conv_integer(const LaunchContext& ctx) {
+  return conv_geom_int(ctx, 0, 1, 2, 3);
+}
+ConvGeom geom_qlinear_conv(const LaunchContext& ctx) {
+  const ConvGeom g = conv_geom_int(ctx, 0, 3, 2, 5);
+  auto check = [&](size_t i, const char* name, int64_t per) {
+    const int64_t n = numel(ctx.inputs[i].shape);
+    if (n != 1 && n != per)
+      throw ShapeError(cat("QLinearConv: ", name, " ", to_string(ctx.inputs[i].shape),
+                           " must be a scalar", per > 1 ? cat(" or [", per, "]") : std::string()));
+  };
+  check(1, "x_scale", 1);
+  check(4, "w_scale", g.m);
+  check(6, "y_scale", 1);
+  check(7, "y_zero_point", 1);
+  if (ctx.inputs.size() > 8 && ctx.inputs[8].dtype != DType::kUndefined &&
+      numel(ctx.inputs[8].shape) != g.m)
+    throw ShapeError(cat("QLinearConv: B ", to_string(ctx.inputs[8].shape), " is not [", g.m, "]"));
+  return g;
+}
+
+void conv_integer_tile(TileBuilder& t) {
+  const ConvGeom g = geom_conv_integer(t.ctx());
+  const ConvTile tile = conv_accumulate(t, g);
+  t.copy_out(0, tile.c, conv_out_box(t, g, tile));
+}
+
+// A per-output-channel operand of the tile's rows [1, TM] (one value: spread with stride 0).
+Buf channel_values(TileBuilder& t, const ConvGeom& g, const ConvTile& tile, int input,
+                   const char* name) {
+  const bool one = numel(t.ctx().inputs[static_cast<size_t>(input)].shape) == 1;
+  GmBox b;
+  b.dims = {BoxDim{g.group, one ? 0 : g.mg(), t.grid(1), 1},
+            BoxDim{g.mg(), one ? 0 : 1, tile.m0, tile.tm}};
+  return t.cast(t.copy_in(input, b, Pos::kUB, name), DType::kF32);
+}
+
+void qlinear_conv_tile(TileBuilder& t) {
+  const LaunchContext& ctx = t.ctx();
+  const ConvGeom g = geom_qlinear_conv(ctx);
+  const ConvTile tile = conv_accumulate(t, g);
+  Buf acc = tile.c;
+  if (ctx.inputs.size() > 8 && ctx.inputs[8].dtype != DType::kUndefined) {
+    GmBox b;
+    b.dims = {BoxDim{g.group, g.mg(), t.grid(1), 1}, BoxDim{g.mg(), 1, tile.m0, tile.tm}};
+    acc = t.bcast_mid(BinaryOp::kAdd, acc, t.copy_in(8, b, Pos::kUB, "bias"), 1);
+  }
+  // scale[m] = x_scale * w_scale[m] / y_scale, rounded as f32 at each step.
+  Buf scale = channel_values(t, g, tile, 4, "ws") * channel_values(t, g, tile, 1, "xs");
+  scale = scale / channel_values(t, g, tile, 6, "ys");
+  Buf y = t.unary(UnaryOp::kRound, t.bcast_mid(BinaryOp::kMul, t.cast(acc, DType::kF32), scale, 1));
+  y = t.bcast_mid(BinaryOp::kAdd, y, channel_values(t, g, tile, 7, "yz"), 1);
+  const bool u8 = ctx.outputs[0].dtype == DType::kU8;
+  y = t.unary(UnaryOp::kClip, y, u8 ? 0.f : -128.f, u8 ? 255.f : 127.f);
+  t.copy_out(0, y, conv_out_box(t, g, tile));
+}
+
 }  // namespace
 
 void register_conv_integer(Registry& r) {
@@ -178,7 +210,11 @@ void register_conv_integer(Registry& r) {
               const InferContext sub{c.op, xw, c.attrs, {}};
               return infer_conv(sub, "QLinearConv", c.inputs[7].dtype, false);
             })
-            .host_kernel(qlinear_conv_kernel)
+            .tiling([](const LaunchContext& ctx) {
+              // The f32 result and the requantisation's per-channel operands.
+              return conv_tiling(ctx, geom_qlinear_conv(ctx), 12);
+            })
+            .kernel(qlinear_conv_tile)
             .reference(qlinear_conv_reference));
   r.add(def_op("ConvInteger", 10)
             .input("x", "T1")
@@ -199,7 +235,10 @@ void register_conv_integer(Registry& r) {
             .infer([](const InferContext& c) {
               return infer_conv(c, "ConvInteger", DType::kI32, false);
             })
-            .host_kernel(conv_integer_kernel)
+            .tiling([](const LaunchContext& ctx) {
+              return conv_tiling(ctx, geom_conv_integer(ctx), 0);
+            })
+            .kernel(conv_integer_tile)
             .reference(conv_integer_reference));
 }
 

@@ -78,11 +78,13 @@ Im2col im2col_of(const ConvGeom& g, int64_t toh, int64_t tow) {
 
 }  // namespace
 
-ConvGeom conv_geom(const LaunchContext& ctx) {
+namespace {
+
+ConvGeom geom_of(const LaunchContext& ctx, int x_arg, int w_arg) {
   const Attrs& a = ctx.attr();
   const bool packed = a.has("panel") && a.i("panel") > 0;
-  const Shape& xs = ctx.inputs.at(0).shape;
-  const Shape ws = packed ? Shape(a.ints("w_shape")) : ctx.inputs.at(1).shape;
+  const Shape& xs = ctx.inputs.at(x_arg).shape;
+  const Shape ws = packed ? Shape(a.ints("w_shape")) : ctx.inputs.at(w_arg).shape;
   if (ws.size() != xs.size())
     throw ShapeError(cat("Conv: W ", to_string(ws), " and X ", to_string(xs), " differ in rank"));
   ConvGeom g;
@@ -116,12 +118,46 @@ ConvGeom conv_geom(const LaunchContext& ctx) {
   return g;
 }
 
+bool given(const LaunchContext& ctx, int i) {
+  return i >= 0 && static_cast<size_t>(i) < ctx.inputs.size() &&
+         ctx.inputs[static_cast<size_t>(i)].dtype != DType::kUndefined;
+}
+
+}  // namespace
+
+ConvGeom conv_geom(const LaunchContext& ctx) {
+  return geom_of(ctx, 0, 1);
+}
+
+ConvGeom conv_geom_int(const LaunchContext& ctx, int x_arg, int w_arg, int xz_arg, int wz_arg) {
+  ConvGeom g = geom_of(ctx, x_arg, w_arg);
+  g.ints = true;
+  g.x_arg = x_arg;
+  g.w_arg = w_arg;
+  g.xz_arg = given(ctx, xz_arg) ? xz_arg : -1;
+  g.wz_arg = given(ctx, wz_arg) ? wz_arg : -1;
+  if (g.xz_arg >= 0 && numel(ctx.inputs[static_cast<size_t>(xz_arg)].shape) != 1)
+    throw ShapeError(cat(ctx.op->type, ": x_zero_point ",
+                         to_string(ctx.inputs[static_cast<size_t>(xz_arg)].shape),
+                         " must be a scalar"));
+  if (g.wz_arg >= 0) {
+    const int64_t n = numel(ctx.inputs[static_cast<size_t>(wz_arg)].shape);
+    if (n != 1 && n != g.m)
+      throw ShapeError(cat(ctx.op->type, ": w_zero_point ",
+                           to_string(ctx.inputs[static_cast<size_t>(wz_arg)].shape),
+                           " must be a scalar or [", g.m, "]"));
+  }
+  return g;
+}
+
 TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epilogue_ub) {
   if (g.vector_form()) return depthwise_tiling(ctx, g, epilogue_ub);
   DeviceSpec spec = *ctx.spec;
   if (g.panel > 0) spec.mmad_m_align = std::lcm(spec.mmad_m_align, g.panel);  // whole panels
   const int64_t cores = cores_for(ctx);
-  const int64_t es = static_cast<int64_t>(dtype_size(ctx.inputs[0].dtype));
+  // (The cpu widens integer operands to f32 while packing: tiles sized for that.)
+  const int64_t es =
+      g.ints && spec.host ? 4 : static_cast<int64_t>(dtype_size(ctx.inputs[g.x_arg].dtype));
   const int64_t am = spec.mmad_m_align, an = spec.mmad_n_align, ak = spec.mmad_k_align;
   const int64_t mg = g.mg(), cg = g.cg(), win = g.window();
   const int64_t oh = g.w.out[1], ow = g.w.out[2];
@@ -207,7 +243,21 @@ ConvTile conv_accumulate(TileBuilder& t, const ConvGeom& g) {
   const int64_t in_plane = w.in[0] * w.in[1] * w.in[2];
   const Im2col cols = im2col_of(g, toh, tow);
   ConvTile r{Buf{}, t.grid(kAxisM, tm), tm, toh * tow};
-  r.c = t.alloc(Pos::kL0C, DType::kF32, {tm, r.positions}, "c");
+  r.c = t.alloc(Pos::kL0C, g.ints ? DType::kI32 : DType::kF32, {tm, r.positions}, "c");
+  // Zero points of the integer form: X's one value, W's one or one per row of the tile.
+  Buf xz, wz;
+  if (g.xz_arg >= 0) {
+    GmBox b;
+    b.dims = {BoxDim{1, 1, Coord{}, 1}};
+    xz = t.copy_in(g.xz_arg, b, Pos::kUB, "xz");
+  }
+  if (g.wz_arg >= 0) {
+    GmBox b;
+    b.dims = {BoxDim{1, 1, Coord{}, 1}};
+    if (numel(t.ctx().inputs[static_cast<size_t>(g.wz_arg)].shape) != 1)
+      b.dims = {BoxDim{g.group, mg, t.grid(kAxisG), 1}, BoxDim{mg, 1, r.m0, tm}};
+    wz = t.copy_in(g.wz_arg, b, Pos::kUB, "wz");
+  }
   t.loop(std::max<int64_t>(1, ceil_div(cg, tc)), [&](Coord kv) {
     GmBox x;
     x.dims = {
@@ -233,13 +283,14 @@ ConvTile conv_accumulate(TileBuilder& t, const ConvGeom& g) {
                  BoxDim{row, 1, Coord{kv.var, tc * win * g.panel, 0},
                         round_up(tc * win, g.k_pack) * g.panel}};  // all of K: its padding too
     }
-    Buf x1 = t.copy_in(0, x, Pos::kL1, "x1");
-    Buf w1 = t.copy_in(1, wb, Pos::kL1, "w1");
+    Buf x1 = t.copy_in(g.x_arg, x, Pos::kL1, "x1");
+    Buf w1 = t.copy_in(g.w_arg, wb, Pos::kL1, "w1");
     Buf a0 = g.panel > 0 ? t.load_l0_panels(w1, g.panel, static_cast<int>(g.k_pack), mg, Pos::kL0A)
-                         : t.load_l0(w1, Pos::kL0A);
+                         : t.load_l0(w1, Pos::kL0A, wz);
     // A block-diagonal W (one step over a whole group): row i's products are K [i*win, +win).
     const int64_t diag = g.diag && tm >= mg && tc >= cg ? win : 0;
-    t.mmad(r.c, a0, g.pointwise ? t.load_l0(x1, Pos::kL0B) : t.load_l0_im2col(x1, Pos::kL0B, cols),
+    t.mmad(r.c, a0,
+           g.pointwise ? t.load_l0(x1, Pos::kL0B, xz) : t.load_l0_im2col(x1, Pos::kL0B, cols, xz),
            kv, diag);
   });
   return r;

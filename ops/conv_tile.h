@@ -23,6 +23,11 @@ struct ConvGeom {
   // W block diagonal (FusedConv's `diag`): output channel i of a group reads only input channel
   // i, so row i of W_g is zero outside K columns [i * window, (i + 1) * window).
   bool diag = false;
+  // The integer form (ConvInteger, QLinearConv): X and W of i8/u8 at inputs x_arg and w_arg,
+  // their zero points at xz_arg / wz_arg (-1: none; W's one or one per output channel), the
+  // accumulator i32 (the integer cube: docs/DSL.md).
+  bool ints = false;
+  int x_arg = 0, w_arg = 1, xz_arg = -1, wz_arg = -1;
   int64_t kp() const { return (k() + k_pack - 1) / k_pack * k_pack; }
   int64_t panels() const { return panel > 0 ? (mg() + panel - 1) / panel : 0; }
   // One input and one output channel per group.
@@ -30,7 +35,9 @@ struct ConvGeom {
   // The vector unit's form (ops/conv_depthwise.cpp): depthwise, W as it is, and a window of at
   // most kMaxVectorTaps offsets (each is an unrolled copy-in; larger windows take the cube).
   static constexpr int64_t kMaxVectorTaps = 64;
-  bool vector_form() const { return depthwise() && panel == 0 && window() <= kMaxVectorTaps; }
+  bool vector_form() const {
+    return depthwise() && panel == 0 && !ints && window() <= kMaxVectorTaps;
+  }
   int64_t cg() const { return c / group; }
   int64_t mg() const { return m / group; }
   int64_t window() const { return w.k_size(); }
@@ -39,14 +46,17 @@ struct ConvGeom {
 // From the launch's X and W (inputs 0 and 1) and the Conv attributes (FusedConv's: W's own
 // shape in `w_shape` when it is stored packed); ShapeError on misuse.
 ConvGeom conv_geom(const LaunchContext& ctx);
+// The integer form: X, W and their zero points at the given inputs (-1: none); ShapeError when a
+// zero point is neither one value nor (W's) one per output channel.
+ConvGeom conv_geom_int(const LaunchContext& ctx, int x_arg, int w_arg, int xz_arg, int wz_arg);
 
 // Tile sizes TM (output channels), TC (input channels per K step), TOH x TOW (output positions:
 // whole rows, or part of one row when TOH = 1), the grid [N, G, M/G tiles, OD, OH tiles,
 // OW tiles] and block_dim. `epilogue_ub`: UB bytes per output element the epilogue needs.
 TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epilogue_ub);
 
-// One output tile: c (L0C, f32 [TM, TOH * TOW]) = W_g[m0 : +TM, :] x cols(X[n, g])[:, tile],
-// X and W being inputs 0 and 1.
+// One output tile: c (L0C, f32 [TM, TOH * TOW]; i32 for the integer form) = W_g[m0 : +TM, :] x
+// cols(X[n, g])[:, tile], X and W being inputs 0 and 1.
 struct ConvTile {
   Buf c;
   Coord m0;

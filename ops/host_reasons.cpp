@@ -50,9 +50,8 @@ const std::array kGroups = {
           {"Adagrad", "Adam", "Momentum", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"}},
     Group{"signal processing: FFTs (no FFT in the DSL) and window / filter-bank generators",
           {"DFT", "STFT", "BlackmanWindow", "HammingWindow", "HannWindow", "MelWeightMatrix"}},
-    Group{"integer (quantized) arithmetic: the DSL's cube path multiplies f16/bf16/f32 only",
-          {"ConvInteger", "QLinearConv", "MatMulInteger", "QLinearMatMul", "QuantizeLinear",
-           "DequantizeLinear", "DynamicQuantizeLinear"}},
+    Group{"integer (quantized) arithmetic not yet on the integer cube or the vector unit",
+          {"QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear"}},
     Group{"recurrences: a host loop over time steps that launches tile programs (weights' "
           "Transposes, the projection Gemm, one RnnStep per step; ops/rnn_tile.cpp); f64 computes "
           "on the host",

@@ -37,7 +37,7 @@ std::string shapes_str(const Shape& a, const Shape& b) {
 
 }  // namespace
 
-MmView matmul_view(const Shape& sa, const Shape& sb) {
+MmView matmul_view(const Shape& sa, const Shape& sb, bool fold_rows) {
   const size_t ra = sa.size(), rb = sb.size();
   if (ra == 0 || rb == 0) throw ShapeError("MatMul of a scalar: " + shapes_str(sa, sb));
   MmView v;
@@ -80,8 +80,8 @@ MmView matmul_view(const Shape& sa, const Shape& sb) {
   // A batch B does not vary over (B 2-D, or broadcast there) with A and Y dense across it is more
   // rows of one product: [S, 1, K] x [K, N] (torch's sequence-first Linear) is one M = S GEMM,
   // not S products of one row each.
-  if (!v.batch.empty() && ra >= 2 && !prev_a && v.b_bs.back() == 0 && v.a_bs.back() == v.m * v.k &&
-      v.y_bs.back() == v.m * v.n && v.y_rs == v.n) {
+  if (fold_rows && !v.batch.empty() && ra >= 2 && !prev_a && v.b_bs.back() == 0 &&
+      v.a_bs.back() == v.m * v.k && v.y_bs.back() == v.m * v.n && v.y_rs == v.n) {
     v.m *= v.batch.back();
     v.batch.pop_back(), v.a_bs.pop_back(), v.b_bs.pop_back(), v.y_bs.pop_back();
   }
@@ -175,7 +175,9 @@ TilingData matmul_tiling(const LaunchContext& ctx, const MmView& v) {
   const DeviceSpec& spec = *ctx.spec;
   const int64_t cores = cores_for(ctx);
   const int64_t am = spec.mmad_m_align, an = spec.mmad_n_align, ak = spec.mmad_k_align;
-  const int64_t es = static_cast<int64_t>(dtype_size(ctx.inputs[0].dtype));
+  // (The cpu widens integer operands to f32 while packing: tiles sized for that.)
+  const int64_t es =
+      v.ints && spec.host ? 4 : static_cast<int64_t>(dtype_size(ctx.inputs[0].dtype));
   // B is the bigger operand: cores split N (grid N-major) so each streams its share of B once.
   const int order = v.k * v.n > v.m * v.k ? 1 : 0;
   if (numel(v.batch) == 0 || v.m == 0 || v.n == 0)
@@ -260,14 +262,26 @@ MmTile matmul_accumulate(TileBuilder& t, const MmView& v) {
   const int nb = static_cast<int>(v.batch.size());
   const int m_axis = nb + (t.param("ORDER") == 0 ? 0 : 1), n_axis = 2 * nb + 1 - m_axis;
   MmTile r{Buf{}, t.grid(m_axis, tm), t.grid(n_axis, tn), tm, tn};
-  r.c = t.alloc(Pos::kL0C, DType::kF32, {tm, tn}, "c");
+  r.c = t.alloc(Pos::kL0C, v.ints ? DType::kI32 : DType::kF32, {tm, tn}, "c");
+  // Zero points of the integer form: one value, A's per row or B's per column of the tile.
+  auto zero = [&](int arg, int64_t extent, Coord start, int64_t size, const char* name) {
+    if (arg < 0) return Buf{};
+    GmBox b;
+    b.dims = {BoxDim{1, 1, Coord{}, 1}};
+    if (numel(t.ctx().inputs[static_cast<size_t>(arg)].shape) != 1)
+      b.dims = {BoxDim{extent, 1, start, size}};
+    return t.copy_in(arg, b, Pos::kUB, name);
+  };
+  const Buf az = zero(v.az_arg, v.m, r.m0, tm, "az"), bz = zero(v.bz_arg, v.n, r.n0, tn, "bz");
   t.loop(std::max<int64_t>(1, ceil_div(v.k, tk)), [&](Coord kv) {
     const Coord k0{kv.var, tk, 0};
-    Buf a1 = t.copy_in(0, matmul_box(v, v.a_bs, {v.m, v.a_rs, r.m0, tm}, {v.k, v.a_cs, k0, tk}),
-                       Pos::kL1, "a1");
-    Buf b1 = t.copy_in(1, matmul_box(v, v.b_bs, {v.k, v.b_rs, k0, tk}, {v.n, v.b_cs, r.n0, tn}),
-                       Pos::kL1, "b1");
-    t.mmad(r.c, t.load_l0(a1, Pos::kL0A), t.load_l0(b1, Pos::kL0B), kv);
+    Buf a1 =
+        t.copy_in(v.a_arg, matmul_box(v, v.a_bs, {v.m, v.a_rs, r.m0, tm}, {v.k, v.a_cs, k0, tk}),
+                  Pos::kL1, "a1");
+    Buf b1 =
+        t.copy_in(v.b_arg, matmul_box(v, v.b_bs, {v.k, v.b_rs, k0, tk}, {v.n, v.b_cs, r.n0, tn}),
+                  Pos::kL1, "b1");
+    t.mmad(r.c, t.load_l0(a1, Pos::kL0A, az), t.load_l0(b1, Pos::kL0B, bz), kv);
   });
   return r;
 }

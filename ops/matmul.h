@@ -1,6 +1,6 @@
 // MatMul's pieces shared with the fused MatMul (ops/fused_matmul.cpp): the strided view of the
 // product, the tiling, the K loop of one output tile and its boxes, inference and reference.
-// Only ops/matmul*.cpp and ops/fused*.cpp include this.
+// Only ops/matmul*.cpp, ops/fused*.cpp and ops/misc_quant.cpp (the integer matmuls) include this.
 #pragma once
 
 #include <span>
@@ -24,10 +24,17 @@ struct MmView {
   int64_t c_rs = 0, c_cs = 0;
   double alpha = 1.0, beta = 1.0;
   int64_t epilogue_ub = 0;  // UB bytes per output element an epilogue needs (tiling's bound)
+  // The integer form (MatMulInteger, QLinearMatMul; docs/DSL.md "Integer cube"): A and B of
+  // i8/u8 at inputs a_arg and b_arg, their zero points at az_arg / bz_arg (-1: none; one value,
+  // or A's one per row and B's one per column), the accumulator i32.
+  bool ints = false;
+  int a_arg = 0, b_arg = 1, az_arg = -1, bz_arg = -1;
 };
 
 // numpy matmul of A [.., M, K] (or [K]) and B [.., K, N] (or [K]); ShapeError naming both shapes.
-MmView matmul_view(const Shape& a, const Shape& b);
+// fold_rows: a batch B does not vary over becomes more rows of A (not where A's rows have their
+// own per-row operands: the integer matmuls' zero points and scales).
+MmView matmul_view(const Shape& a, const Shape& b, bool fold_rows = true);
 
 // Tile sizes TM, TN, TK, the grid order and block_dim for the product `v` on ctx.spec.
 TilingData matmul_tiling(const LaunchContext& ctx, const MmView& v);

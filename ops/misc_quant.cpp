@@ -4,10 +4,13 @@
 // Integer matmul layout: A [batch.., M, K], B [batch.., K, N] with numpy matmul broadcasting
 // (1-D A is [1, K], 1-D B is [K, 1], the promoted dim dropped from the output).
 // a_zero_point: one value or one per row of A (M); b_zero_point: one value or one per column of
-// B (N). The GEMM subtracts the zero points while packing to int16 and accumulates in int32.
+// B (N). Both run on the integer cube (docs/DSL.md): MatMul's tile (ops/matmul.h) with A and B
+// loaded into L0 with their zero points and an i32 accumulator; QLinearMatMul requantises in
+// the epilogue.
 #include <algorithm>
 #include <cstring>
 
+#include "ops/matmul.h"
 #include "ops/misc.h"
 
 namespace asc {
@@ -19,12 +22,6 @@ using misc::saturate;
 
 const std::vector<DType> kQuantTypes = {DType::kU8, DType::kI8};
 
-std::vector<float> floats_of(const Tensor& t) {
-  std::vector<float> v(static_cast<size_t>(t.numel()));
-  for (int64_t i = 0; i < t.numel(); ++i) v[i] = static_cast<float>(t.at(i));
-  return v;
-}
-
 // ---- DynamicQuantizeLinear ---------------------------------------------------------------------
 
 std::vector<TensorType> dynamic_quantize_infer(const InferContext& c) {
@@ -33,22 +30,54 @@ std::vector<TensorType> dynamic_quantize_infer(const InferContext& c) {
 
 // scale = (max(0, max x) - min(0, min x)) / 255, zero point = saturate(round(-min / scale)),
 // computed in float as the ONNX definition does; an all-zero input gives scale 0, zero point 0.
-void dynamic_quantize_kernel(const LaunchContext&, std::span<const Tensor> in,
+// Both passes (the range, then the quantisation) run over blocks of kBlock elements on the
+// device's workers.
+void dynamic_quantize_kernel(const LaunchContext& ctx, std::span<const Tensor> in,
                              std::span<Tensor> out) {
+  constexpr int64_t kBlock = 1 << 16;
   const float* x = in[0].data_as<float>();
-  const int64_t n = in[0].numel();
-  float lo = 0.f, hi = 0.f;
-  for (int64_t i = 0; i < n; ++i) {
-    lo = std::min(lo, x[i]);
-    hi = std::max(hi, x[i]);
-  }
+  const int64_t n = in[0].numel(), blocks = (n + kBlock - 1) / kBlock;
+  std::vector<float> los(static_cast<size_t>(blocks), 0.f), his(static_cast<size_t>(blocks), 0.f);
+  ctx.parallel(blocks, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      constexpr int kLanes = 16;  // independent lanes: the loop vectorises
+      float lo[kLanes] = {}, hi[kLanes] = {};
+      const int64_t e = std::min(n, (b + 1) * kBlock);
+      int64_t i = b * kBlock;
+      for (; i + kLanes <= e; i += kLanes)
+        for (int l = 0; l < kLanes; ++l) {
+          lo[l] = std::min(lo[l], x[i + l]);
+          hi[l] = std::max(hi[l], x[i + l]);
+        }
+      for (; i < e; ++i) {
+        lo[0] = std::min(lo[0], x[i]);
+        hi[0] = std::max(hi[0], x[i]);
+      }
+      los[static_cast<size_t>(b)] = *std::min_element(lo, lo + kLanes);
+      his[static_cast<size_t>(b)] = *std::max_element(hi, hi + kLanes);
+    }
+  });
+  const float lo = blocks ? *std::min_element(los.begin(), los.end()) : 0.f;
+  const float hi = blocks ? *std::max_element(his.begin(), his.end()) : 0.f;
   const float scale = (hi - lo) / 255.f;
   const float zp = scale == 0.f ? 0.f : std::clamp(std::nearbyint(0.f - lo / scale), 0.f, 255.f);
   uint8_t* y = out[0].data_as<uint8_t>();
-  for (int64_t i = 0; i < n; ++i)
-    y[i] = scale == 0.f
-               ? static_cast<uint8_t>(zp)
-               : static_cast<uint8_t>(std::clamp(std::nearbyint(x[i] / scale) + zp, 0.f, 255.f));
+  // x / scale lies in [-255, 255] (NaN aside), where adding and subtracting 1.5 * 2^23 rounds
+  // half to even as nearbyint does, without a library call per element.
+  constexpr float kRound = 12582912.f;
+  ctx.parallel(blocks, [&](int64_t b0, int64_t b1) {
+    const int64_t i0 = b0 * kBlock, i1 = std::min(n, b1 * kBlock);
+    if (scale == 0.f) {
+      std::fill(y + i0, y + i1, static_cast<uint8_t>(zp));
+      return;
+    }
+    for (int64_t i = i0; i < i1; ++i) {
+      float q = (x[i] / scale + kRound) - kRound + zp;
+      q = q < 0.f ? 0.f : q;
+      q = q > 255.f ? 255.f : q;
+      y[i] = static_cast<uint8_t>(static_cast<int32_t>(q));
+    }
+  });
   out[1].data_as<float>()[0] = scale;
   out[2].data_as<uint8_t>()[0] = static_cast<uint8_t>(zp);
 }
@@ -138,75 +167,6 @@ void check_zero_point(std::string_view op, std::string_view what, const Shape& z
                        " (", per_what, ")"));
 }
 
-// int16 copy of an 8-bit matrix minus its zero point (per row when zp_per_row, else per column).
-template <typename Q>
-void pack_minus_zp(const Q* src, int64_t rows, int64_t cols, const std::vector<int32_t>& zp,
-                   bool zp_per_row, int16_t* dst) {
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) {
-      const int32_t z = zp.size() == 1 ? zp[0] : zp[zp_per_row ? i : j];
-      dst[i * cols + j] = static_cast<int16_t>(static_cast<int32_t>(src[i * cols + j]) - z);
-    }
-}
-
-void pack8(const Tensor& t, int64_t off, int64_t rows, int64_t cols, const std::vector<int32_t>& zp,
-           bool zp_per_row, int16_t* dst) {
-  if (t.dtype() == DType::kI8)
-    pack_minus_zp(t.data_as<int8_t>() + off, rows, cols, zp, zp_per_row, dst);
-  else
-    pack_minus_zp(t.data_as<uint8_t>() + off, rows, cols, zp, zp_per_row, dst);
-}
-
-// C[M,N] = A[M,K] * B[K,N] in int32, blocked over K and N so a block of B stays in cache; the
-// innermost loop over N vectorises (int16 x int16 -> int32).
-void gemm_i16(const int16_t* a, const int16_t* b, int32_t* c, int64_t m, int64_t k, int64_t n) {
-  constexpr int64_t kKB = 128, kNB = 512;
-  std::fill(c, c + m * n, 0);
-  for (int64_t j0 = 0; j0 < n; j0 += kNB) {
-    const int64_t j1 = std::min(n, j0 + kNB);
-    for (int64_t k0 = 0; k0 < k; k0 += kKB) {
-      const int64_t k1 = std::min(k, k0 + kKB);
-      for (int64_t i = 0; i < m; ++i) {
-        int32_t* __restrict ci = c + i * n;
-        for (int64_t p = k0; p < k1; ++p) {
-          const int32_t av = a[i * k + p];
-          if (av == 0) continue;
-          const int16_t* __restrict bp = b + p * n;
-          for (int64_t j = j0; j < j1; ++j) ci[j] += av * static_cast<int32_t>(bp[j]);
-        }
-      }
-    }
-  }
-}
-
-// Runs the integer GEMM of every batch; `emit(batch, acc)` consumes the [M,N] int32 result.
-template <typename Emit>
-void matmul_integer_batches(const MatMulDims& d, const Tensor& a, const Tensor& b,
-                            const std::vector<int32_t>& azp, const std::vector<int32_t>& bzp,
-                            Emit&& emit) {
-  const int64_t nb = numel(d.batch);
-  std::vector<int16_t> pa(static_cast<size_t>(d.m * d.k)), pb(static_cast<size_t>(d.k * d.n));
-  std::vector<int32_t> acc(static_cast<size_t>(d.m * d.n));
-  int64_t last_ao = -1, last_bo = -1;
-  for (int64_t bi = 0; bi < nb; ++bi) {
-    int64_t ao, bo;
-    batch_offsets(d, bi, ao, bo);
-    if (ao != last_ao) pack8(a, ao, d.m, d.k, azp, true, pa.data());
-    if (bo != last_bo) pack8(b, bo, d.k, d.n, bzp, false, pb.data());
-    last_ao = ao;
-    last_bo = bo;
-    gemm_i16(pa.data(), pb.data(), acc.data(), d.m, d.k, d.n);
-    emit(bi, acc.data());
-  }
-}
-
-std::vector<int32_t> ints_of(std::span<const Tensor> in, size_t k) {
-  if (!has_input(in, k)) return {0};
-  std::vector<int32_t> v(static_cast<size_t>(in[k].numel()));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<int32_t>(in[k].at(i));
-  return v;
-}
-
 // Naive: acc = sum_k (A[b,i,k] - azp) * (B[b,k,j] - bzp) in int64, then f(b, i, j, acc).
 template <typename F>
 void matmul_integer_naive(const MatMulDims& d, std::span<const Tensor> in, size_t b_at, size_t a_zp,
@@ -243,14 +203,57 @@ std::vector<TensorType> matmul_integer_infer(const InferContext& c) {
   return {{DType::kI32, to_sym(d.out)}};
 }
 
-void matmul_integer_kernel(const LaunchContext&, std::span<const Tensor> in,
-                           std::span<Tensor> out) {
-  const MatMulDims d = matmul_dims("MatMulInteger", in[0].shape(), in[1].shape());
-  int32_t* y = out[0].data_as<int32_t>();
-  matmul_integer_batches(
-      d, in[0], in[1], ints_of(in, 2), ints_of(in, 3), [&](int64_t bi, const int32_t* acc) {
-        std::memcpy(y + bi * d.m * d.n, acc, static_cast<size_t>(d.m * d.n) * sizeof(int32_t));
-      });
+// The integer cube's view of the product: A, B and their zero points at the given inputs.
+MmView int_view(const LaunchContext& ctx, int a, int b, int az, int bz) {
+  MmView v = matmul_view(ctx.inputs.at(static_cast<size_t>(a)).shape,
+                         ctx.inputs.at(static_cast<size_t>(b)).shape, false);
+  v.ints = true;
+  v.a_arg = a;
+  v.b_arg = b;
+  auto given = [&](int i) {
+    return static_cast<size_t>(i) < ctx.inputs.size() &&
+           ctx.inputs[static_cast<size_t>(i)].dtype != DType::kUndefined;
+  };
+  v.az_arg = given(az) ? az : -1;
+  v.bz_arg = given(bz) ? bz : -1;
+  return v;
+}
+
+void matmul_integer_tile(TileBuilder& t) {
+  const MmView v = int_view(t.ctx(), 0, 1, 2, 3);
+  const MmTile tile = matmul_accumulate(t, v);
+  t.copy_out(0, tile.c, matmul_out_box(v, tile));
+}
+
+// One value, or one per row (per_row) / column of the tile, as f32 [TM, 1] / [1, TN] boxes.
+Buf tile_values(TileBuilder& t, const MmView& v, const MmTile& tile, int arg, bool per_row) {
+  const bool one = numel(t.ctx().inputs[static_cast<size_t>(arg)].shape) == 1;
+  GmBox b;
+  b.dims = per_row ? std::vector<BoxDim>{BoxDim{v.m, one ? 0 : 1, tile.m0, tile.tm},
+                                         BoxDim{1, 0, Coord{}, 1}}
+                   : std::vector<BoxDim>{BoxDim{1, 0, Coord{}, 1},
+                                         BoxDim{v.n, one ? 0 : 1, tile.n0, tile.tn}};
+  return t.cast(t.copy_in(arg, b, Pos::kUB), DType::kF32);
+}
+
+// y = saturate(round_half_even(f32(acc) * (a_scale[i] * b_scale[j] / y_scale)) + y_zero_point),
+// the scale rounded as f32 at each step, as the host loop did (ONNX Runtime's order).
+void qlinear_matmul_tile(TileBuilder& t) {
+  const LaunchContext& ctx = t.ctx();
+  const MmView v = int_view(ctx, 0, 3, 2, 5);
+  const MmTile tile = matmul_accumulate(t, v);
+  Buf as = tile_values(t, v, tile, 1, true), bs = tile_values(t, v, tile, 4, false);
+  // scale [TM, TN] = as[i] * bs[j] / ys: bs spread over the rows, times as along them.
+  Buf scale = t.bcast_mid(BinaryOp::kAdd, t.duplicate(DType::kF32, {tile.tm, tile.tn}, 0.0), bs, 0);
+  scale = t.bcast_mid(BinaryOp::kMul, scale, as, 1);
+  Buf ys = t.bcast_mid(BinaryOp::kAdd, t.duplicate(DType::kF32, {tile.tm, tile.tn}, 0.0),
+                       tile_values(t, v, tile, 6, false), 0);
+  scale = scale / ys;
+  Buf y = t.unary(UnaryOp::kRound, t.cast(tile.c, DType::kF32) * scale);
+  y = t.bcast_mid(BinaryOp::kAdd, y, tile_values(t, v, tile, 7, false), 0);
+  const bool u8 = ctx.outputs[0].dtype == DType::kU8;
+  y = t.unary(UnaryOp::kClip, y, u8 ? 0.f : -128.f, u8 ? 255.f : 127.f);
+  t.copy_out(0, y, matmul_out_box(v, tile));
 }
 
 void matmul_integer_reference(const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
@@ -276,34 +279,6 @@ std::vector<TensorType> qlinear_matmul_infer(const InferContext& c) {
                        k <= 2 ? "rows of a" : (k <= 5 ? "columns of b" : "one value"));
     }
   return {{yt, to_sym(d.out)}};
-}
-
-void qlinear_matmul_kernel(const LaunchContext&, std::span<const Tensor> in,
-                           std::span<Tensor> out) {
-  const MatMulDims d = matmul_dims("QLinearMatMul", in[0].shape(), in[3].shape());
-  const std::vector<float> as = floats_of(in[1]), bs = floats_of(in[4]);
-  const float ys = static_cast<float>(in[6].at(0));
-  const float yzp = static_cast<float>(in[7].at(0));
-  const DType yt = out[0].dtype();
-  const float lo = static_cast<float>(misc::qmin(yt)), hi = static_cast<float>(misc::qmax(yt));
-  std::vector<float> mult(static_cast<size_t>(d.m * d.n));  // per (i, j) requantization scale
-  for (int64_t i = 0; i < d.m; ++i)
-    for (int64_t j = 0; j < d.n; ++j)
-      mult[i * d.n + j] = as[as.size() == 1 ? 0 : i] * bs[bs.size() == 1 ? 0 : j] / ys;
-  matmul_integer_batches(
-      d, in[0], in[3], ints_of(in, 2), ints_of(in, 5), [&](int64_t bi, const int32_t* acc) {
-        const int64_t mn = d.m * d.n;
-        auto store = [&](auto* y) {
-          using Q = std::remove_pointer_t<decltype(y)>;
-          for (int64_t e = 0; e < mn; ++e)
-            y[bi * mn + e] = static_cast<Q>(
-                std::clamp(std::nearbyint(static_cast<float>(acc[e]) * mult[e]) + yzp, lo, hi));
-        };
-        if (yt == DType::kI8)
-          store(out[0].data_as<int8_t>());
-        else
-          store(out[0].data_as<uint8_t>());
-      });
 }
 
 void qlinear_matmul_reference(const Attrs&, std::span<const Tensor> in, std::span<Tensor> out) {
@@ -342,7 +317,10 @@ void register_misc_quant(Registry& r) {
             .describe("Y = (A - a_zero_point) @ (B - b_zero_point) in int32, numpy matmul "
                       "broadcasting")
             .infer(matmul_integer_infer)
-            .host_kernel(matmul_integer_kernel)
+            .tiling([](const LaunchContext& ctx) {
+              return matmul_tiling(ctx, int_view(ctx, 0, 1, 2, 3));
+            })
+            .kernel(matmul_integer_tile)
             .reference(matmul_integer_reference));
 
   r.add(def_op("QLinearMatMul", 10)
@@ -360,7 +338,12 @@ void register_misc_quant(Registry& r) {
             .type_constraint("T3", kQuantTypes)
             .describe("y = quantize((a - a_zp) @ (b - b_zp) * a_scale * b_scale, y_scale, y_zp)")
             .infer(qlinear_matmul_infer)
-            .host_kernel(qlinear_matmul_kernel)
+            .tiling([](const LaunchContext& ctx) {
+              MmView v = int_view(ctx, 0, 3, 2, 5);
+              v.epilogue_ub = 40;  // the f32 result, its scale and the per-row/column operands
+              return matmul_tiling(ctx, v);
+            })
+            .kernel(qlinear_matmul_tile)
             .reference(qlinear_matmul_reference));
 }
 

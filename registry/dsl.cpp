@@ -251,13 +251,36 @@ Buf TileBuilder::alloc(Pos pos, DType dt, Shape d, std::string name) {
   return new_buffer(pos, dt, std::move(d), std::move(name));
 }
 
-Buf TileBuilder::load_l0(Buf l1, Pos pos) {
+namespace {
+bool int8(DType d) {
+  return d == DType::kI8 || d == DType::kU8;
+}
+}  // namespace
+
+void TileBuilder::check_zero(Buf l1, Buf zero, int64_t per, const char* what) const {
+  if (!zero.valid()) return;
+  check(zero, what);
+  const int64_t n = numel(dims(zero));
+  if (!int8(dtype(l1)) || decl(zero).pos != Pos::kUB || (n != 1 && n != per) ||
+      !(int8(dtype(zero)) || dtype(zero) == DType::kI32))
+    throw ShapeError(cat(prog_.op, ": ", what, "'s zero point must be a UB integer buffer of 1",
+                         per > 1 ? cat(" or ", per) : std::string(),
+                         " values for an i8/u8 operand; got ", dtype_name(dtype(zero)),
+                         to_string(dims(zero)), " for ", dtype_name(dtype(l1)),
+                         to_string(dims(l1))));
+}
+
+Buf TileBuilder::load_l0(Buf l1, Pos pos, Buf zero) {
   check(l1, "load_l0");
   if (pos != Pos::kL0A && pos != Pos::kL0B)
     throw ShapeError(prog_.op + ": load_l0 targets L0A or L0B");
+  const Shape& d = dims(l1);
+  const int64_t rows = d.size() >= 2 ? d[d.size() - 2] : 1, cols = d.empty() ? 1 : d.back();
+  check_zero(l1, zero, pos == Pos::kL0A ? rows : cols, "load_l0");
   Instr in;
   in.kind = InstrKind::kLoadL0;
   in.src[0] = l1.id;
+  in.src[1] = zero.valid() ? zero.id : -1;
   return emit(in, pos, dtype(l1), dims(l1), pos == Pos::kL0A ? "a0" : "b0");
 }
 
@@ -282,8 +305,9 @@ Buf TileBuilder::load_l0_panels(Buf l1, int64_t panel, int k_pack, int64_t n, Po
   return emit(in, Pos::kL0B, dtype(l1), {d[1] / panel, d[0] * panel}, "b0");
 }
 
-Buf TileBuilder::load_l0_im2col(Buf l1, Pos pos, const Im2col& g) {
+Buf TileBuilder::load_l0_im2col(Buf l1, Pos pos, const Im2col& g, Buf zero) {
   check(l1, "load_l0_im2col");
+  check_zero(l1, zero, 1, "load_l0_im2col");
   const Shape& d = dims(l1);
   bool ok = d.size() >= 4 && decl(l1).pos == Pos::kL1 && (pos == Pos::kL0A || pos == Pos::kL0B);
   for (size_t i = 0; ok && i + 4 < d.size(); ++i) ok = d[i] == 1;
@@ -297,6 +321,7 @@ Buf TileBuilder::load_l0_im2col(Buf l1, Pos pos, const Im2col& g) {
   Instr in;
   in.kind = InstrKind::kLoadIm2col;
   in.src[0] = l1.id;
+  in.src[1] = zero.valid() ? zero.id : -1;
   in.im2col = g;
   const int64_t k = d[d.size() - 4] * g.window(), p = g.positions();
   return emit(in, pos, dtype(l1), pos == Pos::kL0B ? Shape{k, p} : Shape{p, k},
@@ -324,10 +349,17 @@ void TileBuilder::mmad(Buf c, Buf a, Buf b, Coord k, int64_t diag) {
       break;
     }
   const bool k_ok = !ma.empty() && !mb.empty() && ma[1] >= mb[0] && ma[1] - mb[0] <= a_pad;
+  // Integer form: i8/u8 operands (both) into an i32 accumulator.
+  const bool ints = int8(dtype(a)) || int8(dtype(b));
+  const bool types_ok =
+      ints ? int8(dtype(a)) && int8(dtype(b)) && dtype(c) == DType::kI32 : dtype(c) == DType::kF32;
   if (mc.empty() || ma.empty() || mb.empty() || ma[0] != mc[0] || mb[1] != mc[1] ||
-      !(ma[1] == mb[0] || k_ok) || decl(c).pos != Pos::kL0C || dtype(c) != DType::kF32)
-    throw ShapeError(prog_.op + ": mmad needs L0C f32 c[m,n], a[m,k], b[k,n]; got c" +
-                     to_string(dc) + " a" + to_string(da) + " b" + to_string(db));
+      !(ma[1] == mb[0] || k_ok) || decl(c).pos != Pos::kL0C || !types_ok)
+    throw ShapeError(cat(prog_.op,
+                         ": mmad needs L0C f32 c[m,n], a[m,k], b[k,n] (i32 c for i8/u8 a "
+                         "and b); got c ",
+                         dtype_name(dtype(c)), to_string(dc), " a ", dtype_name(dtype(a)),
+                         to_string(da), " b ", dtype_name(dtype(b)), to_string(db)));
   Instr in;
   in.kind = InstrKind::kMmad;
   in.dst = c.id;

@@ -78,9 +78,14 @@ class TileBuilder {
   void accumulate(BinaryOp op, Buf acc, Buf x);
 
   // Cube unit. c is an L0C f32 [m, n] buffer; a is L0A [m, k], b is L0B [k, n]; each may carry
-  // leading size-1 dims (a batched GM box gives [1, .., m, k]).
+  // leading size-1 dims (a batched GM box gives [1, .., m, k]). Integer form: a and b of i8/u8
+  // and c an L0C i32 buffer, c += (a - za) x (b - zb) exactly, za/zb the operands' zero points
+  // (docs/DSL.md "Integer cube").
   Buf alloc(Pos pos, DType dtype, Shape dims, std::string name);
-  Buf load_l0(Buf l1, Pos pos);  // L1 -> L0A / L0B in fractal layout
+  // L1 -> L0A / L0B in fractal layout. `zero` (i8/u8 operands only): a UB buffer of the
+  // operand's zero point, one value or one per row of an L0A operand / per column of an L0B one;
+  // the operand the cube sees is l1 - zero.
+  Buf load_l0(Buf l1, Pos pos, Buf zero = {});
   // L1 -> L0B for a B stored pre-packed in GM (weights in the cube's layout ahead of time, as
   // Ascend's ND -> NZ conversion at model conversion): l1 is [panels, k * panel] — rows of whole
   // panels of `panel` columns, each k units of k_pack k-rows interleaved — and the result the
@@ -93,7 +98,8 @@ class TileBuilder {
   // [1.., C, D, H, W] of an NCDHW feature map, zero where the box lies outside the map (a copy-in
   // starting before it: the padding); the result is the column matrix [C * window, P] in L0B, or
   // its transpose [P, C * window] in L0A (tile_program.h: Im2col). The box must cover every window.
-  Buf load_l0_im2col(Buf l1, Pos pos, const Im2col& g);
+  // `zero`: as load_l0's, one value (the padding is zero after it is subtracted).
+  Buf load_l0_im2col(Buf l1, Pos pos, const Im2col& g, Buf zero = {});
   // c = (k == 0 ? 0 : c) + a x b; diag > 0: a is block diagonal (Instr::diag).
   void mmad(Buf c, Buf a, Buf b, Coord k, int64_t diag = 0);
 
@@ -116,6 +122,7 @@ class TileBuilder {
   Buf new_buffer(Pos pos, DType dtype, Shape dims, std::string name, bool copy_in = false);
   Buf emit(Instr in, Pos pos, DType dtype, Shape dims, const char* name);
   void check(Buf b, const char* what) const;
+  void check_zero(Buf l1, Buf zero, int64_t per, const char* what) const;
 
   struct SpliceFrame {
     std::vector<Buf> inputs, outputs;

@@ -82,9 +82,9 @@ enum class InstrKind : uint8_t {
   kDuplicate,  // dst[:] = scalar
   kLoadL0,     // dst (L0A/L0B) = fractal layout of src0 (L1); axis > 0: src0 already holds
             // panels of `axis` columns (op = k_pack) of a weight of `count` columns, dst is their
-            // [k, n] (MTE1)
+            // [k, n] (MTE1). src1 (8-bit operands, also kLoadIm2col): the zero point subtracted
   kLoadIm2col,  // dst (L0B [K, P] / L0A [P, K]) = image to column of src0 (L1), `im2col` (MTE1)
-  kMmad,        // dst (L0C, f32) = (var == 0 ? 0 : dst) + src0 x src1 (Cube)
+  kMmad,        // dst (L0C, f32; i32 for i8/u8) = (var == 0 ? 0 : dst) + src0 x src1 (Cube)
   kLoopBegin,   // for var in [0, count)
   kLoopEnd,
 };

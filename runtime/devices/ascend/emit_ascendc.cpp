@@ -5,6 +5,21 @@
 
 namespace asc::ascend {
 namespace detail {
+namespace {
+
+// The integer cube (docs/DSL.md): the 910B's cube multiplies s8 x s8 -> s32, so u8 operands and
+// zero points need correction terms (sum(ab) - zb rowsum(a) - za colsum(b) + K za zb) and
+// Load3D's pad value; not emitted yet.
+constexpr const char* kIntegerCube =
+    "the integer cube (i8/u8 mmad with zero points: s8 x s8 -> s32 plus zero-point correction "
+    "terms on the 910B) is not emitted yet";
+
+bool integer_cube(const TileProgram& p, const Instr& in) {
+  const DType d = p.buffers[static_cast<size_t>(in.src[0])].dtype;
+  return d == DType::kI8 || d == DType::kU8;
+}
+
+}  // namespace
 
 // Buffers with 2 slots get a TQue each; the others share one TBuf per position at their placed
 // offsets with the queued ranges removed (slotted buffers are live for the whole program, so no
@@ -214,6 +229,7 @@ void Emitter::emit_instr(int pc) {
       break;
     case InstrKind::kLoadL0: {
       const BufferDecl& dd = p_.buffers[in.dst];
+      if (integer_cube(p_, in)) fail(pc, kIntegerCube);
       const BufferDecl& sd = p_.buffers[in.src[0]];
       if (dd.dtype != sd.dtype || dd.bytes() != sd.bytes()) fail(pc, "load_l0 changing the size");
       if (in.axis > 0) fail(pc, "load_l0_panels (weights pre-packed for the cpu device)");
@@ -225,9 +241,11 @@ void Emitter::emit_instr(int pc) {
       break;
     }
     case InstrKind::kLoadIm2col:
+      if (integer_cube(p_, in)) fail(pc, kIntegerCube);
       load_im2col(pc);
       break;
     case InstrKind::kMmad: {
+      if (integer_cube(p_, in)) fail(pc, kIntegerCube);
       // [.., m, k] x [.., k, n] with leading dims of 1.
       const auto last2 = [](const Shape& d) {
         Shape m = {1, 1};

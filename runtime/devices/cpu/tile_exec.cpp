@@ -7,6 +7,7 @@
 #include "registry/strings.h"
 #include "runtime/devices/cpu/box_io.h"
 #include "runtime/devices/cpu/gemm.h"
+#include "runtime/devices/cpu/gemm_int8.h"
 #include "runtime/devices/cpu/im2col.h"
 #include "runtime/devices/cpu/vec.h"
 
@@ -106,6 +107,16 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
            slot * p.placement.slot_stride[b];
   };
   auto gm = [&](int arg) { return static_cast<std::byte*>(args[arg]); };
+  // The zero point load_l0 / load_l0_im2col subtract (buffer b; none: b < 0).
+  auto zero_of = [&](int b) {
+    ZeroPoint z;
+    if (b < 0) return z;
+    z.p = st[b].ptr;
+    z.dtype = p.buffers[b].dtype;
+    z.stride = st[b].cs;
+    z.count = numel(p.buffers[b].dims) == 1 ? 1 : st[b].cols;
+    return z;
+  };
   // Points a result buffer at GM when it is only copied out and this tile is full.
   auto bind_result = [&](int b, bool needs_full) {
     BufState& s = st[b];
@@ -307,7 +318,8 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
             d.b_rows = false;
             break;
           }
-          if ((low.mmad_direct || low.b_rows[in.dst]) && s.cs == 1) {
+          const bool ints = dt == DType::kI8 || dt == DType::kU8;
+          if (!ints && (low.mmad_direct || low.b_rows[in.dst]) && s.cs == 1) {
             d = s;
             d.packed = false;
             d.b_rows = low.b_rows[in.dst];
@@ -329,10 +341,17 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
             const size_t slot = keep == 0 ? 0 : slots.next++ % keep;
             if (slots.blocks.size() <= slot) slots.blocks.resize(slot + 1);
             blk = &slots.blocks[slot];
-            const size_t bytes = is_a ? gemm_packed_a_bytes(dt, s.rows, s.cols)
-                                      : gemm_packed_b_bytes(dt, s.rows, s.cols);
+            const size_t bytes = ints   ? (is_a ? int8_packed_a_bytes(s.rows, s.cols)
+                                                : int8_packed_b_bytes(s.rows, s.cols))
+                                 : is_a ? gemm_packed_a_bytes(dt, s.rows, s.cols)
+                                        : gemm_packed_b_bytes(dt, s.rows, s.cols);
             if (blk->data.size() < bytes) blk->data.resize(bytes);
-            if (is_a) {
+            float* f = reinterpret_cast<float*>(blk->data.data());
+            if (ints && is_a) {
+              int8_pack_a(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, zero_of(in.src[1]), f);
+            } else if (ints) {
+              int8_pack_b(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, zero_of(in.src[1]), f);
+            } else if (is_a) {
               gemm_pack_a(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, blk->data.data());
             } else {
               gemm_pack_b(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, blk->data.data());
@@ -355,7 +374,14 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           BufState& d = st[in.dst];
           const BufferDecl& sd = p.buffers[in.src[0]];
           const bool a_side = p.buffers[in.dst].pos == Pos::kL0A;
-          const Im2colSource map = s.map.gm ? s.map : map_local(s.ptr, sd.dims);
+          Im2colSource map = s.map.gm ? s.map : map_local(s.ptr, sd.dims);
+          DType dt = sd.dtype;
+          if (dt == DType::kI8 || dt == DType::kU8) {  // widened, zero point subtracted
+            if (a_side || !s.map.gm)  // (a local map's padding would take the zero point)
+              throw Error(p.op + ": load_l0_im2col of i8/u8 needs a GM map into L0B");
+            map = int8_widen_map(dt, map, zero_of(in.src[1]).at(0), arena.int8_map);
+            dt = DType::kF32;
+          }
           // Rows of channels inside the map: the mmad's k (the weight block's columns match).
           const int64_t k = (map.hi[0] - map.lo[0]) * in.im2col.window();
           const int64_t np = in.im2col.positions();
@@ -373,9 +399,9 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           auto& slots = packs[in.dst];
           if (slots.blocks.empty()) slots.blocks.resize(1);
           PackedBlock& blk = slots.blocks[0];
-          const size_t bytes = im2col_packed_bytes(sd.dtype, a_side, k, np);
+          const size_t bytes = im2col_packed_bytes(dt, a_side, k, np);
           if (blk.data.size() < bytes) blk.data.resize(bytes);
-          im2col_pack(sd.dtype, a_side, map, in.im2col, k, blk.data.data());
+          im2col_pack(dt, a_side, map, in.im2col, k, blk.data.data());
           blk.src = nullptr;
           d.ptr = blk.data.data();
           d.rows = a_side ? np : k;
@@ -396,6 +422,17 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           if (c.gm) {  // written into GM: no rows or columns past its box
             m = std::min(m, c.rows);
             n = std::min(n, c.cols);
+          }
+          if (dt == DType::kI8 || dt == DType::kU8) {  // the integer cube (gemm_int8.h)
+            c.rows = m;
+            c.cols = n;
+            if (!a.packed || !b.packed || a.panel_stride > 0 || b.panel_stride > 0 ||
+                a.cols != b.rows)
+              throw Error(p.op + ": integer mmad needs packed A and B of one k");
+            int8_mmad(reinterpret_cast<const float*>(a.ptr), reinterpret_cast<const float*>(b.ptr),
+                      gemm_kernel(DType::kF32).nr * b.rows, reinterpret_cast<int32_t*>(c.ptr), c.rs,
+                      m, n, a.cols, acc, arena.int8_sums);
+            break;
           }
           if (a.panel_stride > 0) {  // A pre-packed: its k columns are k padded to k_pack
             const int64_t k = b.rows;

@@ -53,7 +53,8 @@ struct CoreArena {
     size_t next = 0;
   };
   std::vector<std::byte> mem[6];
-  std::vector<PackSlots> packs;  // per buffer id
+  std::vector<PackSlots> packs;            // per buffer id
+  std::vector<float> int8_map, int8_sums;  // the integer cube's widened map and k-chunk sums
   void reserve(const TileProgram& p);
 };
 

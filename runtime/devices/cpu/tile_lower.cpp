@@ -56,6 +56,12 @@ Lowering lower(const TileProgram& p) {
       only_map = only_map && p.instrs[c].kind == InstrKind::kLoadIm2col;
     }
     only_map = only_map && in.box.fill == 0;  // the column matrix's padding is zeros
+    // A zero point only the loads into L0 read (their src[1]): a GM view too.
+    bool zero = !consumers[in.dst].empty() && !pads;
+    for (int c : consumers[in.dst])
+      zero = zero && p.instrs[c].src[0] != in.dst &&
+             (p.instrs[c].kind == InstrKind::kLoadL0 || p.instrs[c].kind == InstrKind::kLoadIm2col);
+    if (zero) only_l0 = true, only_map = false;
     low.view_in[i] = only_l0 || only_map;
     low.map_in[i] = only_map;
     low.alias_in[i] = !only_l0 && !only_map && !pads && in.box.contiguous();
