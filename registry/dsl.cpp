@@ -329,6 +329,7 @@ void TileBuilder::mmad(Buf c, Buf a, Buf b, Coord k) {
   in.src[0] = a.id;
   in.src[1] = b.id;
   in.var = k.var;
+  in.in_place = k.var < 0 && k.offset != 0;
   prog_.instrs.push_back(in);
 }
 

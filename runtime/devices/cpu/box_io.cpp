@@ -150,13 +150,13 @@ BoxEval eval_box(const GmBox& box, const int64_t* vars) {
   e.first = box.offset;
   for (size_t j = 0; j < box.dims.size(); ++j) {
     const BoxDim& d = box.dims[j];
-    const int64_t s = d.start.eval(vars);
-    e.lo[j] = d.lo(s);
-    e.hi[j] = d.hi(s);
+    const int64_t s = d.start.eval(vars), ph = d.phase.eval(vars);
+    e.lo[j] = d.lo(s, ph);
+    e.hi[j] = d.hi(s, ph);
     e.full = e.full && e.lo[j] == 0 && e.hi[j] == d.size;
     e.empty = e.empty || e.hi[j] == e.lo[j];
-    e.base += s * d.stride;
-    e.first += (s + e.lo[j]) * d.stride;
+    e.base += s * d.stride + d.phase_offset(ph);
+    e.first += (s + e.lo[j]) * d.stride + d.phase_offset(ph);
   }
   return e;
 }
