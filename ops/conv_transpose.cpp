@@ -296,7 +296,10 @@ void conv_transpose_tile_kernel(TileBuilder& t) {
     }
     out.dims.push_back(d);
   }
-  t.copy_out(0, conv_bias(t, g, r), out);
+  Buf res = conv_bias(t, g, r);
+  // Fixpipe (L0C -> GM) writes rows of unit stride: a phase's strided rows go out through UB.
+  if (res.id == r.c.id && y.s[2] > 1) res = t.unary(UnaryOp::kCopy, res);
+  t.copy_out(0, res, out);
 }
 
 // The tile kernel takes f32 / f16 / bf16 and dims whose stride or dilation is 1.

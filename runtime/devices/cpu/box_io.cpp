@@ -153,8 +153,8 @@ void scatter(std::byte* gm, const GmBox& box, const BoxEval& e, size_t j, const 
           vec_cast(from, to, from_src, buf, m);
           from_src = buf;
         }
-        scatter_strided_any(from_src, d.stride, m,
-                            gm + i0 * d.stride * static_cast<int64_t>(es_to), es_to);
+        scatter_strided_any(from_src, d.stride, m, gm + i0 * d.stride * static_cast<int64_t>(es_to),
+                            es_to);
       }
     }
     return;
