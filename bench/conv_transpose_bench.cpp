@@ -50,8 +50,8 @@ int main(int argc, char** argv) {
     const asc::Tensor w = random_tensor({s.c, s.m, s.k, s.k}, 2);
     const asc::Tensor b = random_tensor({s.m}, 3);
     const asc::OpDef& op = asc::global_registry().lookup("", "ConvTranspose", 11);
-    const asc::Attrs attrs = op.resolve({{"strides", std::vector<int64_t>{s.s, s.s}},
-                                         {"pads", std::vector<int64_t>(4, s.pad)}});
+    const asc::Attrs attrs = op.resolve(
+        {{"strides", std::vector<int64_t>{s.s, s.s}}, {"pads", std::vector<int64_t>(4, s.pad)}});
     const std::vector<asc::Tensor> ins{x, w, b};
     const auto out = asc::infer_outputs(op, attrs, ins);
     asc::Tensor y(asc::DType::kF32, out[0].shape), y_host(asc::DType::kF32, out[0].shape);
@@ -69,8 +69,7 @@ int main(int argc, char** argv) {
     const double flops = 2.0 * static_cast<double>(s.c * s.m * s.k * s.k * s.h * s.h);
     const auto [t_tile, t_host] = asc::bench::median_pair(
         [&] { dev.launch(p, args); }, [&] { op.host_kernel_fn(ctx, ins, outs); }, flops);
-    std::printf("%-14s %10.3f %10.3f %6.2f\n", s.name, t_tile * 1e3, t_host * 1e3,
-                t_host / t_tile);
+    std::printf("%-14s %10.3f %10.3f %6.2f\n", s.name, t_tile * 1e3, t_host * 1e3, t_host / t_tile);
   }
   return 0;
 }
