@@ -47,6 +47,7 @@ TilingData make_tiling(const ConvGeom& g, const Sizes& s, int64_t cores) {
             g.w.out[0],
             ceil_div(g.w.out[1], s.toh),
             ceil_div(g.w.out[2], s.tow)};
+  if (g.transposed) t.grid.insert(t.grid.end(), g.phase, g.phase + 3);
   t.params = {{"TM", s.tm}, {"TC", s.tc}, {"TOH", s.toh}, {"TOW", s.tow}};
   t.block_dim = std::clamp<int64_t>(numel(t.grid), 1, cores);
   return t;
@@ -198,7 +199,7 @@ TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epil
           continue;
         const int64_t m_tiles = ceil_div(mg, tm);
         const int64_t p_tiles = g.w.out[0] * ceil_div(oh, toh) * ceil_div(ow, tow);
-        const int64_t tiles = g.n * g.group * m_tiles * p_tiles;
+        const int64_t tiles = g.n * g.group * m_tiles * p_tiles * g.phases();
         const double waves = static_cast<double>(ceil_div(tiles, cores));
         const double m = static_cast<double>(std::min(tm, round_up(mg, am)));
         const double p = static_cast<double>(round_up(tp, an));

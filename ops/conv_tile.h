@@ -28,6 +28,11 @@ struct ConvGeom {
   // accumulator i32 (the integer cube: docs/DSL.md).
   bool ints = false;
   int x_arg = 0, w_arg = 1, xz_arg = -1, wz_arg = -1;
+  // ConvTranspose (ops/conv_transpose.cpp): prod(phase) stride-1 convolutions, one per output
+  // phase (o = phase * q + r per spatial dim, phase = the strides); grid axes 6..8 walk r.
+  bool transposed = false;
+  int64_t phase[3] = {1, 1, 1};
+  int64_t phases() const { return phase[0] * phase[1] * phase[2]; }
   int64_t kp() const { return (k() + k_pack - 1) / k_pack * k_pack; }
   int64_t panels() const { return panel > 0 ? (mg() + panel - 1) / panel : 0; }
   // One input and one output channel per group.
@@ -36,7 +41,7 @@ struct ConvGeom {
   // most kMaxVectorTaps offsets (each is an unrolled copy-in; larger windows take the cube).
   static constexpr int64_t kMaxVectorTaps = 64;
   bool vector_form() const {
-    return depthwise() && panel == 0 && !ints && window() <= kMaxVectorTaps;
+    return depthwise() && panel == 0 && !ints && !transposed && window() <= kMaxVectorTaps;
   }
   int64_t cg() const { return c / group; }
   int64_t mg() const { return m / group; }
@@ -52,7 +57,8 @@ ConvGeom conv_geom_int(const LaunchContext& ctx, int x_arg, int w_arg, int xz_ar
 
 // Tile sizes TM (output channels), TC (input channels per K step), TOH x TOW (output positions:
 // whole rows, or part of one row when TOH = 1), the grid [N, G, M/G tiles, OD, OH tiles,
-// OW tiles] and block_dim. `epilogue_ub`: UB bytes per output element the epilogue needs.
+// OW tiles] (+ the phases of a transposed geometry) and block_dim. `epilogue_ub`: UB bytes per
+// output element the epilogue needs.
 TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epilogue_ub);
 
 // One output tile: c (L0C, f32 [TM, TOH * TOW]; i32 for the integer form) = W_g[m0 : +TM, :] x

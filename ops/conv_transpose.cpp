@@ -1,5 +1,17 @@
-// ConvTranspose (1 to 3 spatial dims) as a host kernel: col = W_g^T x X_g by the GEMM of
-// nn_gemm.h, then col2im scatter-adds col into Y (layouts in conv.cpp).
+// ConvTranspose (1 to 3 spatial dims) on the cube unit the way NPUs run it (Conv2DBackpropInput):
+// per spatial dim the output splits into s phases, o = s * q + r, and each phase is a stride-1
+// convolution of X with the taps of W whose offsets match r, in reverse (Conv's tile machinery,
+// ops/conv_tile.h). With Y position o = i * s - pb + k * d and one phase per residue, for a dim
+// with s > 1 (and d = 1):
+//   c = floor((pb - K + s) / s), r0 = K - s - pb + s * c in (-s, 0], T = ceil(K / s) taps,
+//   phase r covers o = s * q + r + r0 (q in [0, ceil((O - r0) / s)), o outside [0, O) clipped),
+//   tap u reads X[q + c + u] with W[k = r + K - s - s * u] (zero for k < 0);
+// for a dim with s = 1 (any d): T = K taps, o = q, tap u reads X[q + pb - (K - 1) * d + u * d]
+// with W[K - 1 - u]. A tile of phase r (grid axes 6..8) accumulates, per channel block and tap,
+// W's [TM, TC] block (a strided GM box: no rearranged copy of W, so a computed W works too) x the
+// tap's shifted X box; Y is written through a strided view of its axes (BoxDim::step / phase).
+// Dilations with s > 1 on the same dim and f64 run on the host: col = W_g^T x X_g by the GEMM
+// of nn_gemm.h, then col2im scatter-adds col into Y (layouts in conv.cpp).
 //
 // Output size per spatial dim, with ek = (k - 1) * d + 1:
 //   output_shape given:  out = output_shape, total = max(0, s * (in - 1) + output_padding + ek -
@@ -8,6 +20,8 @@
 // and a computed total pad goes pb = total / 2 (SAME_UPPER) or pb = total - total / 2 (else).
 #include <algorithm>
 
+#include "ops/conv_tile.h"
+#include "ops/matmul.h"
 #include "ops/nn.h"
 #include "ops/nn_gemm.h"
 #include "registry/error.h"
@@ -154,6 +168,151 @@ void conv_transpose_kernel(const LaunchContext& ctx, std::span<const Tensor> in,
   });
 }
 
+// ---- the tile kernel -------------------------------------------------------------------------
+
+int64_t floor_div(int64_t a, int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+// One spatial dim's phase convolution (the header's formulas).
+struct PhaseDim {
+  int64_t taps = 1, q = 1;  // taps and output positions per phase
+  int64_t x0 = 0, xd = 1;   // tap u reads X[q + x0 + u * xd]
+  int64_t k0 = 0, ks = 1;   // with W[k0 + r - u * ks] (r: the phase)
+  int64_t r0 = 0;           // phase r covers o = s * q + r + r0
+};
+
+PhaseDim phase_dim(const Geom3& g, int j) {
+  const int64_t k = g.k[j], s = g.s[j], d = g.d[j], pb = g.pb[j], o = g.out[j];
+  PhaseDim p;
+  if (s == 1) {
+    p.taps = k;
+    p.q = o;
+    p.x0 = pb - (k - 1) * d;
+    p.xd = d;
+    p.k0 = k - 1;
+    return p;
+  }
+  const int64_t c = floor_div(pb - k + s, s);
+  p.r0 = k - s - pb + s * c;
+  p.taps = (k + s - 1) / s;
+  p.q = std::max<int64_t>(0, (o - p.r0 + s - 1) / s);
+  p.x0 = c;
+  p.k0 = k - s;
+  p.ks = s;
+  return p;
+}
+
+struct TransposeGeom {
+  ConvGeom g;  // the phase convolution: in = X's, out = q, k = taps, unit strides
+  Geom3 y;     // ConvTranspose's own window (out = Y's spatial dims)
+  PhaseDim dim[3];
+};
+
+TransposeGeom transpose_geom(const LaunchContext& ctx) {
+  const Shape& xs = ctx.inputs.at(0).shape;
+  const Shape& ws = ctx.inputs.at(1).shape;
+  TransposeGeom t;
+  t.y = geom3(conv_transpose_window(ctx.attr(), xs, ws));
+  ConvGeom& g = t.g;
+  g.n = xs[0];
+  g.c = xs[1];
+  g.group = ctx.attr().i("group");
+  g.m = ws[1] * g.group;
+  g.transposed = true;
+  g.w = t.y;
+  for (int j = 0; j < 3; ++j) {
+    t.dim[j] = phase_dim(t.y, j);
+    g.phase[j] = t.y.s[j];
+    g.w.out[j] = t.dim[j].q;
+    g.w.k[j] = t.dim[j].taps;
+    g.w.s[j] = g.w.d[j] = 1;
+    g.w.pb[j] = g.w.pe[j] = 0;
+  }
+  return t;
+}
+
+bool has_bias(const LaunchContext& ctx) {
+  return ctx.inputs.size() > 2 && ctx.inputs[2].dtype != DType::kUndefined;
+}
+
+// Grid axes (conv_tile.cpp's, then the phases).
+constexpr int kAxisN = 0, kAxisG = 1, kAxisM = 2, kAxisD = 3, kAxisPhase = 6;
+
+void conv_transpose_tile_kernel(TileBuilder& t) {
+  const TransposeGeom tg = transpose_geom(t.ctx());
+  const ConvGeom& g = tg.g;
+  const Geom3& y = tg.y;
+  const int64_t tm = t.param("TM"), tc = t.param("TC"), toh = t.param("TOH"), tow = t.param("TOW");
+  const int64_t mg = g.mg(), cg = g.cg(), kvol = y.k_size();
+  const int64_t in_plane = y.in[0] * y.in[1] * y.in[2];
+  const int64_t tile[3] = {1, toh, tow};
+  ConvTile r{Buf{}, t.grid(kAxisM, tm), tm, toh * tow};
+  r.c = t.alloc(Pos::kL0C, DType::kF32, {tm, r.positions}, "c");
+  Im2col cols;  // one tap: the shifted box as it is
+  cols.out[0] = 1;
+  cols.out[1] = toh;
+  cols.out[2] = tow;
+  const int64_t kstride[3] = {y.k[1] * y.k[2], y.k[2], 1};
+  const int64_t istride[3] = {y.in[1] * y.in[2], y.in[2], 1};
+  t.loop(std::max<int64_t>(1, (cg + tc - 1) / tc), [&](Coord kv) {
+    bool first = true;
+    for (int64_t ud = 0; ud < tg.dim[0].taps; ++ud)
+      for (int64_t uh = 0; uh < tg.dim[1].taps; ++uh)
+        for (int64_t uw = 0; uw < tg.dim[2].taps; ++uw) {
+          const int64_t u[3] = {ud, uh, uw};
+          GmBox x;  // X[n, g, cb*TC : +TC, q + x0 + u * xd]
+          x.dims = {BoxDim{g.n, g.c * in_plane, t.grid(kAxisN), 1},
+                    BoxDim{g.group, cg * in_plane, t.grid(kAxisG), 1},
+                    BoxDim{cg, in_plane, Coord{kv.var, tc, 0}, tc}};
+          GmBox w;  // W[g, cb*TC : +TC, m0 : +TM, k0 + r - u * ks] as [TM, TC]
+          w.dims = {BoxDim{g.group, cg * mg * kvol, t.grid(kAxisG), 1}};
+          for (int j = 0; j < 3; ++j) {
+            const PhaseDim& p = tg.dim[j];
+            x.dims.push_back(BoxDim{y.in[j], istride[j],
+                                    Coord{kAxisD + j, tile[j], p.x0 + u[j] * p.xd}, tile[j]});
+            w.dims.push_back(
+                BoxDim{y.k[j], kstride[j], Coord{kAxisPhase + j, 1, p.k0 - u[j] * p.ks}, 1});
+          }
+          w.dims.push_back(BoxDim{mg, kvol, r.m0, tm});
+          w.dims.push_back(BoxDim{cg, mg * kvol, Coord{kv.var, tc, 0}, tc});
+          Buf x1 = t.copy_in(0, x, Pos::kL1, "x1");
+          Buf w1 = t.copy_in(1, w, Pos::kL1, "w1");
+          t.mmad(r.c, t.load_l0(w1, Pos::kL0A), t.load_l0_im2col(x1, Pos::kL0B, cols),
+                 first ? kv : Coord{-1, 0, 1});
+          first = false;
+        }
+  });
+  GmBox out;  // Y[n, g, m0 : +TM, s * (q0 : +TQ) + r + r0]
+  const int64_t plane = y.out[0] * y.out[1] * y.out[2];
+  const int64_t ostride[3] = {y.out[1] * y.out[2], y.out[2], 1};
+  out.dims = {BoxDim{g.n, g.m * plane, t.grid(kAxisN), 1},
+              BoxDim{g.group, mg * plane, t.grid(kAxisG), 1}, BoxDim{mg, plane, r.m0, tm}};
+  for (int j = 0; j < 3; ++j) {
+    BoxDim d{y.out[j], ostride[j] * y.s[j], t.grid(kAxisD + j, tile[j]), tile[j]};
+    if (y.s[j] > 1) {
+      d.step = y.s[j];
+      d.phase = Coord{kAxisPhase + j, 1, tg.dim[j].r0};
+    }
+    out.dims.push_back(d);
+  }
+  Buf res = conv_bias(t, g, r);
+  // Fixpipe (L0C -> GM) writes rows of unit stride: a phase's strided rows go out through UB.
+  if (res.id == r.c.id && y.s[2] > 1) res = t.unary(UnaryOp::kCopy, res);
+  t.copy_out(0, res, out);
+}
+
+// The tile kernel takes f32 / f16 / bf16 and dims whose stride or dilation is 1.
+bool conv_transpose_tiles(const Attrs& a, std::span<const TensorDesc> in,
+                          std::span<const TensorDesc>) {
+  const auto& types = cube_types();
+  if (in.empty() || std::find(types.begin(), types.end(), in[0].dtype) == types.end()) return false;
+  const std::vector<int64_t> s = a.ints("strides"), d = a.ints("dilations");
+  for (size_t j = 0; j < s.size() && j < d.size(); ++j)
+    if (s[j] > 1 && d[j] > 1) return false;
+  return true;
+}
+
 // Naive reference: scatter every input element times every kernel tap, in double.
 void conv_transpose_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
   const Tensor &x = in[0], &w = in[1];
@@ -210,8 +369,14 @@ void register_conv_transpose(Registry& r) {
               .attr("strides", AttrKind::kInts, std::vector<int64_t>{})
               .type_constraint("T", nn_float_types())
               .trait(kContraction)
-              .describe("N-D transposed convolution (GEMM + col2im), output_shape/output_padding")
+              .describe("N-D transposed convolution as stride-1 phase convolutions on the cube "
+                        "(dilation with stride on one dim, f64: GEMM + col2im on the host)")
               .infer(infer_conv_transpose)
+              .tiling([](const LaunchContext& ctx) {
+                return conv_tiling(ctx, transpose_geom(ctx).g, has_bias(ctx) ? 12 : 0);
+              })
+              .kernel(conv_transpose_tile_kernel)
+              .tile_when(conv_transpose_tiles)
               .host_kernel(conv_transpose_kernel)
               .reference(conv_transpose_reference));
   }

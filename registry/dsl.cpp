@@ -367,6 +367,7 @@ void TileBuilder::mmad(Buf c, Buf a, Buf b, Coord k, int64_t diag) {
   in.src[1] = b.id;
   in.var = k.var;
   in.diag = std::max<int64_t>(diag, 0);
+  in.in_place = k.var < 0 && k.offset != 0;
   prog_.instrs.push_back(in);
 }
 

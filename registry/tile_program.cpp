@@ -45,7 +45,7 @@ bool GmBox::contiguous() const {
     const BoxDim& d = dims[j];
     if (d.size == 1) continue;
     if (d.stride != expect || !inner_full) return false;
-    inner_full = d.size == d.extent && d.start.var < 0 && d.start.offset == 0;
+    inner_full = d.size == d.extent && d.start.var < 0 && d.start.offset == 0 && !d.strided_view();
     expect *= d.size;
   }
   return true;
@@ -57,6 +57,7 @@ std::string GmBox::str(int grid_rank) const {
     const BoxDim& d = dims[j];
     s += (j ? ", " : "") + d.start.str(grid_rank) + ":+" + std::to_string(d.size) + " /" +
          std::to_string(d.extent) + " s" + std::to_string(d.stride);
+    if (d.strided_view()) s += " step" + std::to_string(d.step) + "+" + d.phase.str(grid_rank);
   }
   s += "]";
   if (offset) s += " @" + std::to_string(offset);
@@ -169,7 +170,8 @@ std::string TileProgram::dump() const {
           os << " " << in.scalar;
         if (in.kind == InstrKind::kReduce || in.kind == InstrKind::kBcastMid)
           os << " axis=" << in.axis;
-        if (in.kind == InstrKind::kMmad) os << " init@" << var_name(in.var, gr) << "==0";
+        if (in.kind == InstrKind::kMmad && !in.in_place)
+          os << " init@" << var_name(in.var, gr) << "==0";
         if (in.kind == InstrKind::kMmad && in.diag > 0) os << " diag=" << in.diag;
         if (in.kind == InstrKind::kLoadIm2col) {
           const Im2col& g = in.im2col;

@@ -35,11 +35,27 @@ struct BoxDim {
   int64_t stride = 0;  // GM stride in elements; 0 broadcasts
   Coord start;         // first element of the box along this dim; may be negative (padding)
   int64_t size = 1;    // box (local buffer) extent
+  // A strided view of the axis (ConvTranspose's output phases): box element i is axis element
+  // x = (start + i) * step + phase of an axis of `extent` elements, at GM offset
+  // (start + i) * stride + phase * (stride / step): stride is the GM stride per box element
+  // (step times the axis's). step 1 and no phase: element start + i, as above.
+  int64_t step = 1;
+  Coord phase{};
 
-  // The box elements [lo, hi) inside the tensor when the box starts at element s: those before
-  // the tensor (a negative start: padding) and past its end (a tail tile) are zero locally.
-  int64_t lo(int64_t s) const { return s >= 0 ? 0 : std::min(-s, size); }
-  int64_t hi(int64_t s) const { return std::max(lo(s), std::min(extent - s, size)); }
+  bool strided_view() const { return step != 1 || phase.var >= 0 || phase.offset != 0; }
+  // The box elements [lo, hi) inside the tensor when the box starts at element s (and the
+  // phase is ph): those before the tensor (a negative start: padding) and past its end (a tail
+  // tile) are zero locally.
+  int64_t lo(int64_t s, int64_t ph = 0) const {
+    return std::clamp<int64_t>(ceil_step(-ph) - s, 0, size);
+  }
+  int64_t hi(int64_t s, int64_t ph = 0) const {
+    return std::max(lo(s, ph), std::min(ceil_step(extent - ph) - s, size));
+  }
+  // GM offset of the phase.
+  int64_t phase_offset(int64_t ph) const { return ph * (stride / step); }
+  // ceil(a / step) for step > 0 and any a.
+  int64_t ceil_step(int64_t a) const { return a >= 0 ? (a + step - 1) / step : -(-a / step); }
 };
 
 // A box of a GM tensor: element (i_0..i_r) of the box is at
@@ -122,7 +138,8 @@ struct Instr {
   int64_t count = 0;           // loop trip count
   int var = -1;                // loop variable (kLoopBegin), k variable (kMmad)
   bool prefetch_next = false;  // copy-in in a loop: fetch the next iteration's box ahead (pass)
-  bool in_place = false;       // kBinary with dst == src0 (TileBuilder::accumulate)
+  bool in_place = false;  // kBinary with dst == src0 (TileBuilder::accumulate); kMmad: c += a x b
+                          // always (its k coordinate a nonzero constant)
   // kMmad: A is block diagonal, row r zero outside k in [r * diag, (r + 1) * diag) (0: dense).
   // The cube multiplies it whole; a device may skip the zeros (the cpu does).
   int64_t diag = 0;

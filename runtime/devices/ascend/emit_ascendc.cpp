@@ -263,7 +263,11 @@ void Emitter::emit_instr(int pc) {
       line(cat("  mp.m = ", a[0], ";"));
       line(cat("  mp.n = ", b[1], ";"));
       line(cat("  mp.k = ", a[1], ";"));
-      line(cat("  mp.cmatrixInitVal = ", in.var < 0 ? "true" : cat("v[", in.var, "] == 0"), ";"));
+      line(cat("  mp.cmatrixInitVal = ",
+               in.in_place  ? "false"
+               : in.var < 0 ? "true"
+                            : cat("v[", in.var, "] == 0"),
+               ";"));
       line(cat("  AscendC::Mmad(", buf(in.dst), ", ", buf(in.src[0]), ", ", buf(in.src[1]),
                ", mp);"));
       line("}");

@@ -11,7 +11,7 @@ namespace asc::ascend::detail {
 // every tile (1), for none (0) or depends on the tile (-1, then `full` and `empty` are declared).
 void Emitter::box_prologue(const GmBox& box) {
   bool fixed = true;
-  for (const BoxDim& d : box.dims) fixed = fixed && d.start.var < 0;
+  for (const BoxDim& d : box.dims) fixed = fixed && d.start.var < 0 && d.phase.var < 0;
   std::vector<int64_t> inner(box.dims.size());
   int64_t acc = 1;
   for (size_t j = box.dims.size(); j-- > 0;) {
@@ -23,9 +23,10 @@ void Emitter::box_prologue(const GmBox& box) {
     bool full = true, empty = false;
     for (size_t j = 0; j < box.dims.size(); ++j) {
       const BoxDim& d = box.dims[j];
-      const int64_t lo = d.lo(d.start.offset), n = d.hi(d.start.offset) - lo;
+      const int64_t ph = d.phase.offset, lo = d.lo(d.start.offset, ph);
+      const int64_t n = d.hi(d.start.offset, ph) - lo;
       line(cat("[[maybe_unused]] const int64_t n", j, " = ", n, ";"));
-      base += (d.start.offset + lo) * d.stride;
+      base += (d.start.offset + lo) * d.stride + d.phase_offset(ph);
       lbase += lo * inner[j];
       full = full && n == d.size;
       empty = empty || n == 0;
@@ -39,6 +40,25 @@ void Emitter::box_prologue(const GmBox& box) {
   std::string base = cat(box.offset, "LL"), lbase = "0", full = "true", empty = "false";
   for (size_t j = 0; j < box.dims.size(); ++j) {
     const BoxDim& d = box.dims[j];
+    if (d.strided_view()) {  // a strided view: the valid range depends on the phase too
+      const auto ceil_step = [&](const std::string& a) {
+        return cat("((", a, ") >= 0 ? ((", a, ") + ", d.step - 1, "LL) / ", d.step, "LL : -(-(", a,
+                   ") / ", d.step, "LL))");
+      };
+      line(cat("const int64_t s", j, " = ", coord(d.start), ";"));
+      line(cat("const int64_t ph", j, " = ", coord(d.phase), ";"));
+      line(cat("const int64_t l", j, " = AscHostClamp(", ceil_step(cat("-ph", j)), " - s", j, ", ",
+               d.size, "LL);"));
+      line(cat("[[maybe_unused]] const int64_t n", j, " = AscHostClamp(AscHostClamp(",
+               ceil_step(cat(d.extent, "LL - ph", j)), " - s", j, ", ", d.size, "LL) - l", j, ", ",
+               d.size, "LL);"));
+      base += cat(" + (s", j, " + l", j, ") * ", d.stride, "LL + ph", j, " * ", d.stride / d.step,
+                  "LL");
+      lbase += cat(" + l", j, " * ", inner[j], "LL");
+      full += cat(" && n", j, " == ", d.size, "LL");
+      empty += cat(" || n", j, " == 0");
+      continue;
+    }
     if (d.start.var < 0) {
       const int64_t lo = d.lo(d.start.offset), n = d.hi(d.start.offset) - lo;
       line(cat("[[maybe_unused]] const int64_t n", j, " = ", n, ";"));

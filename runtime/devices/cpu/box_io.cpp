@@ -73,6 +73,30 @@ inline void gather_strided_any(const std::byte* src, int64_t stride, int64_t n, 
   }
 }
 
+// dst[i * stride] = src[i] for i < n, elements of es bytes.
+template <typename T>
+inline void scatter_strided(const std::byte* src, int64_t stride, int64_t n, std::byte* dst) {
+  const T* s = reinterpret_cast<const T*>(src);
+  T* d = reinterpret_cast<T*>(dst);
+  for (int64_t i = 0; i < n; ++i) std::memcpy(d + i * stride, s + i, sizeof(T));
+}
+
+inline void scatter_strided_any(const std::byte* src, int64_t stride, int64_t n, std::byte* dst,
+                                size_t es) {
+  switch (es) {
+    case 2:
+      return scatter_strided<uint16_t>(src, stride, n, dst);
+    case 4:
+      return scatter_strided<uint32_t>(src, stride, n, dst);
+    case 8:
+      return scatter_strided<uint64_t>(src, stride, n, dst);
+    default:
+      for (int64_t i = 0; i < n; ++i)
+        std::memcpy(dst + i * stride * static_cast<int64_t>(es), src + i * static_cast<int64_t>(es),
+                    es);
+  }
+}
+
 // An innermost stride up to this reads every line of a row anyway (a strided window of a
 // feature map): copied row by row. Beyond it (a transposed read): 8x8 blocks (gather_2d).
 constexpr int64_t kRowStrideMax = 8;
@@ -119,9 +143,19 @@ void scatter(std::byte* gm, const GmBox& box, const BoxEval& e, size_t j, const 
       } else {
         vec_cast(from, to, src, gm, n);
       }
-    } else {
-      for (int64_t i = 0; i < n; ++i)
-        vec_cast(from, to, src + i * es_from, gm + static_cast<size_t>(i * d.stride) * es_to, 1);
+    } else {  // a strided row (ConvTranspose's phases): cast in chunks, then one store each
+      constexpr int64_t kChunk = 256;
+      alignas(64) std::byte buf[kChunk * 8];
+      for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
+        const int64_t m = std::min(kChunk, n - i0);
+        const std::byte* from_src = src + i0 * static_cast<int64_t>(es_from);
+        if (from != to) {
+          vec_cast(from, to, from_src, buf, m);
+          from_src = buf;
+        }
+        scatter_strided_any(from_src, d.stride, m, gm + i0 * d.stride * static_cast<int64_t>(es_to),
+                            es_to);
+      }
     }
     return;
   }
@@ -150,13 +184,13 @@ BoxEval eval_box(const GmBox& box, const int64_t* vars) {
   e.first = box.offset;
   for (size_t j = 0; j < box.dims.size(); ++j) {
     const BoxDim& d = box.dims[j];
-    const int64_t s = d.start.eval(vars);
-    e.lo[j] = d.lo(s);
-    e.hi[j] = d.hi(s);
+    const int64_t s = d.start.eval(vars), ph = d.phase.eval(vars);
+    e.lo[j] = d.lo(s, ph);
+    e.hi[j] = d.hi(s, ph);
     e.full = e.full && e.lo[j] == 0 && e.hi[j] == d.size;
     e.empty = e.empty || e.hi[j] == e.lo[j];
-    e.base += s * d.stride;
-    e.first += (s + e.lo[j]) * d.stride;
+    e.base += s * d.stride + d.phase_offset(ph);
+    e.first += (s + e.lo[j]) * d.stride + d.phase_offset(ph);
   }
   return e;
 }

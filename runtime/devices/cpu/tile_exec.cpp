@@ -128,7 +128,8 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
       const BoxEval e = eval_box(out.box, vars);
       BoxMatrix m;
       if ((e.full || !needs_full) && !e.empty &&
-          box_matrix_of(out.box, e, d.dims.empty() ? 1 : d.dims.back(), m)) {
+          box_matrix_of(out.box, e, d.dims.empty() ? 1 : d.dims.back(), m) &&
+          m.cs == 1) {  // (an inner dim of size 1 may hide a strided one: ConvTranspose's)
         const size_t es = dtype_size(p.args[out.arg].dtype);
         s.ptr = gm(out.arg) + static_cast<size_t>(e.first) * es;
         s.rs = m.rs, s.cs = m.cs, s.rows = m.rows, s.cols = m.cols;
@@ -412,7 +413,7 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           break;
         }
         case InstrKind::kMmad: {
-          const bool acc = in.var >= 0 && vars[in.var] > 0;
+          const bool acc = in.in_place || (in.var >= 0 && vars[in.var] > 0);
           BufState& c = st[in.dst];
           if (!acc) bind_result(in.dst, false);
           const BufState& a = st[in.src[0]];

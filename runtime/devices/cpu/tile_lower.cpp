@@ -48,7 +48,8 @@ Lowering lower(const TileProgram& p) {
     // A box that may start before its tensor (padding) is a view only for load_l0_im2col, which
     // reads its valid region alone.
     bool pads = false;
-    for (const auto& d : in.box.dims) pads = pads || d.start.offset < 0 || d.start.scale < 0;
+    for (const auto& d : in.box.dims)
+      pads = pads || d.start.offset < 0 || d.start.scale < 0 || d.strided_view();
     if (in.box.fill != 0) pads = true;  // (a view reads no fill: never one)
     bool only_l0 = !consumers[in.dst].empty() && !pads, only_map = !consumers[in.dst].empty();
     for (int c : consumers[in.dst]) {
@@ -75,7 +76,8 @@ Lowering lower(const TileProgram& p) {
         prod.kind == InstrKind::kLoadIm2col)
       continue;
     bool box_on_grid = true;  // the copy-out box must not move with a loop variable
-    for (const auto& d : out.box.dims) box_on_grid = box_on_grid && d.start.var < p.grid_rank();
+    for (const auto& d : out.box.dims)
+      box_on_grid = box_on_grid && d.start.var < p.grid_rank() && d.phase.var < p.grid_rank();
     if (!box_on_grid) continue;
     if (prod.kind == InstrKind::kMmad) {
       if (out.box.unit_inner()) low.alias_out[b] = consumers[b][0];
@@ -102,7 +104,8 @@ Lowering lower(const TileProgram& p) {
     const int c = producers[in.src[0]][0];
     if (!low.view_in[c]) continue;
     bool moves = false;
-    for (const auto& d : p.instrs[c].box.dims) moves = moves || d.start.var == fastest;
+    for (const auto& d : p.instrs[c].box.dims)
+      moves = moves || d.start.var == fastest || d.phase.var == fastest;
     if (moves) continue;
     int64_t blocks = 1;  // distinct blocks per tile: the trip counts of the enclosing loops
     for (int q = 0; q < i; ++q)

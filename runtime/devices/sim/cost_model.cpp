@@ -76,8 +76,8 @@ double box_bytes(const GmBox& box, const int64_t* vars, int64_t es, int64_t burs
   int64_t run_bytes = es;
   for (size_t j = 0; j < rank; ++j) {
     const BoxDim& d = box.dims[j];
-    const int64_t st = d.start.eval(vars);
-    const int64_t valid = d.hi(st) - d.lo(st);
+    const int64_t st = d.start.eval(vars), ph = d.phase.eval(vars);
+    const int64_t valid = d.hi(st, ph) - d.lo(st, ph);
     if (valid == 0) return 0;
     if (j == run_dim)
       run_bytes = valid * es;
