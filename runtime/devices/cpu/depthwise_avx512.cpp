@@ -93,6 +93,15 @@ ASC_AVX512 inline __m512 plane_load(const float* x, int64_t s) {
   return load_strided(x, s, 16);
 }
 
+// Row r's channel lies outside the map's box (a tail tile) or past K: its outputs are zero
+// (unchanged when accumulating).
+bool outside_map(int64_t r, int64_t win, int64_t k, const Im2colSource& src, float* out, int64_t n,
+                 bool accumulate) {
+  if (r * win < k && r >= src.lo[0] && r < src.hi[0]) return false;
+  if (!accumulate) std::fill(out, out + n, 0.0f);
+  return true;
+}
+
 int64_t round_up4(int64_t v) {
   return (v + 3) / 4 * 4;
 }
@@ -112,10 +121,7 @@ ASC_AVX512 void diag_map_rows(const float* pa, int64_t a_stride, int64_t mr,
   const int64_t c_hi = std::clamp<int64_t>(src.hi[3], c_lo, span);
   for (int64_t r = 0; r < m; ++r) {
     float* out = c + r * ldc;
-    if (r * win >= k || r < src.lo[0] || r >= src.hi[0]) {  // a channel outside the map
-      if (!accumulate) std::fill(out, out + n, 0.0f);
-      continue;
-    }
+    if (outside_map(r, win, k, src, out, n, accumulate)) continue;
     const float* w = pa + (r / mr) * a_stride + (r * win) * mr + r % mr;  // w[t * mr]: tap t
     const float* xc = map + src.base + r * src.stride[0];
     for (int64_t od = 0; od < g.out[0]; ++od)
@@ -182,10 +188,7 @@ ASC_AVX512 void diag_map_planes(const float* pa, int64_t a_stride, int64_t mr,
   const int64_t plane_n = g.out[1] * g.out[2];
   for (int64_t r = 0; r < m; ++r) {
     float* out = c + r * ldc;
-    if (r * win >= k || r < src.lo[0] || r >= src.hi[0]) {  // a channel outside the map
-      if (!accumulate) std::fill(out, out + n, 0.0f);
-      continue;
-    }
+    if (outside_map(r, win, k, src, out, n, accumulate)) continue;
     const float* w = pa + (r / mr) * a_stride + (r * win) * mr + r % mr;  // w[t * mr]: tap t
     const float* xc = map + src.base + r * src.stride[0];
     for (int64_t od = 0; od < g.out[0]; ++od) {
