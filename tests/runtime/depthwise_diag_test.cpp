@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "runtime/devices/cpu/gemm.h"
@@ -132,6 +133,32 @@ TEST(DepthwiseDiag, ANaNStaysInItsChannel) {
       EXPECT_TRUE(std::isnan(y[0].tensor.at(i))) << i;
     else
       ASSERT_EQ(y[0].tensor.at(i), z[0].tensor.at(i)) << i;
+  }
+}
+
+// An infinity in the map gives infinities (never NaN) where a window reads it with a nonzero
+// weight, finite values elsewhere; 3x3 and 5x5 windows (taps not a multiple of four).
+TEST(DepthwiseDiag, AnInfinityStaysAnInfinity) {
+  const int64_t c = 2 * cpu::gemm_kernel(DType::kF32).mr;
+  for (const Case& k : {Case{{9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+                        Case{{12, 12}, {5, 5}, {2, 2}, {1, 1}, {2, 2, 2, 2}}}) {
+    const Graph g = depthwise(c, k, 13);
+    Tensor x = random({1, c, k.spatial[0], k.spatial[1]}, 9);
+    const int64_t plane = k.spatial[0] * k.spatial[1];
+    x.set(plane + 4 * k.spatial[1] + 4, std::numeric_limits<double>::infinity());  // channel 1
+    const auto y = Model(g, ModelOptions{}).run({{"x", x}});
+    const Tensor want = naive(x, *g.values[g.nodes[0].inputs[1]].constant,
+                              *g.values[g.nodes[0].inputs[2]].constant, k, y[0].tensor.shape());
+    int infinite = 0;
+    for (int64_t i = 0; i < want.numel(); ++i) {
+      if (std::isinf(want.at(i))) {
+        ++infinite;
+        ASSERT_EQ(y[0].tensor.at(i), want.at(i)) << i;
+      } else {
+        ASSERT_NEAR(y[0].tensor.at(i), want.at(i), 1e-5) << i;
+      }
+    }
+    EXPECT_GT(infinite, 0);
   }
 }
 

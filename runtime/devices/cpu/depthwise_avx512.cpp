@@ -102,10 +102,6 @@ bool outside_map(int64_t r, int64_t win, int64_t k, const Im2colSource& src, flo
   return true;
 }
 
-int64_t round_up4(int64_t v) {
-  return (v + 3) / 4 * 4;
-}
-
 // Row by row: each output row's taps over a copy of each input row it reads (any strides).
 ASC_AVX512 void diag_map_rows(const float* pa, int64_t a_stride, int64_t mr,
                               const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
@@ -175,7 +171,7 @@ ASC_AVX512 void diag_map_planes(const float* pa, int64_t a_stride, int64_t mr,
   const int64_t qn = oh_n * wp;  // outputs computed per plane (pitch wp)
   static thread_local std::vector<float> plane, q_out, wt;
   static thread_local std::vector<int64_t> off;
-  off.resize(static_cast<size_t>(round_up4(k1 * k2)));
+  off.resize(static_cast<size_t>(k1 * k2));
   wt.resize(off.size());
   // Reads run past the last output row by up to a row of pitch wp per stride, the width's taps
   // and a vector pair: zeros there (those outputs are dropped).
@@ -205,30 +201,27 @@ ASC_AVX512 void diag_map_planes(const float* pa, int64_t a_stride, int64_t mr,
           else
             for (int64_t u = c_lo; u < c_hi; ++u) pr[u] = xr[u * src.stride[3]];
         }
-        // The taps' plane offsets and weights, then four partial sums in registers.
+        // The taps' plane offsets and weights, then four partial sums in registers (the last
+        // taps % 4 into the first: no padding tap, which would multiply an infinity by 0).
         const float* wa = w + a * k1 * k2 * mr;
-        const int64_t taps = k1 * k2;
+        const int64_t taps = k1 * k2, whole = taps / 4 * 4;
         for (int64_t t = 0; t < taps; ++t) {
           off[t] = (t / k2) * g.d[1] * wp + (t % k2) * g.d[2];
           wt[t] = wa[t * mr];
         }
-        for (int64_t t = taps; t < round_up4(taps); ++t) {
-          off[t] = 0;
-          wt[t] = 0.0f;  // (times a finite plane value: the pads' zeros)
-        }
         const float* pl = plane.data();
         for (int64_t q0 = 0; q0 < qn; q0 += 16) {
+          const float* x = pl + s * q0;
           __m512 p0 = _mm512_loadu_ps(q_out.data() + q0), p1 = _mm512_setzero_ps(),
                  p2 = _mm512_setzero_ps(), p3 = _mm512_setzero_ps();
-          for (int64_t t = 0; t < taps; t += 4) {
-            p0 = _mm512_fmadd_ps(_mm512_set1_ps(wt[t]), plane_load(pl + s * q0 + off[t], s), p0);
-            p1 = _mm512_fmadd_ps(_mm512_set1_ps(wt[t + 1]), plane_load(pl + s * q0 + off[t + 1], s),
-                                 p1);
-            p2 = _mm512_fmadd_ps(_mm512_set1_ps(wt[t + 2]), plane_load(pl + s * q0 + off[t + 2], s),
-                                 p2);
-            p3 = _mm512_fmadd_ps(_mm512_set1_ps(wt[t + 3]), plane_load(pl + s * q0 + off[t + 3], s),
-                                 p3);
+          for (int64_t t = 0; t < whole; t += 4) {
+            p0 = _mm512_fmadd_ps(_mm512_set1_ps(wt[t]), plane_load(x + off[t], s), p0);
+            p1 = _mm512_fmadd_ps(_mm512_set1_ps(wt[t + 1]), plane_load(x + off[t + 1], s), p1);
+            p2 = _mm512_fmadd_ps(_mm512_set1_ps(wt[t + 2]), plane_load(x + off[t + 2], s), p2);
+            p3 = _mm512_fmadd_ps(_mm512_set1_ps(wt[t + 3]), plane_load(x + off[t + 3], s), p3);
           }
+          for (int64_t t = whole; t < taps; ++t)
+            p0 = _mm512_fmadd_ps(_mm512_set1_ps(wt[t]), plane_load(x + off[t], s), p0);
           _mm512_storeu_ps(q_out.data() + q0,
                            _mm512_add_ps(_mm512_add_ps(p0, p1), _mm512_add_ps(p2, p3)));
         }
