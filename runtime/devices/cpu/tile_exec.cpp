@@ -9,23 +9,11 @@
 #include "runtime/devices/cpu/gemm.h"
 #include "runtime/devices/cpu/gemm_int8.h"
 #include "runtime/devices/cpu/im2col.h"
+#include "runtime/devices/cpu/tile_state.h"
 #include "runtime/devices/cpu/vec.h"
 
 namespace asc::cpu {
 namespace {
-
-struct BufState {
-  std::byte* ptr = nullptr;
-  int64_t rs = 0, cs = 1;      // matrix view strides in elements
-  int64_t rows = 0, cols = 0;  // valid matrix extent (mmad operands)
-  bool packed = false;
-  bool b_rows = false;           // an unpacked B view the mmad packs panel by panel
-  int64_t panel_stride = 0;      // packed B pre-packed in GM: elements between its panels
-  bool gm = false;               // a result written straight into its copy-out's GM box
-  Im2colSource map;              // a feature-map box read by load_l0_im2col (map.gm: a GM view)
-  const Im2col* lazy = nullptr;  // a column matrix not made: B is `map` through this geometry
-  uint64_t uses = 0;             // copy-in count: selects the ping-pong slot
-};
 
 // The last four dims [C, D, H, W] of a box at one tile, as load_l0_im2col's source.
 Im2colSource map_view(const std::byte* gm, const GmBox& box, const BoxEval& e) {
@@ -418,110 +406,12 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           if (!acc) bind_result(in.dst, false);
           const BufState& a = st[in.src[0]];
           const BufState& b = st[in.src[1]];
-          const DType dt = p.buffers[in.src[0]].dtype;
           int64_t m = a.rows, n = b.cols;
           if (c.gm) {  // written into GM: no rows or columns past its box
             m = std::min(m, c.rows);
             n = std::min(n, c.cols);
           }
-          if (dt == DType::kI8 || dt == DType::kU8) {  // the integer cube (gemm_int8.h)
-            c.rows = m;
-            c.cols = n;
-            if (!a.packed || !b.packed || a.panel_stride > 0 || b.panel_stride > 0 ||
-                a.cols != b.rows)
-              throw Error(p.op + ": integer mmad needs packed A and B of one k");
-            int8_mmad(reinterpret_cast<const float*>(a.ptr), reinterpret_cast<const float*>(b.ptr),
-                      gemm_kernel(DType::kF32).nr * b.rows, reinterpret_cast<int32_t*>(c.ptr), c.rs,
-                      m, n, a.cols, acc, arena.int8_sums);
-            break;
-          }
-          if (a.panel_stride > 0) {  // A pre-packed: its k columns are k padded to k_pack
-            const int64_t k = b.rows;
-            if (k > a.cols || a.cols - k >= gemm_kernel(dt).k_pack || b.panel_stride > 0)
-              throw Error(p.op + ": mmad of pre-packed A with k " + std::to_string(a.cols) +
-                          " vs " + std::to_string(k));
-            c.rows = m;
-            c.cols = n;
-            if (b.lazy &&
-                mmad_a_panels_diag_map(dt, a.ptr, a.panel_stride, b.map, *b.lazy,
-                                       reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc))
-              break;  // B read from its map (a block-diagonal A)
-            std::vector<std::byte> tb;
-            const void* bp = b.ptr;
-            if (b.lazy) {  // the direct form is not available here: make the column matrix
-              tb.resize(im2col_packed_bytes(DType::kF32, false, k, n));
-              im2col_pack(DType::kF32, false, b.map, *b.lazy, k, tb.data());
-              bp = tb.data();
-            } else if (!b.packed) {
-              tb.resize(gemm_packed_b_bytes(dt, k, n));
-              gemm_pack_b(dt, b.ptr, b.rs, b.cs, k, n, tb.data());
-              bp = tb.data();
-            }
-            if (in.diag == 0 || !gemm_mmad_a_panels_diag(dt, a.ptr, a.panel_stride, bp,
-                                                         reinterpret_cast<float*>(c.ptr), c.rs, m,
-                                                         n, k, in.diag, acc))
-              gemm_mmad_a_panels(dt, a.ptr, a.panel_stride, bp, reinterpret_cast<float*>(c.ptr),
-                                 c.rs, m, n, k, acc, &ahead);
-            ahead.count = 0;
-            break;
-          }
-          const int64_t k = a.cols;
-          if (k != b.rows && b.panel_stride == 0)
-            throw Error(p.op + ": mmad with k " + std::to_string(k) + " vs " +
-                        std::to_string(b.rows));
-          c.rows = m;
-          c.cols = n;
-          if (b.panel_stride > 0) {  // B pre-packed: its k rows are k padded to k_pack
-            if (k > b.rows || b.rows - k >= gemm_kernel(dt).k_pack)
-              throw Error(p.op + ": mmad with k " + std::to_string(k) + " vs pre-packed " +
-                          std::to_string(b.rows));
-            if (a.packed)
-              gemm_mmad_panels(dt, a.ptr, b.ptr, b.panel_stride, reinterpret_cast<float*>(c.ptr),
-                               c.rs, m, n, k, acc, &ahead);
-            else
-              gemm_direct_panels(dt, a.ptr, a.rs, b.ptr, b.panel_stride,
-                                 reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc);
-            ahead.count = 0;
-            break;
-          }
-          if (k == 0) {  // empty contraction: C = 0 (or unchanged when accumulating)
-            if (!acc)
-              for (int64_t r = 0; r < m; ++r)
-                std::memset(c.ptr + r * c.rs * 4, 0, static_cast<size_t>(n) * 4);
-            break;
-          }
-          if (a.packed && b.b_rows &&
-              gemm_mmad_b_rows(dt, a.ptr, b.ptr, b.rs, reinterpret_cast<float*>(c.ptr), c.rs, m, n,
-                               k, acc, &ahead)) {
-            ahead.count = 0;
-            break;
-          }
-          if (a.packed != b.packed) {  // direct form refused for one operand: pack both
-            std::vector<std::byte> ta, tb;
-            const void* ap = a.ptr;
-            const void* bp = b.ptr;
-            if (!a.packed) {
-              ta.resize(gemm_packed_a_bytes(dt, m, k));
-              gemm_pack_a(dt, a.ptr, a.rs, a.cs, m, k, ta.data());
-              ap = ta.data();
-            }
-            if (!b.packed) {
-              tb.resize(gemm_packed_b_bytes(dt, k, n));
-              gemm_pack_b(dt, b.ptr, b.rs, b.cs, k, n, tb.data());
-              bp = tb.data();
-            }
-            gemm_mmad(dt, ap, bp, reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc, &ahead);
-            ahead.count = 0;
-            break;
-          }
-          if (a.packed) {
-            gemm_mmad(dt, a.ptr, b.ptr, reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc,
-                      &ahead);
-            ahead.count = 0;
-          } else {
-            gemm_direct(dt, a.ptr, a.rs, b.ptr, b.rs, reinterpret_cast<float*>(c.ptr), c.rs, m, n,
-                        k, acc);
-          }
+          mmad_product(p, in, c, a, b, m, n, acc, ahead, arena);
           break;
         }
       }
