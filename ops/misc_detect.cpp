@@ -10,6 +10,8 @@
 //
 // Det layout: [*, M, M] -> [*]; LU with partial pivoting in double.
 #include <algorithm>
+#include <cstring>
+#include <mutex>
 #include <numeric>
 
 #include "ops/misc.h"
@@ -67,33 +69,39 @@ NmsParams nms_params(const Shape& bs, const Shape& ss, std::span<const Tensor* c
   return p;
 }
 
-// The selected (batch, class, box) triples.
+// The selected (batch, class, box) triples. A batch's boxes are read once for all its classes,
+// a class's scores once before its sort (Tensor::at per comparison made SSD's 90 classes x 3234
+// boxes take most of a second).
 std::vector<int64_t> nms_select(const Tensor& boxes, const Tensor& scores, const NmsParams& p,
                                 bool center) {
   std::vector<int64_t> sel;
   std::vector<int64_t> order;
-  std::vector<Corners> kept;
-  for (int64_t b = 0; b < p.batch; ++b)
+  std::vector<Corners> box(static_cast<size_t>(p.spatial)), kept;
+  std::vector<double> score(static_cast<size_t>(p.spatial));
+  for (int64_t b = 0; b < p.batch && p.max_out > 0; ++b) {
+    for (int64_t i = 0; i < p.spatial; ++i)
+      box[i] = corners(boxes, (b * p.spatial + i) * 4, center);
     for (int64_t c = 0; c < p.classes; ++c) {
-      if (p.max_out == 0) break;
       const int64_t base = (b * p.classes + c) * p.spatial;
       order.clear();
-      for (int64_t i = 0; i < p.spatial; ++i)
-        if (!p.has_score_threshold || scores.at(base + i) > p.score_threshold) order.push_back(i);
-      std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) {
-        return scores.at(base + i) > scores.at(base + j);
-      });
+      for (int64_t i = 0; i < p.spatial; ++i) {
+        score[i] = scores.at(base + i);
+        if (!p.has_score_threshold || score[i] > p.score_threshold) order.push_back(i);
+      }
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t i, int64_t j) { return score[i] > score[j]; });
       kept.clear();
       for (int64_t i : order) {
         if (static_cast<int64_t>(kept.size()) >= p.max_out) break;
-        const Corners box = corners(boxes, (b * p.spatial + i) * 4, center);
         bool keep = true;
-        for (const Corners& k : kept) keep = keep && !(iou(box, k) > p.iou_threshold);
+        for (size_t q = 0; q < kept.size() && keep; ++q)
+          keep = !(iou(box[i], kept[q]) > p.iou_threshold);
         if (!keep) continue;
-        kept.push_back(box);
+        kept.push_back(box[i]);
         sel.insert(sel.end(), {b, c, i});
       }
     }
+  }
   return sel;
 }
 
@@ -103,19 +111,75 @@ std::vector<const Tensor*> nms_optional(std::span<const Tensor> in) {
   return v;
 }
 
+// The last selection made while inferring the output shape (which needs the values), with copies
+// of what it was made from: the kernel that runs right after on the same inputs takes it instead
+// of selecting again. Content compared, never pointers, so a stale entry is never used.
+struct NmsMemo {
+  std::mutex mu;
+  std::vector<std::byte> boxes, scores;
+  Shape box_shape, score_shape;
+  DType box_dtype = DType::kUndefined, score_dtype = DType::kUndefined;
+  NmsParams p;
+  bool center = false;
+  std::vector<int64_t> sel;
+};
+
+NmsMemo& nms_memo() {
+  static NmsMemo m;
+  return m;
+}
+
+bool same_bytes(const std::vector<std::byte>& kept, const Tensor& t) {
+  return t.is_contiguous() && kept.size() == t.nbytes() &&
+         (kept.empty() || std::memcmp(kept.data(), t.data(), kept.size()) == 0);
+}
+
+bool same_params(const NmsParams& a, const NmsParams& b) {
+  return a.batch == b.batch && a.classes == b.classes && a.spatial == b.spatial &&
+         a.max_out == b.max_out && a.iou_threshold == b.iou_threshold &&
+         a.score_threshold == b.score_threshold && a.has_score_threshold == b.has_score_threshold;
+}
+
 std::vector<TensorType> nms_infer(const InferContext& c) {
   const Tensor& boxes = need_value(c, 0);
   const Tensor& scores = need_value(c, 1);
   std::vector<const Tensor*> opt;
   for (size_t k = 2; k < 5; ++k) opt.push_back(has_input(c, k) ? &need_value(c, k) : nullptr);
   const NmsParams p = nms_params(boxes.shape(), scores.shape(), opt);
-  const auto sel = nms_select(boxes, scores, p, c.attrs.i("center_point_box") != 0);
-  return {{DType::kI64, to_sym(Shape{static_cast<int64_t>(sel.size() / 3), 3})}};
+  const bool center = c.attrs.i("center_point_box") != 0;
+  auto sel = nms_select(boxes, scores, p, center);
+  const auto rows = static_cast<int64_t>(sel.size() / 3);
+  if (!boxes.is_contiguous() || !scores.is_contiguous())
+    return {{DType::kI64, to_sym(Shape{rows, 3})}};
+  NmsMemo& m = nms_memo();
+  const std::lock_guard lock(m.mu);
+  const auto* bb = static_cast<const std::byte*>(boxes.data());
+  const auto* sb = static_cast<const std::byte*>(scores.data());
+  m.boxes.assign(bb, bb + boxes.nbytes());
+  m.scores.assign(sb, sb + scores.nbytes());
+  m.box_shape = boxes.shape();
+  m.score_shape = scores.shape();
+  m.box_dtype = boxes.dtype();
+  m.score_dtype = scores.dtype();
+  m.p = p;
+  m.center = center;
+  m.sel = std::move(sel);
+  return {{DType::kI64, to_sym(Shape{rows, 3})}};
 }
 
 void nms_run(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
   const NmsParams p = nms_params(in[0].shape(), in[1].shape(), nms_optional(in));
-  const auto sel = nms_select(in[0], in[1], p, a.i("center_point_box") != 0);
+  const bool center = a.i("center_point_box") != 0;
+  std::vector<int64_t> sel;
+  {
+    NmsMemo& m = nms_memo();
+    const std::lock_guard lock(m.mu);
+    if (m.center == center && same_params(m.p, p) && m.box_dtype == in[0].dtype() &&
+        m.score_dtype == in[1].dtype() && m.box_shape == in[0].shape() &&
+        m.score_shape == in[1].shape() && same_bytes(m.boxes, in[0]) && same_bytes(m.scores, in[1]))
+      sel = m.sel;
+  }
+  if (sel.empty()) sel = nms_select(in[0], in[1], p, center);
   if (static_cast<int64_t>(sel.size()) != out[0].numel())
     throw ShapeError(cat("NonMaxSuppression: ", sel.size() / 3, " boxes selected, output is ",
                          out[0].desc().str()));
