@@ -1,5 +1,6 @@
-// A block-diagonal mmad read straight from the feature map: a depthwise convolution's product
-// (gemm.h, gemm_mmad_a_panels_diag) without its column matrix. Row r of W_g (panels of `mr` rows)
+// Block-diagonal mmads (gemm.h, gemm_mmad_a_panels_diag): a depthwise convolution's product, the
+// rows of each A panel over their own k ranges (mmad_f32_diag), or read straight from the feature
+// map without a column matrix (mmad_f32_diag_map). Row r of W_g (panels of `mr` rows)
 // is output channel r, whose K columns [r * window, (r + 1) * window) are input channel r's taps;
 // each tap adds w * (a strided row of the map, copied with zeros in its pads) to the output row,
 // whose vectors along the width stay in registers over every tap.
@@ -250,6 +251,47 @@ ASC_AVX512 void mmad_f32_diag_map(const float* pa, int64_t a_stride, int64_t mr,
     diag_map_planes(pa, a_stride, mr, src, g, c, ldc, m, n, k, accumulate);
   else
     diag_map_rows(pa, a_stride, mr, src, g, c, ldc, m, n, k, accumulate);
+}
+
+ASC_AVX512 void mmad_f32_diag(const float* pa, int64_t a_stride, const float* pb, float* c,
+                              int64_t ldc, int64_t m, int64_t n, int64_t k, int64_t diag,
+                              bool accumulate) {
+  for (int64_t q = 0; q * kNr < n; ++q) {
+    const float* b = pb + q * k * kNr;
+    const int64_t cols = n - q * kNr;
+    const __mmask16 m0 = tail_mask(cols), m1 = tail_mask(cols - 16);
+    for (int64_t p = 0; p * kMr < m; ++p) {
+      const float* a = pa + p * a_stride;
+      const int64_t rows = std::min<int64_t>(kMr, m - p * kMr);
+      int64_t lo[kMr], len = 0;  // row i's first k (rows past m: 0, never stored)
+      for (int i = 0; i < kMr; ++i) {
+        lo[i] = i < rows ? std::min(k, (p * kMr + i) * diag) : 0;
+        len = std::max(len, i < rows ? std::min(diag, k - lo[i]) : 0);
+      }
+      __m512 acc0[kMr], acc1[kMr];
+#pragma GCC unroll 16
+      for (int i = 0; i < kMr; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
+      for (int64_t t = 0; t < len; ++t) {
+#pragma GCC unroll 16
+        for (int i = 0; i < kMr; ++i) {
+          const int64_t kk = std::min(lo[i] + t, k - 1);  // a row's range ends by k: stays in B
+          const __m512 ai = _mm512_set1_ps(lo[i] + t < k ? a[kk * kMr + i] : 0.f);
+          acc0[i] = _mm512_fmadd_ps(ai, _mm512_maskz_loadu_ps(m0, b + kk * kNr), acc0[i]);
+          acc1[i] = _mm512_fmadd_ps(ai, _mm512_maskz_loadu_ps(m1, b + kk * kNr + 16), acc1[i]);
+        }
+      }
+      float* cp = c + p * kMr * ldc + q * kNr;
+      for (int i = 0; i < rows; ++i) {
+        __m512 r0 = acc0[i], r1 = acc1[i];
+        if (accumulate) {
+          r0 = _mm512_add_ps(r0, _mm512_maskz_loadu_ps(m0, cp + i * ldc));
+          r1 = _mm512_add_ps(r1, _mm512_maskz_loadu_ps(m1, cp + i * ldc + 16));
+        }
+        _mm512_mask_storeu_ps(cp + i * ldc, m0, r0);
+        _mm512_mask_storeu_ps(cp + i * ldc + 16, m1, r1);
+      }
+    }
+  }
 }
 
 }  // namespace asc::cpu::gemm_detail

@@ -19,9 +19,6 @@
 namespace asc::cpu::gemm_detail {
 namespace {
 
-// Register tile: kMr rows x 32 columns (two zmm), 2 * kMr accumulators.
-constexpr int kMr = 12;
-constexpr int kNr = 32;
 // k chunk of the L1 blocking: one B panel chunk is kKcF32 * 32 * 4 bytes (or the bf16 analogue).
 constexpr int64_t kKcF32 = 256;
 constexpr int64_t kKcBf16 = 512;  // in k (= 256 pairs)
@@ -538,47 +535,6 @@ ASC_AVX512 double chain_ns(bool dot) {
 }
 
 }  // namespace
-
-ASC_AVX512 void mmad_f32_diag(const float* pa, int64_t a_stride, const float* pb, float* c,
-                              int64_t ldc, int64_t m, int64_t n, int64_t k, int64_t diag,
-                              bool accumulate) {
-  for (int64_t q = 0; q * kNr < n; ++q) {
-    const float* b = pb + q * k * kNr;
-    const int64_t cols = n - q * kNr;
-    const __mmask16 m0 = tail_mask(cols), m1 = tail_mask(cols - 16);
-    for (int64_t p = 0; p * kMr < m; ++p) {
-      const float* a = pa + p * a_stride;
-      const int64_t rows = std::min<int64_t>(kMr, m - p * kMr);
-      int64_t lo[kMr], len = 0;  // row i's first k (rows past m: 0, never stored)
-      for (int i = 0; i < kMr; ++i) {
-        lo[i] = i < rows ? std::min(k, (p * kMr + i) * diag) : 0;
-        len = std::max(len, i < rows ? std::min(diag, k - lo[i]) : 0);
-      }
-      __m512 acc0[kMr], acc1[kMr];
-#pragma GCC unroll 16
-      for (int i = 0; i < kMr; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
-      for (int64_t t = 0; t < len; ++t) {
-#pragma GCC unroll 16
-        for (int i = 0; i < kMr; ++i) {
-          const int64_t kk = std::min(lo[i] + t, k - 1);  // a row's range ends by k: stays in B
-          const __m512 ai = _mm512_set1_ps(lo[i] + t < k && t < diag ? a[kk * kMr + i] : 0.f);
-          acc0[i] = _mm512_fmadd_ps(ai, _mm512_maskz_loadu_ps(m0, b + kk * kNr), acc0[i]);
-          acc1[i] = _mm512_fmadd_ps(ai, _mm512_maskz_loadu_ps(m1, b + kk * kNr + 16), acc1[i]);
-        }
-      }
-      float* cp = c + p * kMr * ldc + q * kNr;
-      for (int i = 0; i < rows; ++i) {
-        __m512 r0 = acc0[i], r1 = acc1[i];
-        if (accumulate) {
-          r0 = _mm512_add_ps(r0, _mm512_maskz_loadu_ps(m0, cp + i * ldc));
-          r1 = _mm512_add_ps(r1, _mm512_maskz_loadu_ps(m1, cp + i * ldc + 16));
-        }
-        _mm512_mask_storeu_ps(cp + i * ldc, m0, r0);
-        _mm512_mask_storeu_ps(cp + i * ldc + 16, m1, r1);
-      }
-    }
-  }
-}
 
 bool gemm_bf16_dot_pays() {
   static const bool pays = [] {

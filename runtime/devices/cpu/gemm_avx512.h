@@ -20,6 +20,11 @@ namespace asc::cpu::gemm_detail {
 // docs/PERFORMANCE.md): L1's few miss buffers held the streams back, and a line is read once.
 constexpr _mm_hint kStreamHint = _MM_HINT_T1;
 
+// Register tile of the f32 micro-kernels: kMr rows x kNr columns (two zmm), 2 * kMr accumulators
+// (gemm.h's packed panels: A in panels of kMr rows, B of kNr columns).
+constexpr int kMr = 12;
+constexpr int kNr = 32;
+
 ASC_AVX512 inline __mmask16 tail_mask(int64_t cols) {
   return cols >= 16 ? __mmask16(0xffff) : cols <= 0 ? __mmask16(0) : __mmask16((1u << cols) - 1);
 }

@@ -82,31 +82,37 @@ ASC_BINARY_OP(OpMin,
               hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, hn::Min(a, b))))
 #undef ASC_BINARY_OP
 
-template <int kMode, class T>
-HWY_INLINE bool BinaryMode(BinaryOp op, const T* a, const T* b, T s, T* y, size_t n) {
-  const hn::ScalableTag<T> d;
+// Calls f with the functor of a float binary op; false for the others.
+template <class F>
+HWY_INLINE bool WithFloatOp(BinaryOp op, const F& f) {
   switch (op) {
     case BinaryOp::kAdd:
-      Map2<kMode>(d, a, b, s, y, n, OpAdd{});
+      f(OpAdd{});
       return true;
     case BinaryOp::kSub:
-      Map2<kMode>(d, a, b, s, y, n, OpSub{});
+      f(OpSub{});
       return true;
     case BinaryOp::kMul:
-      Map2<kMode>(d, a, b, s, y, n, OpMul{});
+      f(OpMul{});
       return true;
     case BinaryOp::kDiv:
-      Map2<kMode>(d, a, b, s, y, n, OpDiv{});
+      f(OpDiv{});
       return true;
     case BinaryOp::kMax:
-      Map2<kMode>(d, a, b, s, y, n, OpMax{});
+      f(OpMax{});
       return true;
     case BinaryOp::kMin:
-      Map2<kMode>(d, a, b, s, y, n, OpMin{});
+      f(OpMin{});
       return true;
     default:
       return false;
   }
+}
+
+template <int kMode, class T>
+HWY_INLINE bool BinaryMode(BinaryOp op, const T* a, const T* b, T s, T* y, size_t n) {
+  const hn::ScalableTag<T> d;
+  return WithFloatOp(op, [&](auto fn) HWY_ATTR { Map2<kMode>(d, a, b, s, y, n, fn); });
 }
 
 template <class T>
@@ -153,28 +159,8 @@ HWY_INLINE void BcastRows(const float* a, const float* b, float* y, size_t outer
 
 bool BcastMidF32(uint8_t op, const float* a, const float* b, float* y, size_t outer, size_t mid,
                  size_t inner) {
-  switch (static_cast<BinaryOp>(op)) {
-    case BinaryOp::kAdd:
-      BcastRows(a, b, y, outer, mid, inner, OpAdd{});
-      return true;
-    case BinaryOp::kSub:
-      BcastRows(a, b, y, outer, mid, inner, OpSub{});
-      return true;
-    case BinaryOp::kMul:
-      BcastRows(a, b, y, outer, mid, inner, OpMul{});
-      return true;
-    case BinaryOp::kDiv:
-      BcastRows(a, b, y, outer, mid, inner, OpDiv{});
-      return true;
-    case BinaryOp::kMax:
-      BcastRows(a, b, y, outer, mid, inner, OpMax{});
-      return true;
-    case BinaryOp::kMin:
-      BcastRows(a, b, y, outer, mid, inner, OpMin{});
-      return true;
-    default:
-      return false;
-  }
+  return WithFloatOp(static_cast<BinaryOp>(op),
+                     [&](auto fn) HWY_ATTR { BcastRows(a, b, y, outer, mid, inner, fn); });
 }
 bool BinaryF64(uint8_t op, int mode, const double* a, const double* b, double s, double* y,
                size_t n) {
