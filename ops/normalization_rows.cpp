@@ -90,13 +90,8 @@ void moments_kernel(TileBuilder& t, const MomentsSpec& s) {
   const DType cdt = compute_dtype(t.ctx().inputs[0].dtype);
   const DType odt = t.ctx().outputs[0].dtype;
   const RowCursor tile = row_tile(v, t.tiling());
-  Shape kept = tile.size;
   bool looped = false;
-  for (size_t j = 0; j < v.dims.size(); ++j) {
-    if (!v.reduced[j]) continue;
-    looped = looped || tile.size[j] < v.dims[j];
-    kept[j] = 1;
-  }
+  const Shape kept = row_kept(v, tile, looped);
   auto load = [&](const RowCursor& c) { return t.cast(t.copy_in(0, row_in_box(v, c)), cdt); };
   auto inv_std = [&](Buf var) {
     if (s.eps_on_std) return t.unary(UnaryOp::kReciprocal, sqrt(var) + s.eps);

@@ -189,13 +189,8 @@ void global_lp_kernel(double p, TileBuilder& t) {
   const RowView v = global_view(t.ctx());
   const DType cdt = compute_dtype(t.ctx().inputs[0].dtype);
   const RowCursor tile = row_tile(v, t.tiling());
-  Shape kept = tile.size;
   bool looped = false;
-  for (size_t j = 0; j < v.dims.size(); ++j) {
-    if (!v.reduced[j]) continue;
-    looped = looped || tile.size[j] < v.dims[j];
-    kept[j] = 1;
-  }
+  const Shape kept = row_kept(v, tile, looped);
   auto partial = [&](const RowCursor& c) {
     Buf x = t.cast(t.copy_in(0, row_in_box(v, c)), cdt);
     return row_reduce_box(t, ReduceOp::kSum, lp_power(t, x, p), v);

@@ -142,6 +142,17 @@ TilingData row_tiling(const LaunchContext& ctx, const RowView& v) {
   return best;
 }
 
+Shape row_kept(const RowView& v, const RowCursor& tile, bool& looped) {
+  Shape kept = tile.size;
+  looped = false;
+  for (size_t j = 0; j < v.dims.size(); ++j) {
+    if (!v.reduced[j]) continue;
+    looped = looped || tile.size[j] < v.dims[j];
+    kept[j] = 1;
+  }
+  return kept;
+}
+
 RowCursor row_tile(const RowView& v, const TilingData& tiling) {
   RowCursor c;
   int g = 0;

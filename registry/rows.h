@@ -50,6 +50,9 @@ struct RowCursor {
 
 // The tile's cursor with reduced dims at their first chunk.
 RowCursor row_tile(const RowView& v, const TilingData& tiling);
+// The tile's sizes with its reduced dims 1 (a per-row result's shape); `looped`: some reduced dim
+// takes more than one chunk.
+Shape row_kept(const RowView& v, const RowCursor& tile, bool& looped);
 // GM box of the input (or an output shaped like it) at the cursor: every view dim.
 GmBox row_in_box(const RowView& v, const RowCursor& c);
 // GM box of the reduced output at the cursor: kept dims only.
