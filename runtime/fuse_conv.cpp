@@ -1,11 +1,13 @@
 // Convolutions and their epilogues -> FusedConv (ops/fused_conv.cpp):
 //
 //   y = Conv(x, w[, b])
-//   [y = BatchNormalization(y, scale, bias, mean, var)]   inference form, every parameter and w
-//                                                          constant: folded into w and b
-//   [z = Add(y, r) | Add(r, y)]                            r of y's shape, provably (a residual)
-//   [act(z)]: Relu | Sigmoid | Tanh | LeakyRelu | HardSigmoid | HardSwish | Clip (constant
-//             bounds) | SiLU spelled Mul(z, Sigmoid(z))
+//   [y = BatchNormalization(y, scale, bias, mean, var) | Mul(y, c) | Div(y, c) | Add(y, c) |
+//        Sub(y, c) | Sub(c, y)] ...    w, b and every parameter constant; c of one element or one
+//                                      per output channel ([M, 1, 1], [1, M, 1, 1]); each step
+//                                      the only reader of its input: folded into w and b
+//   [z = Add(y, r) | Add(r, y)]        r of y's shape, provably (a residual)
+//   [act(z)]                           activation_after (runtime/fuse_activation.cpp): single ops
+//                                      and hard-swish, hard-sigmoid, SiLU, GELU written out
 //
 // Every Conv becomes a FusedConv (activation none when nothing follows), so the load-time weight
 // packing (runtime/weight_pack.h) finds every convolution in one form. The longest legal form
@@ -19,101 +21,104 @@
 namespace asc {
 namespace {
 
-// Shapes equal for every input: same rank, each dim the same known value or the same symbol.
-bool same_shape(const TensorType& a, const TensorType& b) {
-  if (!a.shape || !b.shape || a.shape->size() != b.shape->size()) return false;
-  for (size_t i = 0; i < a.shape->size(); ++i) {
-    const Dim &x = (*a.shape)[i], &y = (*b.shape)[i];
-    const bool same = (x.known() && y.known() && x.value() == y.value()) ||
-                      (x.symbolic() && y.symbolic() && x.symbol() == y.symbol());
-    if (!same) return false;
-  }
-  return true;
-}
-
 const Tensor* constant(const Graph& g, int v) {
   return v >= 0 && g.values[v].constant ? &*g.values[v].constant : nullptr;
 }
 
-// BatchNormalization after the conv folded into new constants w' and b' (as double, stored in
-// w's dtype): s = scale / sqrt(var + eps), w' = w * s per output channel, b' = (b - mean) * s +
-// bias. False when a parameter is not a constant of [M] or the node is in training mode.
-bool fold_batch_norm(FuseGraph& fg, int conv, int bn, int& w, int& b) {
-  Graph& g = fg.graph();
+// The map y -> y * scale[c] + shift[c] per output channel c that the nodes after a conv apply
+// (BatchNormalization, Mul / Div / Add / Sub by constants), composed in double.
+struct ChannelAffine {
+  std::vector<double> scale, shift;
+  explicit ChannelAffine(int64_t m) : scale(m, 1.0), shift(m, 0.0) {}
+};
+
+// BatchNormalization node bn in inference form, every parameter a constant of [M]:
+// s = scale / sqrt(var + eps), y -> y * s + (bias - mean * s). False when it has another form.
+bool batch_norm_step(const FuseGraph& fg, int bn, ChannelAffine& f) {
+  const Graph& g = fg.graph();
   const Node& n = g.nodes[bn];
-  const Tensor* wt = constant(g, w);
-  if (!wt || n.inputs.size() != 5 || (n.attrs.has("training_mode") && n.attrs.i("training_mode")))
+  const int64_t m = std::ssize(f.scale);
+  if (n.inputs.size() != 5 || (n.attrs.has("training_mode") && n.attrs.i("training_mode")))
     return false;
   for (size_t k = 1; k < n.outputs.size(); ++k)
     if (n.outputs[k] >= 0) return false;
-  const int64_t m = wt->shape()[0], per = m > 0 ? wt->numel() / m : 0;
   const Tensor* p[4];
   for (int k = 0; k < 4; ++k) {
     p[k] = constant(g, n.inputs[k + 1]);
     if (!p[k] || p[k]->numel() != m) return false;
   }
-  const Tensor* bt = b >= 0 ? constant(g, b) : nullptr;
-  if (b >= 0 && (!bt || bt->numel() != m)) return false;
   const double eps = n.attrs.has("epsilon") ? n.attrs.f("epsilon") : 1e-5;
-  Tensor nw(wt->dtype(), wt->shape()), nb(wt->dtype(), {m});
   for (int64_t c = 0; c < m; ++c) {
     const double s = p[0]->at(c) / std::sqrt(p[3]->at(c) + eps);
-    for (int64_t i = 0; i < per; ++i) nw.set(c * per + i, wt->at(c * per + i) * s);
-    nb.set(c, ((bt ? bt->at(c) : 0.0) - p[2]->at(c)) * s + p[1]->at(c));
+    f.scale[c] *= s;
+    f.shift[c] = f.shift[c] * s + (p[1]->at(c) - p[2]->at(c) * s);
   }
-  const std::string& name = g.nodes[conv].name;
-  w = fg.add_constant(cat(name, "/w_bn"), std::move(nw));
-  b = fg.add_constant(cat(name, "/b_bn"), std::move(nb));
   return true;
 }
 
-struct Act {
-  std::vector<int> nodes;
-  int out = -1;
-  std::string name = "none";
-  float alpha = 0, beta = 0;
-};
+// Constant c broadcasts against the conv's output y [N, M, ...] per channel: a float of y's
+// dtype, rank <= y's and, aligned right, every dim 1 but y's channel dim, which is 1 or M.
+bool per_channel(const Tensor& c, const TensorType& y, int64_t m) {
+  if (!y.shape || c.shape().size() > y.shape->size() || c.dtype() != y.dtype ||
+      !dtype_is_float(c.dtype()))
+    return false;
+  const size_t off = y.shape->size() - c.shape().size();
+  for (size_t i = 0; i < c.shape().size(); ++i)
+    if (c.shape()[i] != 1 && !(off + i == 1 && c.shape()[i] == m)) return false;
+  return true;
+}
 
-Act activation_after(const FuseGraph& fg, int z) {
+// Node n computes y * c, y / c (no c zero), y + c, y - c or c - y (operands of Mul and Add
+// either way), c a per-channel constant. False when it is none of these.
+bool affine_step(const FuseGraph& fg, int n, int y, ChannelAffine& f) {
   const Graph& g = fg.graph();
-  const auto& users = fg.consumers(z);
-  if (users.size() == 2)  // SiLU: Sigmoid(z) and Mul(z, sigmoid)
-    for (int k = 0; k < 2; ++k) {
-      const int sig = users[k], mul = users[1 - k];
-      if (is_op(fg, sig, "Sigmoid") && is_op(fg, mul, "Mul") &&
-          other_operand(g, mul, z) == g.nodes[sig].outputs[0])
-        return {{sig, mul}, g.nodes[mul].outputs[0], "silu"};
-    }
-  if (users.size() != 1) return {};
-  const int n = users[0];
-  if (n < 0 || fg.removed(n) || !g.nodes[n].domain.empty()) return {};
-  const Node& a = g.nodes[n];
-  const Attrs& at = a.attrs;
-  Act r{{n}, a.outputs[0]};
-  if (is_op(fg, n, "Relu")) r.name = "relu";
-  if (is_op(fg, n, "Sigmoid")) r.name = "sigmoid";
-  if (is_op(fg, n, "Tanh")) r.name = "tanh";
-  if (is_op(fg, n, "HardSwish")) r.name = "hardswish";
-  if (is_op(fg, n, "LeakyRelu")) r = {{n}, a.outputs[0], "leakyrelu", at.f("alpha", 0.01f)};
-  if (is_op(fg, n, "HardSigmoid"))
-    r = {{n}, a.outputs[0], "hardsigmoid", at.f("alpha", 0.2f), at.f("beta", 0.5f)};
-  if (is_op(fg, n, "Clip")) {
-    // Clip-1/6 bounds are attributes, Clip-11+ optional constant inputs.
-    float lo = -INFINITY, hi = INFINITY;
-    if (a.opset < 11) {
-      lo = at.f("min", lo);
-      hi = at.f("max", hi);
+  const bool mul = is_op(fg, n, "Mul"), div = is_op(fg, n, "Div"), add = is_op(fg, n, "Add"),
+             sub = is_op(fg, n, "Sub");
+  if (!mul && !div && !add && !sub) return false;
+  const int cv = other_operand(g, n, y);
+  const Tensor* c = cv == y ? nullptr : constant(g, cv);
+  const int64_t m = std::ssize(f.scale);
+  if (!c || !per_channel(*c, fg.type(y), m) || (div && g.nodes[n].inputs[0] != y)) return false;
+  auto at = [&](int64_t k) { return c->at(c->numel() == 1 ? 0 : k); };
+  for (int64_t k = 0; div && k < m; ++k)
+    if (at(k) == 0) return false;
+  const bool y_second = g.nodes[n].inputs[1] == y;
+  for (int64_t k = 0; k < m; ++k) {
+    const double v = at(k);
+    double &s = f.scale[k], &t = f.shift[k];
+    if (mul) {
+      s *= v;
+      t *= v;
+    } else if (div) {
+      s /= v;
+      t /= v;
+    } else if (add) {
+      t += v;
+    } else if (y_second) {
+      s = -s;
+      t = v - t;
     } else {
-      for (size_t k = 1; k < a.inputs.size(); ++k) {
-        if (a.inputs[k] < 0) continue;
-        const Tensor* t = fg.scalar(a.inputs[k]);
-        if (!t) return {};
-        (k == 1 ? lo : hi) = static_cast<float>(t->at(0));
-      }
+      t -= v;
     }
-    r = {{n}, a.outputs[0], "clip", lo, hi};
   }
-  return r.name == "none" ? Act{} : r;
+  return true;
+}
+
+// The conv's W and B with f folded in, as new constants in W's dtype: W' = W * scale per output
+// channel, B' = B * scale + shift (B absent: 0).
+void fold_affine(FuseGraph& fg, int conv, const ChannelAffine& f, int& w, int& b) {
+  Graph& g = fg.graph();
+  const Tensor& wt = *constant(g, w);
+  const Tensor* bt = b >= 0 ? constant(g, b) : nullptr;
+  const int64_t m = std::ssize(f.scale), per = m > 0 ? wt.numel() / m : 0;
+  Tensor nw(wt.dtype(), wt.shape()), nb(wt.dtype(), {m});
+  for (int64_t c = 0; c < m; ++c) {
+    for (int64_t i = 0; i < per; ++i) nw.set(c * per + i, wt.at(c * per + i) * f.scale[c]);
+    nb.set(c, (bt ? bt->at(c) : 0.0) * f.scale[c] + f.shift[c]);
+  }
+  const std::string name = g.nodes[conv].name;  // add_constant grows g.values: wt, bt go stale
+  w = fg.add_constant(cat(name, "/w_folded"), std::move(nw));
+  b = fg.add_constant(cat(name, "/b_folded"), std::move(nb));
 }
 
 }  // namespace
@@ -128,18 +133,28 @@ int fuse_conv(FuseGraph& fg) {
     int x = conv.inputs[0], w = conv.inputs[1], b = conv.inputs.size() > 2 ? conv.inputs[2] : -1;
     int y = conv.outputs[0];
     std::vector<int> nodes = {cv};
-    const int bn = fg.sole_consumer(y, "BatchNormalization");
-    if (bn >= 0 && g.nodes[bn].inputs[0] == y) {
-      const std::vector<int> with = {cv, bn};
-      const int out = g.nodes[bn].outputs[0];
-      int nw = w, nb = b;
-      if (can_fuse(fg, with, std::span<const int>(&out, 1)) &&
-          fold_batch_norm(fg, cv, bn, nw, nb)) {
-        nodes = with;
+    // BatchNormalization, Mul / Div / Add / Sub by per-channel constants: folded into W and B.
+    const Tensor* wt = constant(g, w);
+    const Tensor* bt = b >= 0 ? constant(g, b) : nullptr;
+    if (wt && dtype_is_float(wt->dtype()) && !wt->shape().empty() &&
+        (b < 0 || (bt && bt->numel() == wt->shape()[0]))) {
+      ChannelAffine f(wt->shape()[0]);
+      // An activation reading y comes first: Clip(y + 3, 0, 6) / 6 is a hard-sigmoid, not a
+      // shifted bias and a clip.
+      while (fg.consumers(y).size() == 1 && activation_after(fg, y).nodes.empty()) {
+        const int n = fg.consumers(y)[0];
+        ChannelAffine step = f;
+        const bool bn = is_op(fg, n, "BatchNormalization") && g.nodes[n].inputs[0] == y;
+        if (!(bn ? batch_norm_step(fg, n, step) : affine_step(fg, n, y, step))) break;
+        std::vector<int> with = nodes;
+        with.push_back(n);
+        const int out = g.nodes[n].outputs[0];
+        if (!can_fuse(fg, with, std::span<const int>(&out, 1))) break;
+        f = std::move(step);
+        nodes = std::move(with);
         y = out;
-        w = nw;
-        b = nb;
       }
+      if (nodes.size() > 1) fold_affine(fg, cv, f, w, b);
     }
     // Forms, longest first: residual + activation, residual, activation, the conv alone.
     int z = y, r = -1;
@@ -155,27 +170,27 @@ int fuse_conv(FuseGraph& fg) {
     struct Form {
       std::vector<int> nodes;
       int residual, out;
-      Act act;
+      Activation act;
     };
     std::vector<Form> forms;
     if (r >= 0) {
       std::vector<int> with = nodes;
       with.push_back(add);
-      const Act act = activation_after(fg, z);
+      const Activation act = activation_after(fg, z);
       if (!act.nodes.empty()) {
         std::vector<int> all = with;
         all.insert(all.end(), act.nodes.begin(), act.nodes.end());
         forms.push_back({all, r, act.out, act});
       }
-      forms.push_back({with, r, z, Act{}});
+      forms.push_back({with, r, z, Activation{}});
     }
-    const Act act = activation_after(fg, y);
+    const Activation act = activation_after(fg, y);
     if (!act.nodes.empty()) {
       std::vector<int> with = nodes;
       with.insert(with.end(), act.nodes.begin(), act.nodes.end());
       forms.push_back({with, -1, act.out, act});
     }
-    forms.push_back({nodes, -1, y, Act{}});
+    forms.push_back({nodes, -1, y, Activation{}});
     for (const Form& f : forms) {
       if (!can_fuse(fg, f.nodes, std::span<const int>(&f.out, 1))) continue;
       Attrs attrs = conv.attrs;

@@ -2,17 +2,15 @@
 //
 //   y = MatMul(a, b)                   (b of rank >= 2 when a bias follows)
 //   z = Add(y, bias) | Add(bias, y)    (bias [.., N] with leading 1s, or one element: z has y's
-//   shape) act(z): Relu | Sigmoid | Tanh | Gelu (opset 20) | HardSwish | SiLU spelled
-//   Mul(z, Sigmoid(z)) | GELU spelled in erf form, as torch exports nn.GELU before opset 20:
-//     e = Erf(Div(z, sqrt 2) | Mul(z, 1 / sqrt 2)),  p = Add(e, 1),
-//     Mul(Mul(z, p), 0.5)  or  Mul(Mul(z, 0.5), p)        (operands of Add and Mul either way)
+//                                       shape)
+//   act(z)                             activation_after (runtime/fuse_activation.cpp) without
+//                                      parameters: Relu, Sigmoid, Tanh, Gelu, HardSwish, SiLU,
+//                                      GELU in erf form as torch exports nn.GELU before opset 20,
+//                                      hard-swish written out
 //
 // At least one of bias and activation; the longest legal form wins (an exposed z keeps the
 // activation out). The q/k/v projections of Qwen2 are MatMul + bias. A Gemm with a constant B
 // (a Linear layer) becomes a FusedMatMulBias too (gemm_as_matmul below).
-#include <cctype>
-#include <cmath>
-#include <numbers>
 #include <optional>
 
 #include "registry/error.h"
@@ -34,68 +32,11 @@ bool last_dim_bias(const TensorType& bias, const TensorType& y) {
          (n.symbolic() && n == yn);
 }
 
-struct Activation {
-  std::vector<int> nodes;
-  int out = -1;
-  std::string name;
-};
-
-// Whether binary node n reads v and, as its other operand, a one-element float constant
-// within 1e-6 (relative) of `value`.
-bool with_scalar(const FuseGraph& fg, int n, int v, double value) {
-  const Tensor* c = fg.scalar(other_operand(fg.graph(), n, v));
-  return c && dtype_is_float(c->dtype()) && std::fabs(c->at(0) - value) <= 1e-6 * value;
-}
-
-// The erf-form GELU reading z (two users: the scaling into Erf and a Mul), if it is one.
-Activation gelu_erf_of(const FuseGraph& fg, int z) {
-  const Graph& g = fg.graph();
-  const auto& users = fg.consumers(z);
-  for (int k = 0; k < 2; ++k) {
-    const int d = users[k], u = users[1 - k];
-    const bool div = is_op(fg, d, "Div") && g.nodes[d].inputs[0] == z &&
-                     with_scalar(fg, d, z, std::numbers::sqrt2);
-    const bool mul = is_op(fg, d, "Mul") && with_scalar(fg, d, z, 1 / std::numbers::sqrt2);
-    if ((!div && !mul) || !is_op(fg, u, "Mul")) continue;
-    const int e = fg.sole_consumer(g.nodes[d].outputs[0], "Erf");
-    const int p = e < 0 ? -1 : fg.sole_consumer(g.nodes[e].outputs[0], "Add");
-    if (p < 0 || !with_scalar(fg, p, g.nodes[e].outputs[0], 1.0)) continue;
-    const int pv = g.nodes[p].outputs[0], uv = g.nodes[u].outputs[0];
-    const int last = fg.sole_consumer(other_operand(g, u, z) == pv ? uv : pv, "Mul");
-    if (last < 0) continue;
-    const bool torch = other_operand(g, u, z) == pv && with_scalar(fg, last, uv, 0.5);
-    const bool half_first = with_scalar(fg, u, z, 0.5) && other_operand(g, last, pv) == uv;
-    if (torch || half_first) return {{d, e, p, u, last}, g.nodes[last].outputs[0], "gelu"};
-  }
-  return {};
-}
-
-// The activation reading z, if any.
+// The activation reading z that FusedMatMulBias takes: one without parameters (it has no
+// alpha / beta attributes).
 Activation activation_of(const FuseGraph& fg, int z) {
-  const Graph& g = fg.graph();
-  const auto& users = fg.consumers(z);
-  Activation a;
-  if (users.size() == 2) {  // SiLU: Sigmoid(z) and Mul(z, sigmoid); GELU in erf form
-    if (Activation gelu = gelu_erf_of(fg, z); !gelu.nodes.empty()) return gelu;
-    for (int k = 0; k < 2; ++k) {
-      const int sig = users[k], mul = users[1 - k];
-      if (!is_op(fg, sig, "Sigmoid") || !is_op(fg, mul, "Mul") ||
-          other_operand(g, mul, z) != g.nodes[sig].outputs[0])
-        continue;
-      return {{sig, mul}, g.nodes[mul].outputs[0], "silu"};
-    }
-    return a;
-  }
-  for (const char* op : {"Relu", "Sigmoid", "Tanh", "Gelu", "HardSwish"}) {
-    const int n = fg.sole_consumer(z, op);
-    if (n < 0) continue;
-    std::string name = op;
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (name == "gelu" && g.nodes[n].attrs.has("approximate") &&
-        g.nodes[n].attrs.s("approximate") == "tanh")
-      name = "gelu_tanh";
-    return {{n}, g.nodes[n].outputs[0], name};
-  }
+  Activation a = activation_after(fg, z);
+  if (a.name == "clip" || a.name == "hardsigmoid" || a.name == "leakyrelu") return {};
   return a;
 }
 

@@ -115,6 +115,17 @@ int other_operand(const Graph& g, int n, int v) {
   return -1;
 }
 
+bool same_shape(const TensorType& a, const TensorType& b) {
+  if (!a.shape || !b.shape || a.shape->size() != b.shape->size()) return false;
+  for (size_t i = 0; i < a.shape->size(); ++i) {
+    const Dim &x = (*a.shape)[i], &y = (*b.shape)[i];
+    const bool same = (x.known() && y.known() && x.value() == y.value()) ||
+                      (x.symbolic() && y.symbolic() && x.symbol() == y.symbol());
+    if (!same) return false;
+  }
+  return true;
+}
+
 Node fused_node(const std::string& type, std::string name, std::vector<int> inputs,
                 std::vector<int> outputs, Attrs attrs) {
   Node n;

@@ -114,6 +114,22 @@ int fuse_elementwise(FuseGraph& fg);
 // The other operand of binary node n (v itself when both are v); -1 when v is not an operand.
 int other_operand(const Graph& g, int n, int v);
 
+// Shapes equal for every input: same rank, each dim the same known value or the same symbol.
+bool same_shape(const TensorType& a, const TensorType& b);
+
+// An activation reading value z, as the fused epilogues take it (FusedConv, FusedMatMulBias):
+// the nodes computing it, its output (of z's shape and dtype), its name and parameters as
+// ops/matmul.h's matmul_activation reads them. runtime/fuse_activation.cpp lists the spellings
+// (single ops, and hard-swish, hard-sigmoid, SiLU, GELU and Relu6 written out in primitives).
+// No nodes and name "none" when no activation reads z.
+struct Activation {
+  std::vector<int> nodes;
+  int out = -1;
+  std::string name = "none";
+  float alpha = 0, beta = 0;
+};
+Activation activation_after(const FuseGraph& fg, int z);
+
 // A fused node of op `type` (ai.asc, opset 1) named `name`, def looked up in the registry.
 Node fused_node(const std::string& type, std::string name, std::vector<int> inputs,
                 std::vector<int> outputs, Attrs attrs = {});
