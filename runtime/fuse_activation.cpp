@@ -215,9 +215,15 @@ Activation activation_after(const FuseGraph& fg, int z) {
                  : readers == 2 ? two_readers(fg, z)
                                 : Activation{};
   if (a.nodes.empty()) return {};
-  // Broadcasting constants (a [1, 1, 1, 1, 1] "3") would change the shape: not an epilogue.
-  const TensorType &zt = fg.type(z), &ot = fg.type(a.out);
-  if (ot.dtype != zt.dtype || !same_shape(ot, zt)) return {};
+  // The steps read z, each other's values and one-element constants: the output has z's shape
+  // unless a constant's rank is above z's (a [1, 1, 1, 1, 1] "3" broadcasts z up).
+  const Graph& g = fg.graph();
+  const TensorType& zt = fg.type(z);
+  if (!zt.shape || fg.type(a.out).dtype != zt.dtype) return {};
+  for (int n : a.nodes)
+    for (int v : g.nodes[n].inputs)
+      if (v >= 0 && g.values[v].constant && g.values[v].constant->shape().size() > zt.shape->size())
+        return {};
   return a;
 }
 

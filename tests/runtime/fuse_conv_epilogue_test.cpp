@@ -272,6 +272,24 @@ TEST(FuseConvEpilogue, AffineResidualAndActivationAreOneNode) {
   }
 }
 
+// Paddle2ONNX's models have a symbolic width: after a strided conv its dims are unknown,
+// and the chain (one-element constants of rank <= y's) still keeps y's shape.
+TEST(FuseConvEpilogue, ASymbolicWidthStillFuses) {
+  for (const ActCase& c : activation_cases()) {
+    Builder b;
+    const int x = b.g.add_value("x", {DType::kF32, SymShape{Dim("n"), 4, 7, Dim("w")}});
+    b.g.inputs.push_back(x);
+    const int y = b.op("Conv", "conv", {x, b.constant("w", random({kM, 4, 3, 3}, 2))},
+                       {{"pads", V{1, 1, 1, 1}}, {"strides", V{2, 2}}});
+    const int m = with_const(b, "Mul", "am", y, scalar(1.3, {1}), true);
+    b.g.outputs = {c.epilogue(b, x, with_const(b, "Add", "aa", m, scalar(-.2, {1})))};
+    const Graph g = fused(b.g);
+    ASSERT_EQ(g.nodes.size(), 1u) << c.name;
+    EXPECT_EQ(g.nodes[0].attrs.s("activation"), c.activation) << c.name;
+    expect_same_outputs(b.g, {{"x", random({3, 4, 7, 9}, 1, -2.f, 2.f)}}, 1e-5);
+  }
+}
+
 // Paddle2ONNX at opset 9: Clip's bounds are attributes.
 TEST(FuseConvEpilogue, HardSwishWithAClip6) {
   expect_activation({"Clip-6", "hardswish", [](Builder& b, int, int z) {
