@@ -24,7 +24,8 @@ struct FuseOptions {
       true;            // Pow, ReduceMean, Add, Sqrt, Div (or Reciprocal, Mul), Mul -> FusedRMSNorm
   bool swiglu = true;  // Sigmoid(g), Mul(g, .), Mul(., up) -> FusedSwiGLU
   bool matmul_bias = true;  // MatMul, Add(bias), activation -> FusedMatMulBias
-  bool conv = true;    // Conv (BatchNormalization folded), Add(residual), activation -> FusedConv
+  bool conv = true;    // Conv (BatchNormalization, per-channel scale/shift folded), Add(residual),
+                       // activation -> FusedConv
   bool rotary = true;  // Slice, Slice, Neg, Concat, Mul, Mul, Add -> FusedRotary
   bool elementwise = true;  // runs of elementwise nodes -> FusedElementwise (last: takes the rest)
 };
