@@ -365,5 +365,27 @@ TEST(FuseConvEpilogue, NearMissActivationsStayOut) {
   for (const ActCase& c : misses) expect_activation(c);
 }
 
+// The same matcher serves FusedMatMulBias, which has no alpha/beta: hard-swish written out fuses,
+// a Clip stays a node of its own.
+TEST(FuseConvEpilogue, MatMulEpiloguesShareTheMatcher) {
+  for (const bool clip : {false, true}) {
+    Builder b;
+    const int x = b.input("x", {3, 5, 8});
+    const int y = b.op("MatMul", "mm", {x, b.constant("w", random({8, 6}, 2))});
+    const int z = b.op("Add", "bias", {y, b.constant("b", random({6}, 3))});
+    b.g.outputs = {
+        clip ? b.op("Clip", "out", {z, b.constant("lo", scalar(0)), b.constant("hi", scalar(6))})
+             : by_six(b, "out", b.op("Mul", "m", {z, relu6_shift(b, z)}), false)};
+    const Graph g = fused(b.g);
+    ASSERT_EQ(count_op(g, "FusedMatMulBias"), 1) << clip;
+    EXPECT_EQ(g.nodes.size(), clip ? 2u : 1u);
+    for (const Node& n : g.nodes)
+      if (n.op_type == "FusedMatMulBias") {
+        EXPECT_EQ(n.attrs.s("activation"), clip ? "none" : "hardswish");
+      }
+    expect_same_outputs(b.g, {{"x", random({3, 5, 8}, 1, -4.f, 4.f)}}, 1e-5);
+  }
+}
+
 }  // namespace
 }  // namespace asc
