@@ -1,5 +1,9 @@
 // Convolutions and their epilogues -> FusedConv (ops/fused_conv.cpp):
 //
+//   [x = Mul(x0, c) | Div(x0, c) | Add(x0, c) | Sub(x0, c) | Sub(c, x0)] ...   c of one element
+//        or one per input channel, each value read only by the next step: folded into w (scale
+//        per input channel) and b (shift summed over w), a shift only when the conv reads no
+//        padding (PP-LCNetV3's learnable affine block after an activation)
 //   y = Conv(x, w[, b])
 //   [y = BatchNormalization(y, scale, bias, mean, var) | Mul(y, c) | Div(y, c) | Add(y, c) |
 //        Sub(y, c) | Sub(c, y)] ...    w, b and every parameter constant; c of one element or one
@@ -104,21 +108,99 @@ bool affine_step(const FuseGraph& fg, int n, int y, ChannelAffine& f) {
   return true;
 }
 
-// The conv's W and B with f folded in, as new constants in W's dtype: W' = W * scale per output
-// channel, B' = B * scale + shift (B absent: 0).
-void fold_affine(FuseGraph& fg, int conv, const ChannelAffine& f, int& w, int& b) {
-  Graph& g = fg.graph();
-  const Tensor& wt = *constant(g, w);
-  const Tensor* bt = b >= 0 ? constant(g, b) : nullptr;
-  const int64_t m = std::ssize(f.scale), per = m > 0 ? wt.numel() / m : 0;
-  Tensor nw(wt.dtype(), wt.shape()), nb(wt.dtype(), {m});
+// W [M, C/G, k...] and B [M] of a conv while folds rewrite them, in double.
+struct ConvWeights {
+  Tensor w, b;
+  int64_t group = 1;
+};
+
+ConvWeights weights_of(const Tensor& w, const Tensor* b, int64_t group) {
+  ConvWeights r{Tensor(DType::kF64, w.shape()), Tensor(DType::kF64, {w.shape()[0]}), group};
+  for (int64_t i = 0; i < w.numel(); ++i) r.w.set(i, w.at(i));
+  for (int64_t i = 0; i < r.b.numel(); ++i) r.b.set(i, b ? b->at(i) : 0.0);
+  return r;
+}
+
+// Steps after the conv: W' = W * scale per output channel, B' = B * scale + shift.
+void fold_output(ConvWeights& cw, const ChannelAffine& f) {
+  const int64_t m = std::ssize(f.scale), per = m > 0 ? cw.w.numel() / m : 0;
   for (int64_t c = 0; c < m; ++c) {
-    for (int64_t i = 0; i < per; ++i) nw.set(c * per + i, wt.at(c * per + i) * f.scale[c]);
-    nb.set(c, (bt ? bt->at(c) : 0.0) * f.scale[c] + f.shift[c]);
+    for (int64_t i = 0; i < per; ++i) cw.w.set(c * per + i, cw.w.at(c * per + i) * f.scale[c]);
+    cw.b.set(c, cw.b.at(c) * f.scale[c] + f.shift[c]);
   }
-  const std::string name = g.nodes[conv].name;  // add_constant grows g.values: wt, bt go stale
-  w = fg.add_constant(cat(name, "/w_folded"), std::move(nw));
-  b = fg.add_constant(cat(name, "/b_folded"), std::move(nb));
+}
+
+// Steps before the conv, per input channel c (output channel m of group g reads c = g * C/G + j
+// through W[m, j]): W' = W * scale[c], B' = B + sum over j and the window of W * shift[c].
+void fold_input(ConvWeights& cw, const ChannelAffine& f) {
+  const int64_t m = cw.w.shape()[0], cg = cw.w.shape()[1], mg = m / cw.group;
+  const int64_t k = m * cg > 0 ? cw.w.numel() / (m * cg) : 0;
+  for (int64_t o = 0; o < m; ++o)
+    for (int64_t j = 0; j < cg; ++j) {
+      const int64_t c = o / mg * cg + j;
+      for (int64_t i = (o * cg + j) * k, e = i + k; i < e; ++i) {
+        cw.b.set(o, cw.b.at(o) + cw.w.at(i) * f.shift[c]);
+        cw.w.set(i, cw.w.at(i) * f.scale[c]);
+      }
+    }
+}
+
+// The operand of binary node n that is not a constant; -1 when none or both are.
+int variable_operand(const Graph& g, int n) {
+  const auto& in = g.nodes[n].inputs;
+  if (in.size() != 2 || in[0] < 0 || in[1] < 0) return -1;
+  const bool c0 = g.values[in[0]].constant.has_value(), c1 = g.values[in[1]].constant.has_value();
+  return c0 == c1 ? -1 : (c0 ? in[1] : in[0]);
+}
+
+// Whether the conv reads padding anywhere (then a shift of its input is no bias).
+bool padded(const Attrs& a) {
+  if (a.has("auto_pad") && a.s("auto_pad") != "NOTSET" && a.s("auto_pad") != "VALID") return true;
+  if (a.has("pads"))
+    for (int64_t p : a.ints("pads"))
+      if (p != 0) return true;
+  return false;
+}
+
+// Mul / Div / Add / Sub steps by per-input-channel constants ending in the conv's input x, each
+// value read only by the next step (what PP-LCNetV3's learnable affine block after an activation
+// is): the steps, nearest the conv first, that fold legally — with `pattern` (the conv) and y,
+// the conv's output, can_fuse holds, and a shift is left only when the conv reads no padding.
+// x becomes the first step's input, f the steps' map.
+std::vector<int> input_steps(const FuseGraph& fg, std::vector<int> pattern, int y, int& x,
+                             ChannelAffine& f, bool pad) {
+  const Graph& g = fg.graph();
+  std::vector<int> steps, reads;
+  for (int v = x; fg.consumers(v).size() == 1;) {
+    const int p = g.values[v].producer;
+    if (p < 0 || fg.removed(p) || g.nodes[p].outputs.size() != 1) break;
+    const int in = variable_operand(g, p);
+    ChannelAffine probe = f;
+    if (in < 0 || !affine_step(fg, p, in, probe)) break;
+    // in has x's channels for sure: a constant [1, C, 1, 1] would broadcast a [N, 1, H, W] up.
+    const TensorType& it = fg.type(in);
+    const int64_t c = std::ssize(f.scale);
+    if (!it.shape || it.shape->size() < 2 || !(*it.shape)[1].known() || (*it.shape)[1].value() != c)
+      break;
+    pattern.push_back(p);
+    if (!can_fuse(fg, pattern, std::span<const int>(&y, 1))) break;
+    steps.push_back(p);
+    reads.push_back(in);
+    v = in;
+  }
+  // The longest run whose shift the conv can take.
+  for (size_t n = steps.size(); n > 0; --n) {
+    ChannelAffine run = f;
+    for (size_t i = n; i-- > 0;) affine_step(fg, steps[i], reads[i], run);
+    bool shift = false;
+    for (double t : run.shift) shift = shift || t != 0;
+    if (shift && pad) continue;
+    f = std::move(run);
+    x = reads[n - 1];
+    steps.resize(n);
+    return steps;
+  }
+  return {};
 }
 
 }  // namespace
@@ -136,25 +218,39 @@ int fuse_conv(FuseGraph& fg) {
     // BatchNormalization, Mul / Div / Add / Sub by per-channel constants: folded into W and B.
     const Tensor* wt = constant(g, w);
     const Tensor* bt = b >= 0 ? constant(g, b) : nullptr;
-    if (wt && dtype_is_float(wt->dtype()) && !wt->shape().empty() &&
+    if (wt && dtype_is_float(wt->dtype()) && wt->shape().size() >= 3 &&
         (b < 0 || (bt && bt->numel() == wt->shape()[0]))) {
-      ChannelAffine f(wt->shape()[0]);
+      const int64_t group = conv.attrs.i("group", 1);
+      ConvWeights cw = weights_of(*wt, bt, group);
+      const DType dtype = wt->dtype();
+      ChannelAffine in(wt->shape()[1] * group), out(wt->shape()[0]);
+      const std::vector<int> before_conv = input_steps(fg, {cv}, y, x, in, padded(conv.attrs));
+      nodes.insert(nodes.begin(), before_conv.begin(), before_conv.end());
       // An activation reading y comes first: Clip(y + 3, 0, 6) / 6 is a hard-sigmoid, not a
       // shifted bias and a clip.
+      const size_t folded_in = nodes.size();
       while (fg.consumers(y).size() == 1 && activation_after(fg, y).nodes.empty()) {
         const int n = fg.consumers(y)[0];
-        ChannelAffine step = f;
+        ChannelAffine step = out;
         const bool bn = is_op(fg, n, "BatchNormalization") && g.nodes[n].inputs[0] == y;
         if (!(bn ? batch_norm_step(fg, n, step) : affine_step(fg, n, y, step))) break;
         std::vector<int> with = nodes;
         with.push_back(n);
-        const int out = g.nodes[n].outputs[0];
-        if (!can_fuse(fg, with, std::span<const int>(&out, 1))) break;
-        f = std::move(step);
+        const int o = g.nodes[n].outputs[0];
+        if (!can_fuse(fg, with, std::span<const int>(&o, 1))) break;
+        out = std::move(step);
         nodes = std::move(with);
-        y = out;
+        y = o;
       }
-      if (nodes.size() > 1) fold_affine(fg, cv, f, w, b);
+      if (nodes.size() > 1) {
+        if (!before_conv.empty()) fold_input(cw, in);
+        if (nodes.size() > folded_in) fold_output(cw, out);
+        Tensor nw(dtype, cw.w.shape()), nb(dtype, cw.b.shape());
+        for (int64_t i = 0; i < nw.numel(); ++i) nw.set(i, cw.w.at(i));
+        for (int64_t i = 0; i < nb.numel(); ++i) nb.set(i, cw.b.at(i));
+        w = fg.add_constant(cat(conv.name, "/w_folded"), std::move(nw));
+        b = fg.add_constant(cat(conv.name, "/b_folded"), std::move(nb));
+      }
     }
     // Forms, longest first: residual + activation, residual, activation, the conv alone.
     int z = y, r = -1;

@@ -19,15 +19,11 @@ using test::Builder;
 using test::count_op;
 using test::expect_same_outputs;
 using test::random;
+using test::scalar;
+using test::with_const;
 using V = std::vector<int64_t>;
 
 constexpr int64_t kM = 6;  // output channels; x [2, 4, 7, 6] -> y [2, 6, 7, 6]
-
-Tensor scalar(double v, Shape s = {}) {
-  Tensor t(DType::kF32, std::move(s));
-  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, v);
-  return t;
-}
 
 // x -> Conv 3x3 (4 -> 6, padded) -> epilogue(b, x, y) -> the graph's output.
 using Epilogue = std::function<int(Builder&, int x, int y)>;
@@ -57,13 +53,6 @@ Graph fused(const Graph& orig, FuseOptions o = {}) {
   o.elementwise = false;
   fuse(g, o);
   return g;
-}
-
-// Binary node of `op` reading v and a constant (constant first when c_first).
-int with_const(Builder& b, const std::string& op, const std::string& name, int v, Tensor c,
-               bool c_first = false) {
-  const int k = b.constant(name + "_c", std::move(c));
-  return b.op(op, name, c_first ? std::vector<int>{k, v} : std::vector<int>{v, k});
 }
 
 struct AffineCase {

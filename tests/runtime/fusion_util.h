@@ -40,6 +40,20 @@ class Builder {
   Graph g;
 };
 
+// A float tensor of shape s (rank 0 by default) filled with v.
+inline Tensor scalar(double v, Shape s = {}) {
+  Tensor t(DType::kF32, std::move(s));
+  for (int64_t i = 0; i < t.numel(); ++i) t.set(i, v);
+  return t;
+}
+
+// Binary node `op` named `name` reading v and a new constant c (constant first when c_first).
+inline int with_const(Builder& b, const std::string& op, const std::string& name, int v, Tensor c,
+                      bool c_first = false) {
+  const int k = b.constant(name + "_c", std::move(c));
+  return b.op(op, name, c_first ? std::vector<int>{k, v} : std::vector<int>{v, k});
+}
+
 // Outputs of the graph with fusion on and off (same precision), compared within rtol of the
 // largest magnitude.
 inline void expect_same_outputs(const Graph& g, const std::vector<NamedTensor>& in, double rtol,
