@@ -1,10 +1,11 @@
 // FusedConv (ai.asc 1): what the load-time passes make of a convolution and its epilogue
 // (runtime/fuse_conv.cpp), and the form whose weights are stored pre-packed:
-//   Y = act(Conv(X, W) + B + Z)
+//   Y = act(Conv(X, W) + B + Z) * post_scale + post_shift
 // X, W, B and the attributes as Conv's (B optional); Z (optional) a residual of Y's shape, added
 // before the activation (ResNet's relu(conv(x) + x)); act is `activation` with `alpha`/`beta`
 // (ops/matmul.h: none, relu, sigmoid, tanh, silu, gelu, gelu_tanh, clip, hardsigmoid, hardswish,
-// leakyrelu). With `panel` > 0, W is stored pre-packed per group in the cube's A layout
+// leakyrelu); post_scale and post_shift (1, 0: none) a scalar map after it (PP-LCNetV3's learnable
+// affine block). With `panel` > 0, W is stored pre-packed per group in the cube's A layout
 // (runtime/devices/cpu/gemm.h), Wp [G, ceil(M/G / panel), KP * panel] with KP = K rounded up to
 // k_pack, and its own shape is `w_shape`: Ascend's weights stored ND -> fractal ahead of time.
 // `diag` > 0: W is a depthwise weight as block-diagonal groups (runtime/weight_pack.cpp), output
@@ -12,7 +13,7 @@
 //
 // One tile is Conv's (ops/conv_tile.h), the epilogue on the vector unit before the copy-out:
 //   c (L0C f32 [TM, positions]) = W_g[m0 : +TM] x cols(X[n, g])
-//   y = act(c + B[m0 : +TM] + Z[tile])   (UB f32)  -> Y[tile]
+//   y = act(c + B[m0 : +TM] + Z[tile]) * post_scale + post_shift   (UB f32)  -> Y[tile]
 #include <cmath>
 
 #include "ops/conv_tile.h"
@@ -28,6 +29,10 @@ bool given(const std::vector<TensorDesc>& in, size_t i) {
   return in.size() > i && in[i].dtype != DType::kUndefined;
 }
 
+bool post_affine(const Attrs& a) {
+  return a.f("post_scale") != 1.f || a.f("post_shift") != 0.f;
+}
+
 void fused_conv_kernel(TileBuilder& t) {
   const LaunchContext& ctx = t.ctx();
   const ConvGeom g = conv_geom(ctx);
@@ -36,12 +41,14 @@ void fused_conv_kernel(TileBuilder& t) {
   Buf y = conv_bias(t, g, tile);
   if (given(ctx.inputs, 3)) y = y + t.cast(t.copy_in(3, out, Pos::kUB, "z"), DType::kF32);
   const Attrs& a = ctx.attr();
-  t.copy_out(0, matmul_activation(t, a.s("activation"), y, a.f("alpha"), a.f("beta")), out);
+  y = matmul_activation(t, a.s("activation"), y, a.f("alpha"), a.f("beta"));
+  if (post_affine(a)) y = t.unary(UnaryOp::kAffine, y, a.f("post_scale"), a.f("post_shift"));
+  t.copy_out(0, y, out);
 }
 
 TilingData fused_conv_tiling(const LaunchContext& ctx) {
-  const bool epilogue =
-      given(ctx.inputs, 2) || given(ctx.inputs, 3) || ctx.attr().s("activation") != "none";
+  const bool epilogue = given(ctx.inputs, 2) || given(ctx.inputs, 3) ||
+                        ctx.attr().s("activation") != "none" || post_affine(ctx.attr());
   // The f32 result, a bias column and a residual tile in Z's dtype (twice: double-buffered).
   const int64_t z = given(ctx.inputs, 3) ? 2 * dtype_size(ctx.inputs[3].dtype) : 0;
   return conv_tiling(ctx, conv_geom(ctx), epilogue ? 12 + static_cast<int64_t>(z) : 0);
@@ -92,7 +99,9 @@ void ref_fused_conv(const Attrs& a, std::span<const Tensor> in, std::span<Tensor
   const std::string& act = a.s("activation");
   for (int64_t i = 0; i < conv.numel(); ++i)
     out[0].set(i, ref_matmul_activation(act, conv.at(i) + (z ? in[3].at(i) : 0.0), a.f("alpha"),
-                                        a.f("beta")));
+                                        a.f("beta")) *
+                          a.f("post_scale") +
+                      a.f("post_shift"));
 }
 
 }  // namespace
@@ -105,33 +114,37 @@ Attrs conv_attrs(const Attrs& a) {
 }
 
 void add_conv(Registry& r) {
-  r.add(def_op("FusedConv", 1, INT_MAX, kDomain)
-            .input("X", "T")
-            .input("W", "T")
-            .input("B", "T", Arity::kOptional)
-            .input("Z", "T", Arity::kOptional)
-            .output("Y", "T")
-            .attr("auto_pad", AttrKind::kString, std::string("NOTSET"))
-            .attr("dilations", AttrKind::kInts, std::vector<int64_t>{})
-            .attr("group", AttrKind::kInt, int64_t{1})
-            .attr("kernel_shape", AttrKind::kInts, std::vector<int64_t>{})
-            .attr("pads", AttrKind::kInts, std::vector<int64_t>{})
-            .attr("strides", AttrKind::kInts, std::vector<int64_t>{})
-            .attr("activation", AttrKind::kString, std::string("none"))
-            .attr("alpha", AttrKind::kFloat, 0.0f)
-            .attr("beta", AttrKind::kFloat, 0.0f)
-            .attr("panel", AttrKind::kInt, int64_t{0})
-            .attr("k_pack", AttrKind::kInt, int64_t{1})
-            .attr("w_shape", AttrKind::kInts, std::vector<int64_t>{})
-            .attr("diag", AttrKind::kInt, int64_t{0})
-            .type_constraint("T", cube_types())
-            .trait(kContraction)
-            .describe("Y = act(Conv(X, W) + B + Z): a convolution with its bias, residual and "
-                      "activation in the epilogue; W optionally pre-packed in the cube's layout")
-            .infer(infer_fused_conv)
-            .tiling(fused_conv_tiling)
-            .kernel(fused_conv_kernel)
-            .reference(ref_fused_conv));
+  r.add(
+      def_op("FusedConv", 1, INT_MAX, kDomain)
+          .input("X", "T")
+          .input("W", "T")
+          .input("B", "T", Arity::kOptional)
+          .input("Z", "T", Arity::kOptional)
+          .output("Y", "T")
+          .attr("auto_pad", AttrKind::kString, std::string("NOTSET"))
+          .attr("dilations", AttrKind::kInts, std::vector<int64_t>{})
+          .attr("group", AttrKind::kInt, int64_t{1})
+          .attr("kernel_shape", AttrKind::kInts, std::vector<int64_t>{})
+          .attr("pads", AttrKind::kInts, std::vector<int64_t>{})
+          .attr("strides", AttrKind::kInts, std::vector<int64_t>{})
+          .attr("activation", AttrKind::kString, std::string("none"))
+          .attr("alpha", AttrKind::kFloat, 0.0f)
+          .attr("beta", AttrKind::kFloat, 0.0f)
+          .attr("post_scale", AttrKind::kFloat, 1.0f)
+          .attr("post_shift", AttrKind::kFloat, 0.0f)
+          .attr("panel", AttrKind::kInt, int64_t{0})
+          .attr("k_pack", AttrKind::kInt, int64_t{1})
+          .attr("w_shape", AttrKind::kInts, std::vector<int64_t>{})
+          .attr("diag", AttrKind::kInt, int64_t{0})
+          .type_constraint("T", cube_types())
+          .trait(kContraction)
+          .describe("Y = act(Conv(X, W) + B + Z) * post_scale + post_shift: a convolution with its "
+                    "bias, residual, activation and a scalar map in the epilogue; W optionally "
+                    "pre-packed in the cube's layout")
+          .infer(infer_fused_conv)
+          .tiling(fused_conv_tiling)
+          .kernel(fused_conv_kernel)
+          .reference(ref_fused_conv));
 }
 
 }  // namespace asc::fused

@@ -10,8 +10,11 @@
 //                                      per output channel ([M, 1, 1], [1, M, 1, 1]); each step
 //                                      the only reader of its input: folded into w and b
 //   [z = Add(y, r) | Add(r, y)]        r of y's shape, provably (a residual)
-//   [act(z)]                           activation_after (runtime/fuse_activation.cpp): single ops
+//   [a = act(z)]                       activation_after (runtime/fuse_activation.cpp): single ops
 //                                      and hard-swish, hard-sigmoid, SiLU, GELU written out
+//   [Mul(a, c) | Div(a, c) | Add(a, c) | Sub(a, c) | Sub(c, a)] ...   after an activation, c of
+//                                      one element: post_scale, post_shift (not when an unpadded
+//                                      conv reads the result: it takes them into its weights)
 //
 // Every Conv becomes a FusedConv (activation none when nothing follows), so the load-time weight
 // packing (runtime/weight_pack.h) finds every convolution in one form. The longest legal form
@@ -203,6 +206,35 @@ std::vector<int> input_steps(const FuseGraph& fg, std::vector<int> pattern, int 
   return {};
 }
 
+// Mul / Div / Add / Sub by one-element constants after the activation (PP-LCNetV3's learnable
+// affine block): the nodes, their output and the composed map, FusedConv's post_scale and
+// post_shift. None when an unpadded conv reads the result: input_steps folds them into its
+// weights for free.
+struct PostAffine {
+  std::vector<int> nodes;
+  int out = -1;
+  float scale = 1, shift = 0;
+};
+
+PostAffine post_affine(const FuseGraph& fg, int v) {
+  const Graph& g = fg.graph();
+  PostAffine p{{}, v};
+  ChannelAffine f(1);
+  while (fg.consumers(p.out).size() == 1) {
+    const int n = fg.consumers(p.out)[0];
+    if (!affine_step(fg, n, p.out, f)) break;
+    p.nodes.push_back(n);
+    p.out = g.nodes[n].outputs[0];
+  }
+  const auto& next = fg.consumers(p.out);
+  if (p.nodes.empty() || (next.size() == 1 && is_op(fg, next[0], "Conv") &&
+                          g.nodes[next[0]].inputs[0] == p.out && !padded(g.nodes[next[0]].attrs)))
+    return {{}, v};
+  p.scale = static_cast<float>(f.scale[0]);
+  p.shift = static_cast<float>(f.shift[0]);
+  return p;
+}
+
 }  // namespace
 
 int fuse_conv(FuseGraph& fg) {
@@ -267,32 +299,38 @@ int fuse_conv(FuseGraph& fg) {
       std::vector<int> nodes;
       int residual, out;
       Activation act;
+      PostAffine post;
     };
     std::vector<Form> forms;
+    // With an activation: first with the scale and shift after it, then without.
+    auto activated = [&](std::vector<int> with, int residual, const Activation& act) {
+      with.insert(with.end(), act.nodes.begin(), act.nodes.end());
+      const PostAffine post = post_affine(fg, act.out);
+      if (!post.nodes.empty()) {
+        std::vector<int> all = with;
+        all.insert(all.end(), post.nodes.begin(), post.nodes.end());
+        forms.push_back({all, residual, post.out, act, post});
+      }
+      forms.push_back({with, residual, act.out, act, PostAffine{}});
+    };
     if (r >= 0) {
       std::vector<int> with = nodes;
       with.push_back(add);
       const Activation act = activation_after(fg, z);
-      if (!act.nodes.empty()) {
-        std::vector<int> all = with;
-        all.insert(all.end(), act.nodes.begin(), act.nodes.end());
-        forms.push_back({all, r, act.out, act});
-      }
-      forms.push_back({with, r, z, Activation{}});
+      if (!act.nodes.empty()) activated(with, r, act);
+      forms.push_back({with, r, z, Activation{}, PostAffine{}});
     }
     const Activation act = activation_after(fg, y);
-    if (!act.nodes.empty()) {
-      std::vector<int> with = nodes;
-      with.insert(with.end(), act.nodes.begin(), act.nodes.end());
-      forms.push_back({with, -1, act.out, act});
-    }
-    forms.push_back({nodes, -1, y, Activation{}});
+    if (!act.nodes.empty()) activated(nodes, -1, act);
+    forms.push_back({nodes, -1, y, Activation{}, PostAffine{}});
     for (const Form& f : forms) {
       if (!can_fuse(fg, f.nodes, std::span<const int>(&f.out, 1))) continue;
       Attrs attrs = conv.attrs;
       attrs.set("activation", f.act.name);
       attrs.set("alpha", f.act.alpha);
       attrs.set("beta", f.act.beta);
+      attrs.set("post_scale", f.post.scale);
+      attrs.set("post_shift", f.post.shift);
       std::vector<int> inputs = {x, w, b};
       if (f.residual >= 0) inputs.push_back(f.residual);
       const std::string name = g.nodes[g.values[f.out].producer].name;

@@ -91,8 +91,9 @@ void add_packed_matmul(std::vector<OpCase>& v) {
 }
 
 // FusedConv: every activation, a residual with and without bias, groups, strides and pads,
-// a pointwise conv; and W stored packed in the cpu kernels' A layout (random padding: the
-// kernels drop the rows past M/G and multiply k past K by zero columns).
+// a pointwise conv, a scale and shift after the activation; and W stored packed in the cpu
+// kernels' A layout (random padding: the kernels drop the rows past M/G and multiply k past K by
+// zero columns).
 void add_conv(std::vector<OpCase>& v) {
   using V = std::vector<int64_t>;
   auto conv = [&](DType dt, Shape x, Shape w, bool bias, bool z, const char* act, Attrs a,
@@ -124,6 +125,13 @@ void add_conv(std::vector<OpCase>& v) {
        {{"pads", V{1, 1, 1, 1}}, {"strides", V{2, 2}}}, "stride2");
   conv(kF32, {1, 12, 9, 9}, {12, 1, 3, 3}, true, true, "hardswish",
        {{"pads", V{1, 1, 1, 1}}, {"group", int64_t{12}}}, "depthwise_residual");
+  conv(
+      kF32, {1, 8, 7, 7}, {8, 1, 3, 3}, true, false, "hardswish",
+      {{"pads", V{1, 1, 1, 1}}, {"group", int64_t{8}}, {"post_scale", 1.7f}, {"post_shift", -0.3f}},
+      "depthwise_post_affine");
+  conv(kF32, {1, 5, 9, 9}, {7, 5, 3, 3}, false, true, "relu",
+       {{"pads", V{1, 1, 1, 1}}, {"post_scale", -0.5f}, {"post_shift", 0.25f}},
+       "residual_post_affine");
   conv(kF16, {1, 5, 9, 9}, {7, 5, 3, 3}, true, true, "relu", pad1, "");
   conv(kBF16, {1, 6, 9, 9}, {5, 6, 3, 3}, true, false, "relu", pad1, "");
   for (DType dt : {kF32, kBF16}) {

@@ -134,5 +134,38 @@ TEST(FuseConvInput, NearMissesStayOut) {
   }
 }
 
+// After the activation of a conv whose result a padded conv reads (PP-LCNetV3's depthwise
+// convs): the scale and shift become the first conv's post_scale and post_shift; an unpadded
+// reader takes them into its weights instead. A per-channel scale is no post_scale.
+TEST(FuseConvInput, AScaleAfterTheActivationIsTheProducersEpilogue) {
+  for (const int64_t pad : {1, 0})
+    for (const bool per_channel : {false, true}) {
+      Builder b;
+      const int x = b.input("x", {2, 4, 7, 6});
+      const int y = b.op("Conv", "c1", {x, b.constant("w1", random({4, 4, 1, 1}, 4))});
+      const int a = b.op("HardSwish", "hs", {y});
+      const int m = with_const(b, "Mul", "mul", a,
+                               per_channel ? random({1, 4, 1, 1}, 8) : scalar(1.7, {1}), true);
+      const int s = with_const(b, "Add", "add", m, scalar(-0.3, {1}));
+      b.g.outputs = {
+          b.op("Conv", "c2",
+               {s, b.constant("w2", random({6, 4, 3, 3}, 2)), b.constant("b2", random({6}, 3))},
+               {{"pads", V{pad, pad, pad, pad}}})};
+      const Graph g = fused(b.g);
+      const bool post = pad == 1 && !per_channel;  // else: folded forward, or nodes left
+      ASSERT_EQ(count_op(g, "FusedConv"), 2) << pad << per_channel;
+      EXPECT_EQ(g.nodes.size(), pad == 1 && per_channel ? 4u : 2u) << pad << per_channel;
+      const Node* conv1 = nullptr;
+      for (const Node& n : g.nodes)
+        if (n.op_type == "FusedConv" && n.inputs[0] == g.find("x")) conv1 = &n;
+      ASSERT_TRUE(conv1);
+      const Node& first = *conv1;
+      EXPECT_EQ(first.attrs.s("activation"), "hardswish");
+      EXPECT_FLOAT_EQ(first.attrs.f("post_scale"), post ? 1.7f : 1.f) << pad << per_channel;
+      EXPECT_FLOAT_EQ(first.attrs.f("post_shift"), post ? -0.3f : 0.f) << pad << per_channel;
+      expect_same_outputs(b.g, kIn, 1e-5);
+    }
+}
+
 }  // namespace
 }  // namespace asc
