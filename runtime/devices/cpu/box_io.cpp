@@ -101,16 +101,54 @@ inline void scatter_strided_any(const std::byte* src, int64_t stride, int64_t n,
 // feature map): copied row by row. Beyond it (a transposed read): 8x8 blocks (gather_2d).
 constexpr int64_t kRowStrideMax = 8;
 
-void gather(const std::byte* gm, const GmBox& box, const BoxEval& e, size_t j, std::byte* dst,
-            const int64_t* inner, size_t es) {
-  const BoxDim& d = box.dims[j];
-  const int64_t n = e.valid(j);
-  if (j + 2 == box.dims.size()) {  // the last two dims: rows
-    const int64_t cs = box.dims[j + 1].stride, cols = e.valid(j + 1);
-    if (cs > kRowStrideMax && gather_2d_any(gm, d.stride, cs, n, cols, dst, inner[j], es)) return;
+// The box's valid region as nested runs, outermost first: per dim its count and its strides in
+// GM and in the dense local buffer (elements). Dims of one valid element are dropped (but the
+// last), and a dim merges into the one outside it when both layouts continue across them (a
+// convolution tile's [m][oh][ow] rows of whole planes: one run), so a move makes one call per
+// contiguous run rather than one per box row. The last dim's local stride is 1.
+struct Walk {
+  int rank = 0;
+  int64_t n[kMaxRank], gs[kMaxRank], ls[kMaxRank];
+};
+
+Walk walk_of(const GmBox& box, const BoxEval& e, const int64_t* inner) {
+  Walk w;
+  const size_t r = box.dims.size();
+  for (size_t j = 0; j < r; ++j) {
+    const int64_t cnt = e.valid(j), g = box.dims[j].stride, l = inner[j];
+    if (cnt == 1 && j + 1 < r) continue;
+    if (w.rank > 0) {
+      const int o = w.rank - 1;
+      if (w.gs[o] == cnt * g && w.ls[o] == cnt * l) {
+        w.n[o] *= cnt;
+        w.gs[o] = g;
+        w.ls[o] = l;
+        continue;
+      }
+    }
+    w.n[w.rank] = cnt;
+    w.gs[w.rank] = g;
+    w.ls[w.rank] = l;
+    ++w.rank;
+  }
+  return w;
+}
+
+void gather(const std::byte* gm, const Walk& w, int j, std::byte* dst, size_t es) {
+  const int64_t n = w.n[j];
+  if (j + 1 == w.rank) {
+    if (w.gs[j] == 1)
+      std::memcpy(dst, gm, static_cast<size_t>(n) * es);
+    else
+      gather_strided_any(gm, w.gs[j], n, dst, es);
+    return;
+  }
+  if (j + 2 == w.rank) {  // the last two dims: rows
+    const int64_t cs = w.gs[j + 1], cols = w.n[j + 1];
+    if (cs > kRowStrideMax && gather_2d_any(gm, w.gs[j], cs, n, cols, dst, w.ls[j], es)) return;
     for (int64_t i = 0; i < n; ++i) {
-      const std::byte* row = gm + static_cast<size_t>(i * d.stride) * es;
-      std::byte* out = dst + static_cast<size_t>(i * inner[j]) * es;
+      const std::byte* row = gm + static_cast<size_t>(i * w.gs[j]) * es;
+      std::byte* out = dst + static_cast<size_t>(i * w.ls[j]) * es;
       if (cs == 1)
         std::memcpy(out, row, static_cast<size_t>(cols) * es);
       else
@@ -118,26 +156,16 @@ void gather(const std::byte* gm, const GmBox& box, const BoxEval& e, size_t j, s
     }
     return;
   }
-  if (j + 1 == box.dims.size()) {
-    if (d.stride == 1) {
-      std::memcpy(dst, gm, static_cast<size_t>(n) * es);
-    } else {
-      gather_strided_any(gm, d.stride, n, dst, es);
-    }
-    return;
-  }
   for (int64_t i = 0; i < n; ++i)
-    gather(gm + static_cast<size_t>(i * d.stride) * es, box, e, j + 1,
-           dst + static_cast<size_t>(i * inner[j]) * es, inner, es);
+    gather(gm + static_cast<size_t>(i * w.gs[j]) * es, w, j + 1,
+           dst + static_cast<size_t>(i * w.ls[j]) * es, es);
 }
 
-void scatter(std::byte* gm, const GmBox& box, const BoxEval& e, size_t j, const std::byte* src,
-             const int64_t* inner, DType from, DType to) {
-  const BoxDim& d = box.dims[j];
-  const int64_t n = e.valid(j);
-  const size_t es_from = dtype_size(from), es_to = dtype_size(to);
-  if (j + 1 == box.dims.size()) {
-    if (d.stride == 1) {
+void scatter(std::byte* gm, const Walk& w, int j, const std::byte* src, DType from, DType to,
+             size_t es_from, size_t es_to) {
+  const int64_t n = w.n[j];
+  if (j + 1 == w.rank) {
+    if (w.gs[j] == 1) {
       if (from == to) {
         std::memcpy(gm, src, static_cast<size_t>(n) * es_to);
       } else {
@@ -153,15 +181,15 @@ void scatter(std::byte* gm, const GmBox& box, const BoxEval& e, size_t j, const 
           vec_cast(from, to, from_src, buf, m);
           from_src = buf;
         }
-        scatter_strided_any(from_src, d.stride, m, gm + i0 * d.stride * static_cast<int64_t>(es_to),
+        scatter_strided_any(from_src, w.gs[j], m, gm + i0 * w.gs[j] * static_cast<int64_t>(es_to),
                             es_to);
       }
     }
     return;
   }
   for (int64_t i = 0; i < n; ++i)
-    scatter(gm + static_cast<size_t>(i * d.stride) * es_to, box, e, j + 1,
-            src + static_cast<size_t>(i * inner[j]) * es_from, inner, from, to);
+    scatter(gm + static_cast<size_t>(i * w.gs[j]) * es_to, w, j + 1,
+            src + static_cast<size_t>(i * w.ls[j]) * es_from, from, to, es_from, es_to);
 }
 
 // Elements of the dense local buffer per step of each box dim, and the local offset of the
@@ -259,8 +287,8 @@ void box_gather(const std::byte* gm, const GmBox& box, const BoxEval& e, std::by
   }
   int64_t inner[kMaxRank];
   const int64_t first = inner_sizes(box, e, inner);
-  gather(gm + static_cast<size_t>(e.first) * es, box, e, 0, local + static_cast<size_t>(first) * es,
-         inner, es);
+  gather(gm + static_cast<size_t>(e.first) * es, walk_of(box, e, inner), 0,
+         local + static_cast<size_t>(first) * es, es);
 }
 
 void box_scatter(std::byte* gm, const GmBox& box, const BoxEval& e, const std::byte* local,
@@ -273,8 +301,9 @@ void box_scatter(std::byte* gm, const GmBox& box, const BoxEval& e, const std::b
   }
   int64_t inner[kMaxRank];
   const int64_t first = inner_sizes(box, e, inner);
-  scatter(gm + static_cast<size_t>(e.first) * es_to, box, e, 0,
-          local + static_cast<size_t>(first) * dtype_size(from), inner, from, to);
+  const size_t es_from = dtype_size(from);
+  scatter(gm + static_cast<size_t>(e.first) * es_to, walk_of(box, e, inner), 0,
+          local + static_cast<size_t>(first) * es_from, from, to, es_from, es_to);
 }
 
 void box_prefetch(const std::byte* gm, const GmBox& box, const BoxEval& e, size_t es) {
