@@ -48,11 +48,17 @@ bool gather_2d_any(const std::byte* src, int64_t sa, int64_t sc, int64_t na, int
   }
 }
 
-// dst[i] = src[i * stride] for i < n, elements of T.
+// dst[i] = src[i * stride] for i < n, elements of T (stride 0: a broadcast, one value filled).
 template <typename T>
 inline void gather_strided(const std::byte* src, int64_t stride, int64_t n, std::byte* dst) {
   const T* s = reinterpret_cast<const T*>(src);
   T* d = reinterpret_cast<T*>(dst);
+  if (stride == 0) {
+    T v;
+    std::memcpy(&v, s, sizeof(T));
+    std::fill(d, d + n, v);
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) std::memcpy(d + i, s + i * stride, sizeof(T));
 }
 

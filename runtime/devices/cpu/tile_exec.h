@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "registry/tile_program.h"
+#include "runtime/devices/cpu/tile_chain.h"
 
 namespace asc::cpu {
 
@@ -31,6 +32,10 @@ struct Lowering {
   // Per kLoadIm2col: its only reader is a block-diagonal mmad (Instr::diag, the B side), which
   // then reads the feature map itself; no column matrix is made (mmad_a_panels_diag_map).
   std::vector<bool> lazy_im2col;
+  // Epilogue-like runs of elementwise instructions run strip by strip (tile_chain.h); per instr
+  // the chain starting there (-1: none).
+  std::vector<RowChain> chains;
+  std::vector<int> chain_at;
   std::vector<int> loop_end;    // per kLoopBegin: index of its kLoopEnd
   std::vector<int> loop_begin;  // per kLoopEnd: index of its kLoopBegin
 };

@@ -67,6 +67,14 @@ Lowering lower(const TileProgram& p) {
     low.map_in[i] = only_map;
     low.alias_in[i] = !only_l0 && !only_map && !pads && in.box.contiguous();
   }
+  low.chains = find_row_chains(p, low.chain_at);
+  // A chain's results may go to GM through any matrix box (written strip by strip, row by row).
+  std::vector<bool> chain_row(nb, false);
+  for (const RowChain& c : low.chains)
+    for (int q : c.row_ops) {
+      const Shape& d = p.buffers[p.instrs[q].dst].dims;
+      chain_row[p.instrs[q].dst] = !d.empty() && d.back() == c.cols;
+    }
   for (int b = 0; b < nb; ++b) {
     if (producers[b].empty() || consumers[b].size() != 1) continue;
     const Instr& out = p.instrs[consumers[b][0]];
@@ -83,7 +91,7 @@ Lowering lower(const TileProgram& p) {
       if (out.box.unit_inner()) low.alias_out[b] = consumers[b][0];
       continue;
     }
-    if (producers[b].size() != 1 || !out.box.contiguous()) continue;
+    if (producers[b].size() != 1 || !(out.box.contiguous() || chain_row[b])) continue;
     bool same_region = true;  // no loop boundary between producer and copy-out
     for (int i = producers[b][0]; i < consumers[b][0]; ++i)
       same_region = same_region && p.instrs[i].kind != InstrKind::kLoopBegin &&
