@@ -152,6 +152,7 @@ void gather(const std::byte* gm, const Walk& w, int j, std::byte* dst, size_t es
   if (j + 2 == w.rank) {  // the last two dims: rows
     const int64_t cs = w.gs[j + 1], cols = w.n[j + 1];
     if (cs > kRowStrideMax && gather_2d_any(gm, w.gs[j], cs, n, cols, dst, w.ls[j], es)) return;
+    if (cs == 2 && es == 4 && gather_stride2_f32(gm, w.gs[j], n, cols, dst, w.ls[j])) return;
     for (int64_t i = 0; i < n; ++i) {
       const std::byte* row = gm + static_cast<size_t>(i * w.gs[j]) * es;
       std::byte* out = dst + static_cast<size_t>(i * w.ls[j]) * es;
@@ -165,6 +166,27 @@ void gather(const std::byte* gm, const Walk& w, int j, std::byte* dst, size_t es
   for (int64_t i = 0; i < n; ++i)
     gather(gm + static_cast<size_t>(i * w.gs[j]) * es, w, j + 1,
            dst + static_cast<size_t>(i * w.ls[j]) * es, es);
+}
+
+float apply_f32(BinaryOp op, float a, float b) {
+  return op == BinaryOp::kAdd ? a + b : op == BinaryOp::kMax ? std::max(a, b) : std::min(a, b);
+}
+
+void accumulate(const std::byte* gm, const Walk& w, int j, std::byte* acc, BinaryOp op) {
+  const bool rows = j + 2 == w.rank;
+  if (rows || j + 1 == w.rank) {
+    const int64_t nr = rows ? w.n[j] : 1, rs = rows ? w.gs[j] : 0, ld = rows ? w.ls[j] : 0;
+    const int64_t cs = w.gs[w.rank - 1], n = w.n[w.rank - 1];
+    if (accumulate_rows_f32(op, gm, rs, cs, nr, n, acc, ld)) return;
+    for (int64_t r = 0; r < nr; ++r) {
+      const float* s = reinterpret_cast<const float*>(gm) + r * rs;
+      float* a = reinterpret_cast<float*>(acc) + r * ld;
+      for (int64_t i = 0; i < n; ++i) a[i] = apply_f32(op, a[i], s[i * cs]);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < w.n[j]; ++i)
+    accumulate(gm + i * w.gs[j] * 4, w, j + 1, acc + i * w.ls[j] * 4, op);
 }
 
 void scatter(std::byte* gm, const Walk& w, int j, const std::byte* src, DType from, DType to,
@@ -295,6 +317,20 @@ void box_gather(const std::byte* gm, const GmBox& box, const BoxEval& e, std::by
   const int64_t first = inner_sizes(box, e, inner);
   gather(gm + static_cast<size_t>(e.first) * es, walk_of(box, e, inner), 0,
          local + static_cast<size_t>(first) * es, es);
+}
+
+void box_accumulate(const std::byte* gm, const GmBox& box, const BoxEval& e, std::byte* acc,
+                    BinaryOp op) {
+  if (e.empty) return;
+  const std::byte* first_gm = gm + e.first * 4;
+  if (box.dims.empty()) {
+    float* a = reinterpret_cast<float*>(acc);
+    a[0] = apply_f32(op, a[0], *reinterpret_cast<const float*>(first_gm));
+    return;
+  }
+  int64_t inner[kMaxRank];
+  const int64_t first = inner_sizes(box, e, inner);
+  accumulate(first_gm, walk_of(box, e, inner), 0, acc + first * 4, op);
 }
 
 void box_scatter(std::byte* gm, const GmBox& box, const BoxEval& e, const std::byte* local,

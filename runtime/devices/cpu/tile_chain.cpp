@@ -82,7 +82,8 @@ void operands(const Instr& in, std::vector<int>& out) {
 
 }  // namespace
 
-std::vector<RowChain> find_row_chains(const TileProgram& p, std::vector<int>& chain_at) {
+std::vector<RowChain> find_row_chains(const TileProgram& p, const std::vector<bool>& skip,
+                                      std::vector<int>& chain_at) {
   const int ni = static_cast<int>(p.instrs.size());
   chain_at.assign(ni, -1);
   std::vector<RowChain> chains;
@@ -90,7 +91,8 @@ std::vector<RowChain> find_row_chains(const TileProgram& p, std::vector<int>& ch
     // The window of copy-ins and elementwise instructions from i; its largest result is the tile.
     int j = i;
     int64_t n = 0, cols = 0;
-    while (j < ni && (p.instrs[j].kind == InstrKind::kCopyIn || elementwise(p.instrs[j].kind))) {
+    while (j < ni && !skip[j] && !(j > 0 && skip[j - 1]) &&
+           (p.instrs[j].kind == InstrKind::kCopyIn || elementwise(p.instrs[j].kind))) {
       const Instr& in = p.instrs[j];
       if (elementwise(in.kind) && n_of(p, in.dst) > n) {
         n = n_of(p, in.dst);

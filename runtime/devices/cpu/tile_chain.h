@@ -23,10 +23,11 @@ struct RowChain {
 };
 
 // The chains of p, at most one starting at each instruction (chain_at: index into the result
-// or -1). A chain has at least two tile-sized instructions, no loop boundary, and buffers whose
-// placements are equal or disjoint (so interleaving the instructions' strips reads no value a
-// later instruction overwrote).
-std::vector<RowChain> find_row_chains(const TileProgram& p, std::vector<int>& chain_at);
+// or -1); none includes an instruction marked in `skip` (or the one after it). A chain has at least
+// two tile-sized instructions, no loop boundary, and buffers whose placements are equal or disjoint
+// (so interleaving the instructions' strips reads no value a later instruction overwrote).
+std::vector<RowChain> find_row_chains(const TileProgram& p, const std::vector<bool>& skip,
+                                      std::vector<int>& chain_at);
 
 // Runs the tile-sized instructions of `c` strip by strip; their results are bound (st[].ptr;
 // st[].gm with row stride st[].rs for one written straight into GM).

@@ -148,6 +148,12 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
         break;
       }
       case InstrKind::kCopyIn: {
+        if (low.acc_in[pc]) {
+          const Instr& acc = p.instrs[++pc];
+          box_accumulate(gm(in.arg), in.box, eval_box(in.box, vars), st[acc.dst].ptr,
+                         static_cast<BinaryOp>(acc.op));
+          break;
+        }
         BufState& s = st[in.dst];
         const BufferDecl& d = p.buffers[in.dst];
         const size_t es = dtype_size(d.dtype);

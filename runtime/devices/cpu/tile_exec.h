@@ -36,6 +36,9 @@ struct Lowering {
   // the chain starting there (-1: none).
   std::vector<RowChain> chains;
   std::vector<int> chain_at;
+  // Per kCopyIn: only the in-place accumulate after it reads the block (add / max / min, f32,
+  // padding its identity): the two run as one pass over the box (box_accumulate).
+  std::vector<bool> acc_in;
   std::vector<int> loop_end;    // per kLoopBegin: index of its kLoopEnd
   std::vector<int> loop_begin;  // per kLoopEnd: index of its kLoopBegin
 };

@@ -2,6 +2,7 @@
 // views or aliases, which results may be written through to GM, which packed blocks a core keeps,
 // and which mmads stream B unpacked — decided once per launch from the program alone.
 #include <algorithm>
+#include <cmath>
 
 #include "registry/error.h"
 #include "runtime/devices/cpu/gemm.h"
@@ -67,7 +68,6 @@ Lowering lower(const TileProgram& p) {
     low.map_in[i] = only_map;
     low.alias_in[i] = !only_l0 && !only_map && !pads && in.box.contiguous();
   }
-  low.chains = find_row_chains(p, low.chain_at);
   // A chain's results may go to GM through any matrix box (written strip by strip, row by row).
   std::vector<bool> chain_row(nb, false);
   for (const RowChain& c : low.chains)
@@ -75,6 +75,24 @@ Lowering lower(const TileProgram& p) {
       const Shape& d = p.buffers[p.instrs[q].dst].dims;
       chain_row[p.instrs[q].dst] = !d.empty() && d.back() == c.cols;
     }
+  // A copy-in only read by the accumulate right after it (a pool's window offsets): one pass.
+  low.acc_in.assign(ni, false);
+  for (int i = 0; i + 1 < ni; ++i) {
+    const Instr& in = p.instrs[i];
+    const Instr& nx = p.instrs[i + 1];
+    if (in.kind != InstrKind::kCopyIn || low.view_in[i] || nx.kind != InstrKind::kBinary ||
+        !nx.in_place || nx.src[1] != in.dst || nx.src[0] == in.dst ||
+        consumers[in.dst].size() != 1 || p.args[in.arg].dtype != DType::kF32 ||
+        p.buffers[in.dst].dtype != DType::kF32 || p.buffers[nx.dst].dtype != DType::kF32 ||
+        numel(p.buffers[nx.dst].dims) != numel(p.buffers[in.dst].dims))
+      continue;
+    const auto op = static_cast<BinaryOp>(nx.op);
+    const double f = in.box.fill;  // the padding must leave the accumulator as it is
+    low.acc_in[i] = (op == BinaryOp::kAdd && f == 0) ||
+                    (op == BinaryOp::kMax && std::isinf(f) && f < 0) ||
+                    (op == BinaryOp::kMin && std::isinf(f) && f > 0);
+  }
+  low.chains = find_row_chains(p, low.acc_in, low.chain_at);
   for (int b = 0; b < nb; ++b) {
     if (producers[b].empty() || consumers[b].size() != 1) continue;
     const Instr& out = p.instrs[consumers[b][0]];
