@@ -308,6 +308,13 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           break;
         }
         const bool ints = dt == DType::kI8 || dt == DType::kU8;
+        if (low.narrow_b[in.dst] && gemm_kernel(DType::kF32).k_pack == 1) {
+          d = s;
+          d.packed = false;
+          d.b_rows = false;
+          d.panel_stride = 0;
+          break;
+        }
         if (!ints && (low.mmad_direct || low.b_rows[in.dst]) && s.cs == 1) {
           d = s;
           d.packed = false;

@@ -32,6 +32,8 @@ struct Lowering {
   // Per kLoadIm2col: its only reader is a block-diagonal mmad (Instr::diag, the B side), which
   // then reads the feature map itself; no column matrix is made (mmad_a_panels_diag_map).
   std::vector<bool> lazy_im2col;
+  // Per L0B buffer: at most kNarrowMax columns against pre-packed A panels, left unpacked.
+  std::vector<bool> narrow_b;
   // Epilogue-like runs of elementwise instructions run strip by strip (tile_chain.h); per instr
   // the chain starting there (-1: none).
   std::vector<RowChain> chains;

@@ -149,6 +149,20 @@ Lowering lower(const TileProgram& p) {
       throw Error(p.op + ": load_l0_panels needs a copy-in of whole panels it alone reads");
     low.panel_arg[i] = p.instrs[producers[in.src[0]][0]].arg;
   }
+  // B of a few columns against pre-packed A panels: read as it lies (gemm_mmad_a_panels_narrow).
+  low.narrow_b.assign(nb, false);
+  for (const Instr& in : p.instrs) {
+    if (in.kind != InstrKind::kMmad || in.diag > 0 || producers[in.src[0]].size() != 1 ||
+        producers[in.src[1]].size() != 1)
+      continue;
+    const Instr& la = p.instrs[producers[in.src[0]][0]];
+    const Instr& lb = p.instrs[producers[in.src[1]][0]];
+    const Shape& bd = p.buffers[in.src[1]].dims;
+    low.narrow_b[in.src[1]] =
+        la.kind == InstrKind::kLoadL0 && la.axis > 0 && lb.kind == InstrKind::kLoadL0 &&
+        lb.axis == 0 && !bd.empty() && bd.back() <= kNarrowMax &&
+        p.buffers[in.src[1]].dtype == DType::kF32 && consumers[in.src[1]].size() == 1;
+  }
   low.lazy_im2col.assign(ni, false);
   for (int i = 0; i < ni; ++i) {
     const Instr& in = p.instrs[i];
