@@ -66,6 +66,14 @@ void check_panels(const TileProgram& p, const Instr& in, DType dt, const BufStat
                     g.k_pack, ")"));
 }
 
+// The same feature-map box (a column matrix made from it is still valid within a launch).
+bool same_map(const Im2colSource& a, const Im2colSource& b) {
+  if (a.gm != b.gm || a.base != b.base) return false;
+  for (int j = 0; j < 4; ++j)
+    if (a.stride[j] != b.stride[j] || a.lo[j] != b.lo[j] || a.hi[j] != b.hi[j]) return false;
+  return true;
+}
+
 }  // namespace
 
 void CoreArena::reserve(const TileProgram& p) {
@@ -395,10 +403,17 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
         auto& slots = packs[in.dst];
         if (slots.blocks.empty()) slots.blocks.resize(1);
         PackedBlock& blk = slots.blocks[0];
-        const size_t bytes = im2col_packed_bytes(dt, a_side, k, np);
-        if (blk.data.size() < bytes) blk.data.resize(bytes);
-        im2col_pack(dt, a_side, map, in.im2col, k, blk.data.data());
-        blk.src = nullptr;
+        const bool same = low.keep_im2col[pc] && blk.src != nullptr && blk.src == map.gm &&
+                          same_map(blk.map, map) && blk.rows == k && blk.cols == np;
+        if (!same) {
+          const size_t bytes = im2col_packed_bytes(dt, a_side, k, np);
+          if (blk.data.size() < bytes) blk.data.resize(bytes);
+          im2col_pack(dt, a_side, map, in.im2col, k, blk.data.data());
+          blk.src = low.keep_im2col[pc] ? map.gm : nullptr;
+          blk.map = map;
+          blk.rows = k;
+          blk.cols = np;
+        }
         d.ptr = blk.data.data();
         d.rows = a_side ? np : k;
         d.cols = a_side ? k : np;
@@ -425,8 +440,9 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
   };
 
   for (int64_t tile = begin; tile < end; ++tile) {
-    int64_t rem = tile;  // row-major grid coordinates, last axis fastest
-    for (int g = gr - 1; g >= 0; --g) {
+    int64_t rem = tile;  // grid coordinates in the walk's order, its last axis fastest
+    for (int q = gr - 1; q >= 0; --q) {
+      const int g = low.walk[q];
       vars[g] = rem % p.grid[g];
       rem /= p.grid[g];
     }

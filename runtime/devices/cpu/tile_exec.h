@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "registry/tile_program.h"
+#include "runtime/devices/cpu/im2col.h"
 #include "runtime/devices/cpu/tile_chain.h"
 
 namespace asc::cpu {
@@ -41,8 +42,13 @@ struct Lowering {
   // Per kCopyIn: only the in-place accumulate after it reads the block (add / max / min, f32,
   // padding its identity): the two run as one pass over the box (box_accumulate).
   std::vector<bool> acc_in;
-  std::vector<int> loop_end;    // per kLoopBegin: index of its kLoopEnd
-  std::vector<int> loop_begin;  // per kLoopEnd: index of its kLoopBegin
+  // The order a core walks its tiles: walk[q] is the grid axis at position q, the last fastest
+  // (the grid's own order, but an axis a costly column matrix does not depend on goes last, so
+  // consecutive tiles reuse it: keep_im2col).
+  std::vector<int> walk;
+  std::vector<bool> keep_im2col;  // per kLoadIm2col: reuse the packed block while its map is same
+  std::vector<int> loop_end;      // per kLoopBegin: index of its kLoopEnd
+  std::vector<int> loop_begin;    // per kLoopEnd: index of its kLoopBegin
 };
 
 Lowering lower(const TileProgram& p);
@@ -53,6 +59,7 @@ Lowering lower(const TileProgram& p);
 struct PackedBlock {
   const std::byte* src = nullptr;  // nullptr: empty
   int64_t rs = 0, cs = 0, rows = 0, cols = 0;
+  Im2colSource map;  // a column matrix's source (keep_im2col)
   std::vector<std::byte> data;
 };
 

@@ -3,6 +3,7 @@
 // and which mmads stream B unpacked — decided once per launch from the program alone.
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "registry/error.h"
 #include "runtime/devices/cpu/gemm.h"
@@ -116,12 +117,52 @@ Lowering lower(const TileProgram& p) {
                     p.instrs[i].kind != InstrKind::kLoopEnd;
     if (same_region) low.alias_out[b] = consumers[b][0];
   }
+  low.lazy_im2col.assign(ni, false);
+  for (int i = 0; i < ni; ++i) {
+    const Instr& in = p.instrs[i];
+    if (in.kind != InstrKind::kLoadIm2col || p.buffers[in.dst].pos != Pos::kL0B ||
+        consumers[in.dst].size() != 1)
+      continue;
+    const Instr& mm = p.instrs[consumers[in.dst][0]];
+    low.lazy_im2col[i] = mm.kind == InstrKind::kMmad && mm.diag == in.im2col.window() &&
+                         mm.src[1] == in.dst && mm.src[0] != in.dst;
+  }
   // Packed-block reuse: the grid axis that changes between a core's consecutive tiles.
   const int64_t tiles = p.num_tiles();
   const int64_t cores = std::clamp<int64_t>(p.block_dim, 1, std::max<int64_t>(tiles, 1));
   const int64_t per_core = (tiles + cores - 1) / cores;
+  // A column matrix (load_l0_im2col into L0B) against weights stored pre-packed costs more to
+  // make than anything else a tile loads: walk last an axis its map does not move with (a conv's
+  // output-channel tiles), so a core makes it once for all of them.
+  low.walk.resize(static_cast<size_t>(p.grid_rank()));
+  std::iota(low.walk.begin(), low.walk.end(), 0);
+  low.keep_im2col.assign(ni, false);
+  bool a_packed = false;
+  for (const auto& in : p.instrs)
+    a_packed = a_packed ||
+               (in.kind == InstrKind::kLoadL0 && in.axis > 0 && p.buffers[in.dst].pos == Pos::kL0A);
+  for (int i = 0; i < ni && a_packed; ++i) {
+    const Instr& in = p.instrs[i];
+    if (in.kind != InstrKind::kLoadIm2col || p.buffers[in.dst].pos != Pos::kL0B ||
+        producers[in.src[0]].size() != 1 || low.lazy_im2col[i])
+      continue;
+    const DType dt = p.buffers[in.src[0]].dtype;
+    if (dt == DType::kI8 || dt == DType::kU8) continue;
+    std::vector<bool> moves(static_cast<size_t>(p.grid_rank()), false);
+    for (const auto& d : p.instrs[producers[in.src[0]][0]].box.dims)
+      for (int v : {d.start.var, d.phase.var})
+        if (v >= 0 && v < p.grid_rank()) moves[v] = true;
+    int still = -1;  // the innermost axis of several tiles the map does not move with
+    for (int g = 0; g < p.grid_rank(); ++g)
+      if (p.grid[g] > 1 && !moves[g]) still = g;
+    if (still < 0) continue;
+    low.walk.erase(std::find(low.walk.begin(), low.walk.end(), still));
+    low.walk.push_back(still);
+    low.keep_im2col[i] = true;
+    break;
+  }
   int fastest = -1;
-  for (int g = 0; g < p.grid_rank(); ++g)
+  for (int g : low.walk)
     if (p.grid[g] > 1) fastest = g;
   constexpr int64_t kKeepBytes = 16 << 20;  // per buffer and core
   for (int i = 0; i < ni && per_core > 1 && fastest >= 0; ++i) {
@@ -162,16 +203,6 @@ Lowering lower(const TileProgram& p) {
         la.kind == InstrKind::kLoadL0 && la.axis > 0 && lb.kind == InstrKind::kLoadL0 &&
         lb.axis == 0 && !bd.empty() && bd.back() <= kNarrowMax &&
         p.buffers[in.src[1]].dtype == DType::kF32 && consumers[in.src[1]].size() == 1;
-  }
-  low.lazy_im2col.assign(ni, false);
-  for (int i = 0; i < ni; ++i) {
-    const Instr& in = p.instrs[i];
-    if (in.kind != InstrKind::kLoadIm2col || p.buffers[in.dst].pos != Pos::kL0B ||
-        consumers[in.dst].size() != 1)
-      continue;
-    const Instr& mm = p.instrs[consumers[in.dst][0]];
-    low.lazy_im2col[i] = mm.kind == InstrKind::kMmad && mm.diag == in.im2col.window() &&
-                         mm.src[1] == in.dst && mm.src[0] != in.dst;
   }
   // Small-m products stream B unpacked; a column matrix (load_l0_im2col) is always packed.
   for (const auto& in : p.instrs) {
