@@ -69,13 +69,6 @@ Lowering lower(const TileProgram& p) {
     low.map_in[i] = only_map;
     low.alias_in[i] = !only_l0 && !only_map && !pads && in.box.contiguous();
   }
-  // A chain's results may go to GM through any matrix box (written strip by strip, row by row).
-  std::vector<bool> chain_row(nb, false);
-  for (const RowChain& c : low.chains)
-    for (int q : c.row_ops) {
-      const Shape& d = p.buffers[p.instrs[q].dst].dims;
-      chain_row[p.instrs[q].dst] = !d.empty() && d.back() == c.cols;
-    }
   // A copy-in only read by the accumulate right after it (a pool's window offsets): one pass.
   low.acc_in.assign(ni, false);
   for (int i = 0; i + 1 < ni; ++i) {
@@ -94,6 +87,13 @@ Lowering lower(const TileProgram& p) {
                     (op == BinaryOp::kMin && std::isinf(f) && f > 0);
   }
   low.chains = find_row_chains(p, low.acc_in, low.chain_at);
+  // A chain's results may go to GM through any matrix box (written strip by strip, row by row).
+  std::vector<bool> chain_row(nb, false);
+  for (const RowChain& c : low.chains)
+    for (int q : c.row_ops) {
+      const Shape& d = p.buffers[p.instrs[q].dst].dims;
+      chain_row[p.instrs[q].dst] = !d.empty() && d.back() == c.cols;
+    }
   for (int b = 0; b < nb; ++b) {
     if (producers[b].empty() || consumers[b].size() != 1) continue;
     const Instr& out = p.instrs[consumers[b][0]];
