@@ -157,15 +157,36 @@ constexpr int64_t kPlaneTaps = 64;  // taps of one window depth
 template <int NV>
 ASC_AVX512 inline void plane_taps(const float* x, const int64_t* off, const float* w, int64_t taps,
                                   float* dst, bool add) {
-  __m512 acc[NV];
-  for (int j = 0; j < NV; ++j) acc[j] = add ? _mm512_loadu_ps(dst + 16 * j) : _mm512_setzero_ps();
-  for (int64_t t = 0; t < taps; ++t) {
+  // Few vectors: the taps alternate between P partial sums per vector, so at least eight
+  // independent FMA chains hide the FMA latency (a 7x7 plane is five vectors).
+  constexpr int P = NV >= 8 ? 1 : NV >= 4 ? 2 : 4;
+  __m512 acc[P][NV];
+  for (int q = 0; q < P; ++q)
+    for (int j = 0; j < NV; ++j)
+      acc[q][j] = q == 0 && add ? _mm512_loadu_ps(dst + 16 * j) : _mm512_setzero_ps();
+  int64_t t = 0;
+  for (; t + P <= taps; t += P) {
+#pragma GCC unroll 4
+    for (int q = 0; q < P; ++q) {
+      const __m512 wv = _mm512_set1_ps(w[t + q]);
+      const float* xt = x + off[t + q];
+#pragma GCC unroll 8
+      for (int j = 0; j < NV; ++j)
+        acc[q][j] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(xt + 16 * j), acc[q][j]);
+    }
+  }
+  for (; t < taps; ++t) {  // the last taps % P into the first partial sums (no padding tap)
     const __m512 wv = _mm512_set1_ps(w[t]);
     const float* xt = x + off[t];
 #pragma GCC unroll 8
-    for (int j = 0; j < NV; ++j) acc[j] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(xt + 16 * j), acc[j]);
+    for (int j = 0; j < NV; ++j)
+      acc[0][j] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(xt + 16 * j), acc[0][j]);
   }
-  for (int j = 0; j < NV; ++j) _mm512_storeu_ps(dst + 16 * j, acc[j]);
+  for (int j = 0; j < NV; ++j) {
+    __m512 v = acc[0][j];
+    for (int q = 1; q < P; ++q) v = _mm512_add_ps(v, acc[q][j]);
+    _mm512_storeu_ps(dst + 16 * j, v);
+  }
 }
 
 template <int NV>
@@ -180,8 +201,11 @@ ASC_AVX512 inline void plane_taps_n(const float* x, const int64_t* off, const fl
 // Input row xr's columns [lo, hi) into phase-plane rows: column u to row `dst[u % sc]` at u / sc.
 ASC_AVX512 inline void split_row(const float* xr, int64_t xs, int64_t lo, int64_t hi, int64_t sc,
                                  float* const* dst) {
-  if (xs == 1 && sc == 1) {
-    std::copy(xr + lo, xr + hi, dst[0] + lo);
+  if (xs == 1 && sc == 1) {  // (short rows: a library copy call costs more than the copy)
+    for (int64_t u = lo; u < hi; u += 16) {
+      const __mmask16 m = tail_mask(hi - u);
+      _mm512_mask_storeu_ps(dst[0] + u, m, _mm512_maskz_loadu_ps(m, xr + u));
+    }
     return;
   }
   int64_t u = lo;
