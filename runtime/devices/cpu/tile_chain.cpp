@@ -144,9 +144,17 @@ std::vector<RowChain> find_row_chains(const TileProgram& p, const std::vector<bo
 }
 
 void run_row_chain(const TileProgram& p, const RowChain& c, const std::vector<BufState>& st) {
-  const int64_t cols = c.cols, rows = c.n / cols;
+  int64_t cols = c.cols, rows = c.n / cols;
+  for (int q : c.row_ops) {
+    const BufState& d = st[p.instrs[q].dst];
+    if (c.closed && d.gm) {
+      rows = std::min(rows, d.rows);
+      cols = std::min(cols, d.cols);
+    }
+  }
+  const int64_t ld = c.cols;  // a local tile's row stride
   // Row stride per buffer: its GM box's when written there, else the dense tile's.
-  auto rs_of = [&](int b) { return b >= 0 && st[b].gm ? st[b].rs : cols; };
+  auto rs_of = [&](int b) { return b >= 0 && st[b].gm ? st[b].rs : ld; };
   struct Op {
     const Instr* in;
     DType dt;
@@ -165,9 +173,9 @@ void run_row_chain(const TileProgram& p, const RowChain& c, const std::vector<Bu
     for (int j = 0; j < 2; ++j)
       o.es[j + 1] =
           in.src[j] >= 0 ? static_cast<int64_t>(dtype_size(p.buffers[in.src[j]].dtype)) : 0;
-    o.bcast = in.kind == InstrKind::kBcastMid ? bcast_of(p, in, cols) : Bcast::kNone;
-    o.rows_apart = rs_of(in.dst) != cols || rs_of(in.src[0]) != cols ||
-                   (in.kind == InstrKind::kBinary && rs_of(in.src[1]) != cols);
+    o.bcast = in.kind == InstrKind::kBcastMid ? bcast_of(p, in, ld) : Bcast::kNone;
+    o.rows_apart = cols != ld || rs_of(in.dst) != ld || rs_of(in.src[0]) != ld ||
+                   (in.kind == InstrKind::kBinary && rs_of(in.src[1]) != ld);
   }
   const int64_t w = std::min(cols, kStrip);
   const int64_t h = w < cols ? 1 : std::max<int64_t>(1, kStrip / cols);

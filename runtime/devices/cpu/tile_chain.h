@@ -20,6 +20,9 @@ struct RowChain {
   int64_t n = 0;             // elements of the tile-sized buffers
   int64_t cols = 0;          // their rows' length (the last dim)
   std::vector<int> row_ops;  // the instructions over the tile, in order; the rest run first
+  // No result is read outside the chain but the last one's, by its copy-out: the strips may stop
+  // at that copy-out's valid rows and columns (a partial tile written straight into GM).
+  bool closed = false;
 };
 
 // The chains of p, at most one starting at each instruction (chain_at: index into the result

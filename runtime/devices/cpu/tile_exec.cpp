@@ -464,7 +464,7 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
       }
       for (int q : ch.row_ops)
         if (!(p.instrs[q].kind == InstrKind::kBinary && p.instrs[q].in_place))
-          bind_result(p.instrs[q].dst, true);
+          bind_result(p.instrs[q].dst, !ch.closed);
       run_row_chain(p, ch, st);
       pc = ch.end;
     }

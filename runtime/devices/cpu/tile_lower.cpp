@@ -87,13 +87,22 @@ Lowering lower(const TileProgram& p) {
                     (op == BinaryOp::kMin && std::isinf(f) && f > 0);
   }
   low.chains = find_row_chains(p, low.acc_in, low.chain_at);
-  // A chain's results may go to GM through any matrix box (written strip by strip, row by row).
+  // A chain's results may go to GM through any matrix box (written strip by strip, row by row);
+  // a closed chain's (no result read outside it but by its copy-out) through a partial one too.
   std::vector<bool> chain_row(nb, false);
-  for (const RowChain& c : low.chains)
-    for (int q : c.row_ops) {
-      const Shape& d = p.buffers[p.instrs[q].dst].dims;
-      chain_row[p.instrs[q].dst] = !d.empty() && d.back() == c.cols;
+  for (RowChain& c : low.chains) {
+    c.closed = true;
+    for (size_t r = 0; r < c.row_ops.size(); ++r) {
+      const int b = p.instrs[c.row_ops[r]].dst;
+      const Shape& d = p.buffers[b].dims;
+      chain_row[b] = !d.empty() && d.back() == c.cols;
+      for (int u : consumers[b]) {
+        const bool inside = std::find(c.row_ops.begin(), c.row_ops.end(), u) != c.row_ops.end();
+        const bool out = r + 1 == c.row_ops.size() && p.instrs[u].kind == InstrKind::kCopyOut;
+        c.closed = c.closed && (inside || out);
+      }
     }
+  }
   for (int b = 0; b < nb; ++b) {
     if (producers[b].empty() || consumers[b].size() != 1) continue;
     const Instr& out = p.instrs[consumers[b][0]];
