@@ -94,9 +94,9 @@ RowView prep_view(const Attrs& a) {
 void prep_kernel(TileBuilder& t) {
   const RowView v = prep_view(t.ctx().attr());
   const RowCursor tile = row_tile(v, t.tiling());
-  Buf y = v.has_reduced() ? t.cast(row_reduce_input(t, 0, ReduceOp::kSum, v),
-                                   t.ctx().outputs.at(0).dtype)
-                          : t.copy_in(0, row_in_box(v, tile));
+  Buf y = v.has_reduced()
+              ? t.cast(row_reduce_input(t, 0, ReduceOp::kSum, v), t.ctx().outputs.at(0).dtype)
+              : t.copy_in(0, row_in_box(v, tile));
   t.copy_out(0, y, row_out_box(v, tile));
 }
 

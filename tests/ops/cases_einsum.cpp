@@ -56,11 +56,11 @@ void add_einsum_cases(std::vector<OpCase>& v) {
   v.push_back(einsum("bhij,bhjd->bhid", {in(kBF16, {1, 2, 9, 11}), in(kBF16, {1, 2, 11, 8})}));
   v.push_back(einsum("bij,jk->bik", {in(kBF16, {2, 5, 12}), in(kBF16, {12, 7})}));
   // The planner's other forms.
-  v.push_back(einsum("ij,jk->ki", {in(kF32, {3, 5}), in(kF32, {5, 4})}));     // swapped
+  v.push_back(einsum("ij,jk->ki", {in(kF32, {3, 5}), in(kF32, {5, 4})}));           // swapped
   v.push_back(einsum("bij,bjk->ikb", {in(kF32, {2, 3, 5}), in(kF32, {2, 5, 4})}));  // permuted
   v.push_back(einsum("ijk,kl->il", {in(kF32, {3, 4, 5}), in(kF32, {5, 2})}));  // j summed first
   v.push_back(einsum("abc,cb->a", {in(kF32, {3, 4, 5}), in(kF32, {5, 4})}));   // K not chained
-  v.push_back(einsum("ii,ij->j", {in(kF32, {4, 4}), in(kF32, {4, 3})}));      // a diagonal
+  v.push_back(einsum("ii,ij->j", {in(kF32, {4, 4}), in(kF32, {4, 3})}));       // a diagonal
   v.push_back(einsum("ij,ij->", {in(kF16, {5, 7}), in(kF16, {5, 7})}));
 }
 
@@ -99,11 +99,10 @@ void add_program_cases(std::vector<OpCase>& v) {
                        {"y_shape", V{2, 6, 4}}},
                       "broadcast_b"));
   for (DType dt : {kF16, kBF16})
-    v.push_back(program("EinsumMatMul", {in(dt, {40, 70}), in(dt, {70, 50})},
-                        {{"mnk", V{40, 50, 70}},
-                         {"strides", V{70, 1, 50, 1, 50}},
-                         {"y_shape", V{40, 50}}},
-                        "plain"));
+    v.push_back(
+        program("EinsumMatMul", {in(dt, {40, 70}), in(dt, {70, 50})},
+                {{"mnk", V{40, 50, 70}}, {"strides", V{70, 1, 50, 1, 50}}, {"y_shape", V{40, 50}}},
+                "plain"));
   v.push_back(program("EinsumPrep", {in(kF32, {3, 7})},
                       {{"dims", V{3, 7}},
                        {"in_strides", V{7, 1}},

@@ -102,11 +102,21 @@ INSTANTIATE_TEST_SUITE_P(Ops, EinsumPaths, ::testing::ValuesIn(einsum_cases()), 
 TEST(EinsumPaths, LaunchesOfModelEquations) {
   const std::string P = "EinsumPrep", M = "EinsumMatMul";
   const std::vector<std::pair<std::string, std::vector<std::string>>> want = {
-      {"bhid,bhjd->bhij", {M}}, {"bhij,bhjd->bhid", {M}}, {"bid,bjd->bij", {M}},
-      {"ij,jk->ik", {M}},       {"bij,jk->bik", {M}},     {"...ij,...jk->...ik", {M}},
-      {"i,i", {M}},             {"i,j->ij", {M}},         {"ij,jk->ki", {M}},
-      {"ij->ji", {P}},          {"ii->i", {P}},           {"bn,anm,bm->ba", {M, M}},
-      {"bij,bjk->ikb", {M, P}}, {"ijk,kl->il", {P, M}},   {"abc,cb->a", {P, M}},
+      {"bhid,bhjd->bhij", {M}},
+      {"bhij,bhjd->bhid", {M}},
+      {"bid,bjd->bij", {M}},
+      {"ij,jk->ik", {M}},
+      {"bij,jk->bik", {M}},
+      {"...ij,...jk->...ik", {M}},
+      {"i,i", {M}},
+      {"i,j->ij", {M}},
+      {"ij,jk->ki", {M}},
+      {"ij->ji", {P}},
+      {"ii->i", {P}},
+      {"bn,anm,bm->ba", {M, M}},
+      {"bij,bjk->ikb", {M, P}},
+      {"ijk,kl->il", {P, M}},
+      {"abc,cb->a", {P, M}},
       {"ii,ij->j", {M}}};
   for (const auto& [eq, programs] : want) {
     bool found = false;
