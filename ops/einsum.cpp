@@ -4,7 +4,8 @@
 // one term take a diagonal; ellipsis dims broadcast numpy-style (right aligned, size 1 stretches).
 //
 // f32 / f16 / bf16 data run as tile programs (einsum_tile.cpp). The host kernel here computes
-// the rest (f64, integers, an empty input, a context without launch_program): per input and
+// the rest (f64, integers, an empty input, views of more than 8 dims, a context without
+// launch_program): per input and
 // label its stride is the sum of the strides of the input dims with that label (a diagonal), 0
 // when broadcast; it walks the output labels outside and the summed labels inside with
 // incremental offsets.
@@ -271,9 +272,7 @@ void register_einsum(Registry& r) {
             .infer(infer_einsum)
             .host_kernel(
                 [](const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
-                  if (einsum_tile_covers(ctx, in))
-                    einsum_tile_run(ctx, in, out[0]);
-                  else
+                  if (!einsum_tile_covers(ctx, in) || !einsum_tile_run(ctx, in, out[0]))
                     einsum_kernel(ctx, in, out[0]);
                 })
             .launches(einsum_launches)

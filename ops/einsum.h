@@ -38,8 +38,9 @@ std::vector<std::vector<int64_t>> einsum_label_strides(const EinsumEquation& e,
 // The tile path (einsum_tile.cpp): EinsumPrep (diagonals, sums of labels one input alone has,
 // permutes) and EinsumMatMul (batched, strided products) programs, ai.asc (einsum_ops.cpp).
 // einsum_tile_covers: f32 / f16 / bf16 data, no empty input, launch_program set.
+// einsum_tile_run: false (nothing run) when a view needs more than 8 box dims.
 bool einsum_tile_covers(const LaunchContext& ctx, std::span<const Tensor> in);
-void einsum_tile_run(const LaunchContext& ctx, std::span<const Tensor> in, Tensor& out);
+bool einsum_tile_run(const LaunchContext& ctx, std::span<const Tensor> in, Tensor& out);
 std::vector<ProgramLaunches> einsum_launches(const LaunchContext& ctx);
 void register_einsum_programs(Registry& r);
 

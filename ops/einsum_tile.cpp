@@ -34,7 +34,8 @@ namespace {
 using ProgramPtr = std::shared_ptr<const TileProgram>;
 using Labels = std::vector<int>;
 
-constexpr int kOut = -1;  // GM buffers: input k >= 0, the output, workspace w at -2 - w
+constexpr int kOut = -1;           // GM buffers: input k >= 0, the output, workspace w at -2 - w
+constexpr size_t kMaxBoxDims = 8;  // dims of a GM box the devices take
 
 struct View {
   int buf = kOut;
@@ -55,6 +56,7 @@ struct Launch {
 // What a launch context keeps across runs (LaunchContext::state): the launches planned for
 // these input shapes and the workspaces.
 struct EinsumPlan {
+  bool fits = true;  // false: a view needs more box dims than a device takes (the host runs it)
   std::vector<Shape> shapes;
   std::vector<Launch> launches;
   std::vector<int64_t> ws_elems;
@@ -139,7 +141,9 @@ class Planner {
     return {dt_, {plan_.ws_elems[static_cast<size_t>(-2 - buf)]}};
   }
 
-  void emit(const char* type, const Attrs& given, std::vector<int> bufs) {
+  void emit(const char* type, const Attrs& given, std::vector<int> bufs, size_t box_dims) {
+    plan_.fits = plan_.fits && box_dims <= kMaxBoxDims;
+    if (!plan_.fits) return;
     const OpDef& op = global_registry().lookup("ai.asc", type, 1);
     const Attrs attrs = op.resolve(given);
     LaunchContext c;
@@ -212,7 +216,7 @@ class Planner {
     a.set("out_strides", out);
     a.set("reduced", red);
     a.set("y_shape", desc(y.buf).shape);
-    emit("EinsumPrep", a, {x.buf, y.buf});
+    emit("EinsumPrep", a, {x.buf, y.buf}, dims.size());
   }
 
   View contract(View a, View b, const std::set<int>& keep, const View* final_y);
@@ -321,7 +325,7 @@ View Planner::contract(View a, View b, const std::set<int>& keep, const View* fi
   at.set("strides", std::vector<int64_t>{stride(mgrp, a), stride(ko, a), stride(ko, b),
                                          stride(ngrp, b), stride(mgrp, y)});
   at.set("y_shape", desc(y.buf).shape);
-  emit("EinsumMatMul", at, {a.buf, b.buf, y.buf});
+  emit("EinsumMatMul", at, {a.buf, b.buf, y.buf}, dims.size() + 2);
   if (final_y && !y_direct) prep(y, *final_y);
   return y;
 }
@@ -342,7 +346,7 @@ bool einsum_tile_covers(const LaunchContext& ctx, std::span<const Tensor> in) {
   return !ctx.outputs.empty() && numel(ctx.outputs[0].shape) > 0;
 }
 
-void einsum_tile_run(const LaunchContext& ctx, std::span<const Tensor> in, Tensor& out) {
+bool einsum_tile_run(const LaunchContext& ctx, std::span<const Tensor> in, Tensor& out) {
   auto plan = std::static_pointer_cast<EinsumPlan>(ctx.state);
   std::vector<Shape> shapes;
   for (const Tensor& t : in) shapes.push_back(t.shape());
@@ -351,6 +355,7 @@ void einsum_tile_run(const LaunchContext& ctx, std::span<const Tensor> in, Tenso
     plan->shapes = std::move(shapes);
     ctx.state = plan;
   }
+  if (!plan->fits) return false;
   const size_t es = dtype_size(out.dtype());
   plan->ws.resize(plan->ws_elems.size());
   for (size_t w = 0; w < plan->ws.size(); ++w)
@@ -366,12 +371,15 @@ void einsum_tile_run(const LaunchContext& ctx, std::span<const Tensor> in, Tenso
     for (int b : l.bufs) args.push_back(gm(b));
     ctx.launch_program(*l.program, args);
   }
+  return true;
 }
 
 std::vector<ProgramLaunches> einsum_launches(const LaunchContext& ctx) {
   if (!plannable(ctx)) return {};
   std::vector<ProgramLaunches> l;
-  for (const Launch& p : Planner(ctx).plan().launches) l.push_back({p.program, 1});
+  const EinsumPlan plan = Planner(ctx).plan();
+  for (const Launch& p : plan.launches)
+    if (plan.fits) l.push_back({p.program, 1});
   return l;
 }
 

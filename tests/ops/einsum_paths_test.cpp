@@ -130,6 +130,35 @@ TEST(EinsumPaths, LaunchesOfModelEquations) {
   }
 }
 
+// Eight labels the operands lay out in opposite orders stay eight batch dims: with M and N more
+// than a GM box takes (8), so the host kernel runs it and nothing is listed for the sim device.
+TEST(EinsumPaths, TooManyDimsRunOnTheHost) {
+  OpCase c{"Einsum", 12, {in(DType::kF32, Shape(8, 2)), in(DType::kF32, Shape(8, 2))}};
+  c.attrs.set("equation", std::string("abcdefgh,hgfedcba->abcdefgh"));
+  const OpDef& op = global_registry().lookup(c.domain, c.op, c.opset);
+  const auto inputs = make_inputs(c);
+  int launched = 0;
+  OpRunOptions o;
+  o.on_program = [&](const TileProgram&) { ++launched; };
+  const auto got = run_op(op, c.attrs, inputs, device(), o);
+  const auto want = run_reference(op, c.attrs, inputs);
+  EXPECT_EQ(check(got[0], want[0], 1.0), "");
+  EXPECT_EQ(launched, 0);
+  const Attrs resolved = op.resolve(c.attrs);
+  LaunchContext ctx;
+  ctx.op = &op;
+  for (const Tensor& t : inputs) ctx.inputs.push_back(t.desc());
+  ctx.outputs = {want[0].desc()};
+  ctx.attrs = &resolved;
+  ctx.spec = &device().spec();
+  EXPECT_TRUE(op.launches_fn(ctx).empty());
+  // Six fit: six batch dims, M and N of one element; then a permute into the output.
+  c.inputs = {in(DType::kF32, Shape(6, 3)), in(DType::kF32, Shape(6, 3))};
+  c.attrs.set("equation", std::string("abcdef,fedcba->abcdef"));
+  const auto l = run_both(c, 1.0);
+  EXPECT_EQ(l, (std::vector<std::string>{"EinsumMatMul", "EinsumPrep"}));
+}
+
 // A random valid equation over letters a..e (sizes odd, even, 1 and sometimes 0) and up to two
 // ellipsis dims, with its inputs' shapes.
 OpCase random_case(std::mt19937& rng, DType dt) {
