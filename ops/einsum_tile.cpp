@@ -17,6 +17,8 @@
 // is an N label (A and B swap when it is an M label, computing Y^T's layout); otherwise, and
 // between contractions, Y is a workspace [batch.., M, N] and, for the last one, a prep permutes
 // it into the output. One input: one prep (diagonal, sums, permute) straight into the output.
+// A prep that only permutes a dense layout into another is a Transpose launch (transpose.cpp:
+// square blocks, whole rows read and written) rather than an EinsumPrep.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -141,20 +143,33 @@ class Planner {
     return {dt_, {plan_.ws_elems[static_cast<size_t>(-2 - buf)]}};
   }
 
-  void emit(const char* type, const Attrs& given, std::vector<int> bufs, size_t box_dims) {
+  // A launch of `op` over GM buffers `bufs` (inputs, then the output) seen as `io`.
+  void emit(const OpDef& op, const Attrs& given, std::vector<int> bufs, std::vector<TensorDesc> io,
+            size_t box_dims) {
     plan_.fits = plan_.fits && box_dims <= kMaxBoxDims;
     if (!plan_.fits) return;
-    const OpDef& op = global_registry().lookup("ai.asc", type, 1);
     const Attrs attrs = op.resolve(given);
     LaunchContext c;
     c.op = &op;
-    for (size_t i = 0; i + 1 < bufs.size(); ++i) c.inputs.push_back(desc(bufs[i]));
-    c.outputs = {desc(bufs.back())};
+    c.outputs = {io.back()};
+    io.pop_back();
+    c.inputs = std::move(io);
     c.attrs = &attrs;
     c.spec = ctx_.spec;
     c.optimize = ctx_.optimize;
     auto p = std::make_shared<const TileProgram>(trace_program(c, op.tiling_fn(c)));
     plan_.launches.push_back({std::move(p), std::move(bufs)});
+  }
+  void emit(const char* type, const Attrs& given, std::vector<int> bufs, size_t box_dims) {
+    std::vector<TensorDesc> io;
+    for (int b : bufs) io.push_back(desc(b));
+    emit(global_registry().lookup("ai.asc", type, 1), given, std::move(bufs), std::move(io),
+         box_dims);
+  }
+
+  // Whether v lays its labels `order` (by decreasing stride) out densely.
+  bool dense(const Labels& order, const View& v) const {
+    return !order.empty() && v.at(order.back()) == 1 && chains(order, v);
   }
 
   // ls by decreasing stride in v (then in w): the order in which they would chain.
@@ -189,10 +204,26 @@ class Planner {
     return g;
   }
 
-  // y = x summed over x's labels y does not have (a diagonal, a sum, a permute or a copy).
+  // y = x summed over x's labels y does not have (a diagonal, a sum, a permute or a copy); a
+  // Transpose when x and y both lay the same labels out densely (its blocks write whole rows).
   void prep(const View& x, const View& y) {
     Labels ls;
     for (const auto& [l, s] : x.st) ls.push_back(l);
+    const Labels xo = by_stride(ls, x), yo = by_stride(ls, y);
+    if (x.st.size() == y.st.size() && dense(xo, x) && dense(yo, y)) {
+      Shape xs, ys;
+      std::vector<int64_t> perm;
+      for (int l : xo) xs.push_back(size_[l]);
+      for (int l : yo) {
+        ys.push_back(size_[l]);
+        perm.push_back(std::find(xo.begin(), xo.end(), l) - xo.begin());
+      }
+      Attrs a;
+      a.set("perm", perm);
+      emit(global_registry().lookup("", "Transpose", 13), a, {x.buf, y.buf}, {{dt_, xs}, {dt_, ys}},
+           xs.size());
+      return;
+    }
     ls = by_stride(ls, x, &y);  // the input's innermost dims last: contiguous reads
     std::vector<int64_t> dims, in, out, red;
     for (int l : ls) {

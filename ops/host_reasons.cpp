@@ -62,10 +62,10 @@ const std::array kGroups = {
           "the host",
           {"Resize", "Upsample"}},
     Group{"contraction as tile programs: the host plans EinsumPrep (diagonals, sums of labels one "
-          "input alone has, permutes) and batched EinsumMatMul launches over strided views of the "
-          "inputs (ops/einsum_tile.cpp); f64 and integer data, an empty input, views that keep "
-          "more than 8 dims apart (a GM box's most) and a context without launch_program "
-          "compute on the host",
+          "input alone has, permutes), Transpose and batched EinsumMatMul launches over strided "
+          "views of the inputs (ops/einsum_tile.cpp); f64 and integer data, an empty input, views "
+          "that keep more than 8 dims apart (a GM box's most) and a context without "
+          "launch_program compute on the host",
           {"Einsum"}},
     Group{"not yet a tile kernel (a host loop): data-dependent sampling and pooling",
           {"GridSample", "AffineGrid", "RoiAlign", "MaxRoiPool"}},
