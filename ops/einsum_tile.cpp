@@ -3,9 +3,10 @@
 // output and f32 / f16 / bf16 workspaces (the inputs' dtype).
 //
 // A view gives each label of more than one element its element stride in a GM buffer (a
-// diagonal's stride is the sum of its dims'; a broadcast dim's is 0). The inputs contract left
-// to right; a contraction of views A and B, keeping the labels the output or a later input
-// names, classifies the labels:
+// diagonal's stride is the sum of its dims'; a broadcast dim's is 0). The inputs contract a
+// pair at a time, the pair with the fewest multiply-adds first (a matrix chain times a vector
+// starts at the vector); a contraction of views A and B, keeping the labels the output or
+// another input names, classifies the labels:
 //   batch: in A and B, kept      K: in A and B, summed      M: A only, kept   N: B only, kept
 //   RA / RB: A (B) only, summed: a prep sums them first (into a workspace laid out [batch, M, K]
 //            / [batch, K, N]); a prep also makes a K that is not one strided dim in A or B
@@ -98,17 +99,28 @@ class Planner {
   }
 
   EinsumPlan plan() && {
-    if (in_.size() == 1) {
-      prep(in_[0], out_);
-    } else {
-      View cur = in_[0];
-      for (size_t i = 1; i < in_.size(); ++i) {
-        std::set<int> keep;
-        for (const auto& [l, s] : out_.st) keep.insert(l);
-        for (size_t j = i + 1; j < in_.size(); ++j)
-          for (const auto& [l, s] : in_[j].st) keep.insert(l);
-        cur = contract(cur, in_[i], keep, i + 1 == in_.size() ? &out_ : nullptr);
-      }
+    std::vector<View> ops = in_;
+    if (ops.size() == 1) prep(ops[0], out_);
+    while (ops.size() > 1) {
+      // The pair whose product has the fewest multiply-adds (the first such pair on ties).
+      size_t x = 0, y = 1;
+      double best = -1;
+      for (size_t i = 0; i < ops.size(); ++i)
+        for (size_t j = i + 1; j < ops.size(); ++j) {
+          std::set<int> ls;
+          for (const auto& [l, s] : ops[i].st) ls.insert(l);
+          for (const auto& [l, s] : ops[j].st) ls.insert(l);
+          double macs = 1;
+          for (int l : ls) macs *= static_cast<double>(size_[l]);
+          if (best < 0 || macs < best) best = macs, x = i, y = j;
+        }
+      std::set<int> keep;
+      for (const auto& [l, s] : out_.st) keep.insert(l);
+      for (size_t k = 0; k < ops.size(); ++k)
+        if (k != x && k != y)
+          for (const auto& [l, s] : ops[k].st) keep.insert(l);
+      ops[x] = contract(ops[x], ops[y], keep, ops.size() == 2 ? &out_ : nullptr);
+      ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(y));
     }
     return std::move(plan_);
   }

@@ -62,6 +62,8 @@ void add_einsum_cases(std::vector<OpCase>& v) {
   v.push_back(einsum("abc,cb->a", {in(kF32, {3, 4, 5}), in(kF32, {5, 4})}));   // K not chained
   v.push_back(einsum("ii,ij->j", {in(kF32, {4, 4}), in(kF32, {4, 3})}));       // a diagonal
   v.push_back(einsum("ij,ij->", {in(kF16, {5, 7}), in(kF16, {5, 7})}));
+  // A matrix chain times a vector: the vector's product first.
+  v.push_back(einsum("ij,jk,k->i", {in(kF32, {40, 30}), in(kF32, {30, 50}), in(kF32, {50})}));
 }
 
 OpCase program(const char* op, std::vector<InputSpec> ins, Attrs a, const char* label) {

@@ -115,6 +115,7 @@ TEST(EinsumPaths, LaunchesOfModelEquations) {
       {"ij->ji", {T}},
       {"ii->i", {P}},
       {"bn,anm,bm->ba", {M, M}},
+      {"ij,jk,k->i", {M, M}},
       {"bij,bjk->ikb", {M, T}},
       {"ijk,kl->il", {P, M}},
       {"abc,cb->a", {T, M}},
@@ -158,6 +159,28 @@ TEST(EinsumPaths, TooManyDimsRunOnTheHost) {
   c.attrs.set("equation", std::string("abcdef,fedcba->abcdef"));
   const auto l = run_both(c, 1.0);
   EXPECT_EQ(l, (std::vector<std::string>{"EinsumMatMul", "Transpose"}));
+}
+
+// Three operands contract the cheapest pair first: A B v as A (B v), two matrix-vector products.
+TEST(EinsumPaths, CheapestPairFirst) {
+  for (const OpCase& c : einsum_cases()) {
+    if (c.label != "ij,jk,k->i") continue;
+    const OpDef& op = global_registry().lookup(c.domain, c.op, c.opset);
+    std::vector<Shape> first_args;
+    OpRunOptions o;
+    o.on_program = [&](const TileProgram& p) {
+      if (first_args.empty())
+        for (const TensorDesc& d : p.args) first_args.push_back(d.shape);
+    };
+    const auto inputs = make_inputs(c);
+    const auto got = run_op(op, c.attrs, inputs, device(), o);
+    EXPECT_EQ(check(got[0], run_reference(op, c.attrs, inputs)[0], 1.0), "");
+    ASSERT_EQ(first_args.size(), 3u);
+    EXPECT_EQ(first_args[0], (Shape{30, 50}));  // B
+    EXPECT_EQ(first_args[1], (Shape{50}));      // v
+    return;
+  }
+  FAIL() << "ij,jk,k->i is not in the case table";
 }
 
 // A random valid equation over letters a..e (sizes odd, even, 1 and sometimes 0) and up to two
