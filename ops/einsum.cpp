@@ -1,13 +1,16 @@
-// Einsum (12+) as a host kernel: out[output labels] = sum over the other labels of the product of
-// the inputs. Equations: terms of letters with at most one "..." each, optional "->" output;
-// without it the output is the ellipsis dims, then the letters used exactly once, sorted.
-// Repeated letters in one term take a diagonal; ellipsis dims broadcast numpy-style (right
-// aligned, size 1 stretches).
+// Einsum (12+): out[output labels] = sum over the other labels of the product of the inputs.
+// Equations: terms of letters with at most one "..." each, optional "->" output; without it the
+// output is the ellipsis dims, then the letters used exactly once, sorted. Repeated letters in
+// one term take a diagonal; ellipsis dims broadcast numpy-style (right aligned, size 1 stretches).
 //
-// Labels: letters are ids 0..51, the E ellipsis dims (E = the largest ellipsis rank) 52..52+E-1;
-// a term's ellipsis of e dims covers the last e of them. Per input and label the kernel's stride
-// is the sum of the strides of the input dims with that label (a diagonal), 0 when broadcast; it
-// walks the output labels outside and the summed labels inside with incremental offsets.
+// f32 / f16 / bf16 data run as tile programs (einsum_tile.cpp). The host kernel here computes
+// the rest (f64, integers, an empty input, views of more than 8 dims, a context without
+// launch_program): per input and
+// label its stride is the sum of the strides of the input dims with that label (a diagonal), 0
+// when broadcast; it walks the output labels outside and the summed labels inside with
+// incremental offsets.
+#include "ops/einsum.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -19,13 +22,8 @@
 namespace asc {
 namespace {
 
-constexpr int kLetters = 52;
-
-struct Equation {
-  std::vector<std::vector<int>> terms;  // per input: label per dim
-  std::vector<int> out;                 // output labels
-  int labels = kLetters;                // letters + ellipsis dims
-};
+constexpr int kLetters = kEinsumLetters;
+using Equation = EinsumEquation;
 
 int letter_id(char ch) {
   return std::isupper(static_cast<unsigned char>(ch)) ? ch - 'A' : 26 + (ch - 'a');
@@ -48,7 +46,9 @@ std::vector<int> parse_letters(const std::string& term, size_t& ellipsis, const 
   return ids;
 }
 
-Equation parse(const std::string& raw, const std::vector<size_t>& ranks) {
+}  // namespace
+
+EinsumEquation einsum_parse(const std::string& raw, const std::vector<size_t>& ranks) {
   std::string eq;
   for (char ch : raw)
     if (ch != ' ') eq += ch;
@@ -114,9 +114,8 @@ Equation parse(const std::string& raw, const std::vector<size_t>& ranks) {
   return e;
 }
 
-// Size per label (-1: unused); ShapeError when inputs disagree.
-std::vector<int64_t> label_sizes(const Equation& e, std::span<const Shape> shapes,
-                                 const std::string& raw) {
+std::vector<int64_t> einsum_label_sizes(const EinsumEquation& e, std::span<const Shape> shapes,
+                                        const std::string& raw) {
   std::vector<int64_t> size(static_cast<size_t>(e.labels), -1);
   for (size_t k = 0; k < e.terms.size(); ++k)
     for (size_t d = 0; d < e.terms[k].size(); ++d) {
@@ -133,6 +132,22 @@ std::vector<int64_t> label_sizes(const Equation& e, std::span<const Shape> shape
     }
   return size;
 }
+
+std::vector<std::vector<int64_t>> einsum_label_strides(const EinsumEquation& e,
+                                                       std::span<const Shape> shapes,
+                                                       const std::vector<int64_t>& size) {
+  std::vector<std::vector<int64_t>> st;
+  for (size_t k = 0; k < e.terms.size(); ++k) {
+    std::vector<int64_t> s(static_cast<size_t>(e.labels), 0);
+    const Shape cs = contiguous_strides(shapes[k]);
+    for (size_t d = 0; d < e.terms[k].size(); ++d)
+      if (shapes[k][d] == size[e.terms[k][d]]) s[e.terms[k][d]] += cs[d];
+    st.push_back(std::move(s));
+  }
+  return st;
+}
+
+namespace {
 
 std::vector<size_t> ranks_of(std::span<const Shape> shapes) {
   std::vector<size_t> r;
@@ -152,26 +167,11 @@ std::vector<TensorType> infer_einsum(const InferContext& c) {
   }
   if (!concrete) return {{dt, std::nullopt}};
   const std::string& raw = c.attrs.s("equation");
-  const Equation e = parse(raw, ranks_of(shapes));
-  const auto size = label_sizes(e, shapes, raw);
+  const Equation e = einsum_parse(raw, ranks_of(shapes));
+  const auto size = einsum_label_sizes(e, shapes, raw);
   Shape out;
   for (int id : e.out) out.push_back(size[id]);
   return {{dt, to_sym(out)}};
-}
-
-// Per input and label: the element stride (sum over the input's dims with that label, 0 where
-// an ellipsis dim of size 1 broadcasts).
-std::vector<std::vector<int64_t>> label_strides(const Equation& e, std::span<const Shape> shapes,
-                                                const std::vector<int64_t>& size) {
-  std::vector<std::vector<int64_t>> st;
-  for (size_t k = 0; k < e.terms.size(); ++k) {
-    std::vector<int64_t> s(static_cast<size_t>(e.labels), 0);
-    const Shape cs = contiguous_strides(shapes[k]);
-    for (size_t d = 0; d < e.terms[k].size(); ++d)
-      if (shapes[k][d] == size[e.terms[k][d]]) s[e.terms[k][d]] += cs[d];
-    st.push_back(std::move(s));
-  }
-  return st;
 }
 
 std::vector<double> to_doubles(const Tensor& t) {
@@ -188,9 +188,9 @@ void einsum_kernel(const LaunchContext& ctx, std::span<const Tensor> in, Tensor&
   std::vector<Shape> shapes;
   for (const Tensor& t : in) shapes.push_back(t.shape());
   const std::string& raw = ctx.attr().s("equation");
-  const Equation e = parse(raw, ranks_of(shapes));
-  const auto size = label_sizes(e, shapes, raw);
-  const auto st = label_strides(e, shapes, size);
+  const Equation e = einsum_parse(raw, ranks_of(shapes));
+  const auto size = einsum_label_sizes(e, shapes, raw);
+  const auto st = einsum_label_strides(e, shapes, size);
   std::vector<int> red;  // summed labels
   for (int id = 0; id < e.labels; ++id)
     if (size[id] >= 0 && std::find(e.out.begin(), e.out.end(), id) == e.out.end())
@@ -232,8 +232,8 @@ void einsum_reference(const Attrs& a, std::span<const Tensor> in, Tensor& out) {
   std::vector<Shape> shapes;
   for (const Tensor& t : in) shapes.push_back(t.shape());
   const std::string& raw = a.s("equation");
-  const Equation e = parse(raw, ranks_of(shapes));
-  const auto size = label_sizes(e, shapes, raw);
+  const Equation e = einsum_parse(raw, ranks_of(shapes));
+  const auto size = einsum_label_sizes(e, shapes, raw);
   std::vector<int> used;
   Shape space;
   for (int id = 0; id < e.labels; ++id)
@@ -270,11 +270,16 @@ void register_einsum(Registry& r) {
             .type_constraint("T", numeric_types())
             .describe("Output = sum of products of Inputs over the labels the equation drops")
             .infer(infer_einsum)
-            .host_kernel([](const LaunchContext& ctx, std::span<const Tensor> in,
-                            std::span<Tensor> out) { einsum_kernel(ctx, in, out[0]); })
+            .host_kernel(
+                [](const LaunchContext& ctx, std::span<const Tensor> in, std::span<Tensor> out) {
+                  if (!einsum_tile_covers(ctx, in) || !einsum_tile_run(ctx, in, out[0]))
+                    einsum_kernel(ctx, in, out[0]);
+                })
+            .launches(einsum_launches)
             .reference([](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
               einsum_reference(a, in, out[0]);
             }));
+  register_einsum_programs(r);
 }
 
 }  // namespace asc

@@ -61,12 +61,18 @@ const std::array kGroups = {
           "ResizeAxis matmul per dim (ops/resize_tile.cpp); integer and f64 data interpolate on "
           "the host",
           {"Resize", "Upsample"}},
+    Group{"contraction as tile programs: the host plans EinsumPrep (diagonals, sums of labels one "
+          "input alone has, permutes), Transpose and batched EinsumMatMul launches over strided "
+          "views of the inputs (ops/einsum_tile.cpp); f64 and integer data, an empty input, views "
+          "that keep more than 8 dims apart (a GM box's most) and a context without "
+          "launch_program compute on the host",
+          {"Einsum"}},
     Group{"not yet a tile kernel (a host loop): data-dependent sampling and pooling",
           {"GridSample", "AffineGrid", "RoiAlign", "MaxRoiPool"}},
     Group{"bitwise integer logic: the DSL's vector instructions have no bitwise ops yet",
           {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot"}},
     Group{"not yet a tile kernel (a host loop)",
-          {"CumSum", "Einsum", "Det", "Attention", "GroupQueryAttention", "RotaryEmbedding"}},
+          {"CumSum", "Det", "Attention", "GroupQueryAttention", "RotaryEmbedding"}},
 };
 
 }  // namespace

@@ -155,6 +155,9 @@ void add_conv(std::vector<OpCase>& v) {
     v.back().atol = v.back().rtol = 1e-4;  // 333-term float sums, in k steps on small specs
     packed({1, 8, 6, 6}, {12, 4, 3, 3}, 2, pad1, "packed_grouped");
     packed({1, 24, 5, 5}, {30, 24, 1, 1}, 1, {}, "packed_pointwise");
+    // Tiles over output channels and positions (the cpu keeps a column matrix across the
+    // former: the map box changes with the latter).
+    packed({2, 6, 14, 15}, {100, 6, 3, 3}, 1, pad1, "packed_m_tiles");
   }
 }
 

@@ -3,14 +3,14 @@
 // several, non-adjacent, negative, all and no axes; keepdims 0/1; noop_with_empty_axes; scalar,
 // empty, size-1 and long extents; f16/bf16/f64 and integers) and ArgMax / ArgMin (opsets 10, 11,
 // 13 with select_last_index; ties; every axis; keepdims; integer and 16-bit float data); and
-// Einsum (matmul, batch, diagonal, trace, transpose, implicit output, ellipsis broadcast, three
-// operands, empty dims); and the recurrent ops' cases (cases_rnn.cpp).
+// Einsum's (cases_einsum.cpp) and the recurrent ops' cases (cases_rnn.cpp).
 #include "ops/op_cases.h"
 #include "registry/strings.h"
 
 namespace asc::test {
 
-std::vector<OpCase> cases_rnn();  // cases_rnn.cpp
+std::vector<OpCase> cases_rnn();     // cases_rnn.cpp
+std::vector<OpCase> cases_einsum();  // cases_einsum.cpp
 
 namespace {
 
@@ -187,46 +187,13 @@ void add_arg_cases(std::vector<OpCase>& v) {
       for (int64_t last : {0, 1}) v.push_back(arg(op, 13, in_int(dt, {4, 9}, 0, 5), 1, 1, last));
 }
 
-OpCase einsum(const char* eq, std::vector<InputSpec> ins) {
-  OpCase c{"Einsum", 12, std::move(ins)};
-  c.attrs.set("equation", std::string(eq));
-  c.label = eq;
-  return c;
-}
-
-void add_einsum_cases(std::vector<OpCase>& v) {
-  v.push_back(einsum("ij,jk->ik", {in(kF32, {3, 5}), in(kF32, {5, 4})}));
-  v.push_back(einsum("bij,bjk->bik", {in(kF32, {2, 3, 5}), in(kF32, {2, 5, 4})}));
-  v.push_back(einsum("ii->i", {in(kF32, {4, 4})}));
-  v.push_back(einsum("ii", {in(kF32, {5, 5})}));  // implicit: trace
-  v.push_back(einsum("bii->bi", {in(kF32, {3, 4, 4})}));
-  v.push_back(einsum("ij->ji", {in(kF32, {3, 7})}));
-  v.push_back(einsum("ji", {in(kF32, {3, 7})}));  // implicit: sorted output, a transpose
-  v.push_back(einsum("i,i", {in(kF32, {9}), in(kF32, {9})}));
-  v.push_back(einsum("i,j->ij", {in(kF32, {3}), in(kF32, {4})}));
-  v.push_back(einsum("ij->", {in(kF32, {6, 5})}));
-  v.push_back(einsum("...ij,...jk->...ik", {in(kF32, {2, 1, 3, 4}), in(kF32, {5, 4, 2})}));
-  v.push_back(einsum("...ii->...i", {in(kF32, {2, 3, 3})}));
-  v.push_back(einsum("i...->...", {in(kF32, {4, 2, 3})}));
-  v.push_back(einsum("...,...", {in(kF32, {3, 1}), in(kF32, {4})}));  // implicit broadcast
-  v.push_back(einsum("ij,jk,kl->il", {in(kF32, {2, 3}), in(kF32, {3, 4}), in(kF32, {4, 5})}));
-  v.push_back(einsum("Ab, bC -> AC", {in(kF32, {2, 3}), in(kF32, {3, 4})}));
-  v.push_back(einsum("i,->i", {in(kF32, {5}), in(kF32, {})}));
-  v.push_back(einsum("ij,jk->ik", {in(kF32, {0, 3}), in(kF32, {3, 4})}));
-  v.push_back(einsum("ij,jk->ik", {in(kF32, {2, 0}), in(kF32, {0, 3})}));  // empty sum: 0
-  v.push_back(
-      einsum("ij,jk->ik", {in(DType::kI32, {3, 4}, -5, 5), in(DType::kI32, {4, 2}, -5, 5)}));
-  v.push_back(einsum("bij,bkj->bik", {in(kF16, {2, 3, 8}), in(kF16, {2, 5, 8})}));
-  v.push_back(einsum("ij,jk->ik", {in(kF64, {17, 33}), in(kF64, {33, 9})}));
-}
-
 }  // namespace
 
 std::vector<OpCase> cases_reduce_more() {
   std::vector<OpCase> v;
   add_reduce_cases(v);
   add_arg_cases(v);
-  add_einsum_cases(v);
+  for (OpCase& c : cases_einsum()) v.push_back(std::move(c));
   for (OpCase& c : cases_rnn()) v.push_back(std::move(c));
   return v;
 }

@@ -38,5 +38,17 @@ TEST(HostReasons, UnknownOpHasNone) {
   EXPECT_NE(host_kernel_reason("NonZero"), "");
 }
 
+// Ops run as a sequence of tile programs say so, and when they compute on the host instead.
+TEST(HostReasons, TileSequencesSayWhenTheyRunOnTheHost) {
+  for (const char* op : {"Einsum", "Resize", "LSTM"}) {
+    const std::string_view r = host_kernel_reason(op);
+    EXPECT_NE(r.find("tile program"), std::string_view::npos) << op << ": " << r;
+    EXPECT_NE(r.find("f64"), std::string_view::npos) << op << ": " << r;
+  }
+  const std::string_view r = host_kernel_reason("Einsum");
+  for (const char* what : {"EinsumMatMul", "EinsumPrep", "integer", "launch_program"})
+    EXPECT_NE(r.find(what), std::string_view::npos) << what << " in: " << r;
+}
+
 }  // namespace
 }  // namespace asc

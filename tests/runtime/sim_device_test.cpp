@@ -8,6 +8,8 @@
 
 #include "ops/ops.h"
 #include "registry/error.h"
+#include "runtime/devices/sim/cost_model.h"
+#include "runtime/devices/sim/sim_device.h"
 #include "runtime/model.h"
 #include "runtime/op_runner.h"
 #include "tests/runtime/test_util.h"
@@ -133,6 +135,58 @@ TEST(SimDevice, NodesPlannedWhileRunningAreTiledFor910bAndPredicted) {
   for (const StepTiming& st : stats.steps) EXPECT_TRUE(st.cost.valid);
   ASSERT_EQ(block_dims.size(), 1u);
   EXPECT_GT(block_dims[0], 2);  // spread over the 910B's cores, not the 2 host threads
+}
+
+// An op run as a sequence of tile programs (Einsum of three operands: two EinsumMatMul launches)
+// runs them under the 910B's tilings and is predicted from them, one after the other.
+TEST(SimDevice, EinsumPredictedFromItsLaunches) {
+  Graph g;
+  g.opsets[""] = 17;
+  const int a = g.add_value("a", {DType::kF32, SymShape{Dim(3), Dim(40)}});
+  const int b = g.add_value("b", {DType::kF32, SymShape{Dim(5), Dim(40), Dim(24)}});
+  const int c = g.add_value("c", {DType::kF32, SymShape{Dim(3), Dim(24)}});
+  const int y = g.add_value("y", {DType::kF32, std::nullopt});
+  g.inputs = {a, b, c};
+  g.outputs = {y};
+  const Attrs eq{{"equation", std::string("bn,anm,bm->ba")}};
+  g.add_node(node("Einsum", {a, b, c}, {y}, eq));
+  ModelOptions mo;
+  mo.threads = 2;
+  mo.device = "sim:910b";
+  const Model model(std::move(g), mo);
+  const std::vector<Tensor> in{random({3, 40}, 5), random({5, 40, 24}, 6), random({3, 24}, 7)};
+  RunStats stats;
+  const Tensor got = model.run({{"a", in[0]}, {"b", in[1]}, {"c", in[2]}}, {}, &stats).at(0).tensor;
+
+  const OpDef& op = *global_registry().find("", "Einsum", 17);
+  const cpu::CpuDevice cpu(2);
+  OpRunOptions o;
+  o.spec = ascend910b();
+  const Tensor want = run_op(op, eq, in, cpu, o).at(0);
+  ASSERT_EQ(got.shape(), (Shape{3, 5}));
+  ASSERT_EQ(want.shape(), got.shape());
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), static_cast<size_t>(got.nbytes())), 0);
+
+  ASSERT_EQ(stats.steps.size(), 1u);
+  const sim::KernelCost& cost = stats.steps[0].cost;
+  EXPECT_TRUE(cost.valid);
+  EXPECT_FALSE(cost.host);
+  EXPECT_GT(cost.busy[static_cast<int>(sim::Pipe::kCube)], 0.0);
+  const Attrs resolved = op.resolve(eq);
+  const DeviceSpec spec = ascend910b();
+  LaunchContext ctx;
+  ctx.op = &op;
+  for (const Tensor& t : in) ctx.inputs.push_back(t.desc());
+  ctx.outputs = {got.desc()};
+  ctx.attrs = &resolved;
+  ctx.spec = &spec;
+  const auto launches = op.launches_fn(ctx);
+  ASSERT_EQ(launches.size(), 2u);
+  sim::KernelCost sum;
+  for (const ProgramLaunches& l : launches)
+    sum.then(predict_program(*l.program, spec, sim::SimDevice("sim:910b").config()));
+  EXPECT_DOUBLE_EQ(cost.cycles, sum.cycles);
+  EXPECT_GT(cost.cycles, 0.0);
 }
 
 }  // namespace

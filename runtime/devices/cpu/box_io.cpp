@@ -48,11 +48,17 @@ bool gather_2d_any(const std::byte* src, int64_t sa, int64_t sc, int64_t na, int
   }
 }
 
-// dst[i] = src[i * stride] for i < n, elements of T.
+// dst[i] = src[i * stride] for i < n, elements of T (stride 0: a broadcast, one value filled).
 template <typename T>
 inline void gather_strided(const std::byte* src, int64_t stride, int64_t n, std::byte* dst) {
   const T* s = reinterpret_cast<const T*>(src);
   T* d = reinterpret_cast<T*>(dst);
+  if (stride == 0) {
+    T v;
+    std::memcpy(&v, s, sizeof(T));
+    std::fill(d, d + n, v);
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) std::memcpy(d + i, s + i * stride, sizeof(T));
 }
 
@@ -101,16 +107,55 @@ inline void scatter_strided_any(const std::byte* src, int64_t stride, int64_t n,
 // feature map): copied row by row. Beyond it (a transposed read): 8x8 blocks (gather_2d).
 constexpr int64_t kRowStrideMax = 8;
 
-void gather(const std::byte* gm, const GmBox& box, const BoxEval& e, size_t j, std::byte* dst,
-            const int64_t* inner, size_t es) {
-  const BoxDim& d = box.dims[j];
-  const int64_t n = e.valid(j);
-  if (j + 2 == box.dims.size()) {  // the last two dims: rows
-    const int64_t cs = box.dims[j + 1].stride, cols = e.valid(j + 1);
-    if (cs > kRowStrideMax && gather_2d_any(gm, d.stride, cs, n, cols, dst, inner[j], es)) return;
+// The box's valid region as nested runs, outermost first: per dim its count and its strides in
+// GM and in the dense local buffer (elements). Dims of one valid element are dropped (but the
+// last), and a dim merges into the one outside it when both layouts continue across them (a
+// convolution tile's [m][oh][ow] rows of whole planes: one run), so a move makes one call per
+// contiguous run rather than one per box row. The last dim's local stride is 1.
+struct Walk {
+  int rank = 0;
+  int64_t n[kMaxRank], gs[kMaxRank], ls[kMaxRank];
+};
+
+Walk walk_of(const GmBox& box, const BoxEval& e, const int64_t* inner) {
+  Walk w;
+  const size_t r = box.dims.size();
+  for (size_t j = 0; j < r; ++j) {
+    const int64_t cnt = e.valid(j), g = box.dims[j].stride, l = inner[j];
+    if (cnt == 1 && j + 1 < r) continue;
+    if (w.rank > 0) {
+      const int o = w.rank - 1;
+      if (w.gs[o] == cnt * g && w.ls[o] == cnt * l) {
+        w.n[o] *= cnt;
+        w.gs[o] = g;
+        w.ls[o] = l;
+        continue;
+      }
+    }
+    w.n[w.rank] = cnt;
+    w.gs[w.rank] = g;
+    w.ls[w.rank] = l;
+    ++w.rank;
+  }
+  return w;
+}
+
+void gather(const std::byte* gm, const Walk& w, int j, std::byte* dst, size_t es) {
+  const int64_t n = w.n[j];
+  if (j + 1 == w.rank) {
+    if (w.gs[j] == 1)
+      std::memcpy(dst, gm, static_cast<size_t>(n) * es);
+    else
+      gather_strided_any(gm, w.gs[j], n, dst, es);
+    return;
+  }
+  if (j + 2 == w.rank) {  // the last two dims: rows
+    const int64_t cs = w.gs[j + 1], cols = w.n[j + 1];
+    if (cs > kRowStrideMax && gather_2d_any(gm, w.gs[j], cs, n, cols, dst, w.ls[j], es)) return;
+    if (cs == 2 && es == 4 && gather_stride2_f32(gm, w.gs[j], n, cols, dst, w.ls[j])) return;
     for (int64_t i = 0; i < n; ++i) {
-      const std::byte* row = gm + static_cast<size_t>(i * d.stride) * es;
-      std::byte* out = dst + static_cast<size_t>(i * inner[j]) * es;
+      const std::byte* row = gm + static_cast<size_t>(i * w.gs[j]) * es;
+      std::byte* out = dst + static_cast<size_t>(i * w.ls[j]) * es;
       if (cs == 1)
         std::memcpy(out, row, static_cast<size_t>(cols) * es);
       else
@@ -118,26 +163,37 @@ void gather(const std::byte* gm, const GmBox& box, const BoxEval& e, size_t j, s
     }
     return;
   }
-  if (j + 1 == box.dims.size()) {
-    if (d.stride == 1) {
-      std::memcpy(dst, gm, static_cast<size_t>(n) * es);
-    } else {
-      gather_strided_any(gm, d.stride, n, dst, es);
+  for (int64_t i = 0; i < n; ++i)
+    gather(gm + static_cast<size_t>(i * w.gs[j]) * es, w, j + 1,
+           dst + static_cast<size_t>(i * w.ls[j]) * es, es);
+}
+
+float apply_f32(BinaryOp op, float a, float b) {
+  return op == BinaryOp::kAdd ? a + b : op == BinaryOp::kMax ? std::max(a, b) : std::min(a, b);
+}
+
+void accumulate(const std::byte* gm, const Walk& w, int j, std::byte* acc, BinaryOp op) {
+  const bool rows = j + 2 == w.rank;
+  if (rows || j + 1 == w.rank) {
+    const int64_t nr = rows ? w.n[j] : 1, rs = rows ? w.gs[j] : 0, ld = rows ? w.ls[j] : 0;
+    const int64_t cs = w.gs[w.rank - 1], n = w.n[w.rank - 1];
+    if (accumulate_rows_f32(op, gm, rs, cs, nr, n, acc, ld)) return;
+    for (int64_t r = 0; r < nr; ++r) {
+      const float* s = reinterpret_cast<const float*>(gm) + r * rs;
+      float* a = reinterpret_cast<float*>(acc) + r * ld;
+      for (int64_t i = 0; i < n; ++i) a[i] = apply_f32(op, a[i], s[i * cs]);
     }
     return;
   }
-  for (int64_t i = 0; i < n; ++i)
-    gather(gm + static_cast<size_t>(i * d.stride) * es, box, e, j + 1,
-           dst + static_cast<size_t>(i * inner[j]) * es, inner, es);
+  for (int64_t i = 0; i < w.n[j]; ++i)
+    accumulate(gm + i * w.gs[j] * 4, w, j + 1, acc + i * w.ls[j] * 4, op);
 }
 
-void scatter(std::byte* gm, const GmBox& box, const BoxEval& e, size_t j, const std::byte* src,
-             const int64_t* inner, DType from, DType to) {
-  const BoxDim& d = box.dims[j];
-  const int64_t n = e.valid(j);
-  const size_t es_from = dtype_size(from), es_to = dtype_size(to);
-  if (j + 1 == box.dims.size()) {
-    if (d.stride == 1) {
+void scatter(std::byte* gm, const Walk& w, int j, const std::byte* src, DType from, DType to,
+             size_t es_from, size_t es_to) {
+  const int64_t n = w.n[j];
+  if (j + 1 == w.rank) {
+    if (w.gs[j] == 1) {
       if (from == to) {
         std::memcpy(gm, src, static_cast<size_t>(n) * es_to);
       } else {
@@ -153,15 +209,15 @@ void scatter(std::byte* gm, const GmBox& box, const BoxEval& e, size_t j, const 
           vec_cast(from, to, from_src, buf, m);
           from_src = buf;
         }
-        scatter_strided_any(from_src, d.stride, m, gm + i0 * d.stride * static_cast<int64_t>(es_to),
+        scatter_strided_any(from_src, w.gs[j], m, gm + i0 * w.gs[j] * static_cast<int64_t>(es_to),
                             es_to);
       }
     }
     return;
   }
   for (int64_t i = 0; i < n; ++i)
-    scatter(gm + static_cast<size_t>(i * d.stride) * es_to, box, e, j + 1,
-            src + static_cast<size_t>(i * inner[j]) * es_from, inner, from, to);
+    scatter(gm + static_cast<size_t>(i * w.gs[j]) * es_to, w, j + 1,
+            src + static_cast<size_t>(i * w.ls[j]) * es_from, from, to, es_from, es_to);
 }
 
 // Elements of the dense local buffer per step of each box dim, and the local offset of the
@@ -259,8 +315,22 @@ void box_gather(const std::byte* gm, const GmBox& box, const BoxEval& e, std::by
   }
   int64_t inner[kMaxRank];
   const int64_t first = inner_sizes(box, e, inner);
-  gather(gm + static_cast<size_t>(e.first) * es, box, e, 0, local + static_cast<size_t>(first) * es,
-         inner, es);
+  gather(gm + static_cast<size_t>(e.first) * es, walk_of(box, e, inner), 0,
+         local + static_cast<size_t>(first) * es, es);
+}
+
+void box_accumulate(const std::byte* gm, const GmBox& box, const BoxEval& e, std::byte* acc,
+                    BinaryOp op) {
+  if (e.empty) return;
+  const std::byte* first_gm = gm + e.first * 4;
+  if (box.dims.empty()) {
+    float* a = reinterpret_cast<float*>(acc);
+    a[0] = apply_f32(op, a[0], *reinterpret_cast<const float*>(first_gm));
+    return;
+  }
+  int64_t inner[kMaxRank];
+  const int64_t first = inner_sizes(box, e, inner);
+  accumulate(first_gm, walk_of(box, e, inner), 0, acc + first * 4, op);
 }
 
 void box_scatter(std::byte* gm, const GmBox& box, const BoxEval& e, const std::byte* local,
@@ -273,8 +343,9 @@ void box_scatter(std::byte* gm, const GmBox& box, const BoxEval& e, const std::b
   }
   int64_t inner[kMaxRank];
   const int64_t first = inner_sizes(box, e, inner);
-  scatter(gm + static_cast<size_t>(e.first) * es_to, box, e, 0,
-          local + static_cast<size_t>(first) * dtype_size(from), inner, from, to);
+  const size_t es_from = dtype_size(from);
+  scatter(gm + static_cast<size_t>(e.first) * es_to, walk_of(box, e, inner), 0,
+          local + static_cast<size_t>(first) * es_from, from, to, es_from, es_to);
 }
 
 void box_prefetch(const std::byte* gm, const GmBox& box, const BoxEval& e, size_t es) {

@@ -49,6 +49,22 @@ void box_gather(const std::byte* gm, const GmBox& box, const BoxEval& e, std::by
 void box_scatter(std::byte* gm, const GmBox& box, const BoxEval& e, const std::byte* local,
                  DType from, DType to);
 
+// dst[r * ld + i] = src[r * rs + 2 * i] for r < rows, i < n (4-byte elements, strides in
+// elements), with AVX-512 (box_io_avx512.cpp); false, doing nothing, without it.
+bool gather_stride2_f32(const std::byte* src, int64_t rs, int64_t rows, int64_t n, std::byte* dst,
+                        int64_t ld);
+
+// acc[r * ld + i] = op(acc[r * ld + i], src[r * rs + i * cs]) for r < rows, i < n: f32, op add,
+// max or min, cs 1 or 2, with AVX-512 (box_io_avx512.cpp); false, doing nothing, otherwise.
+bool accumulate_rows_f32(BinaryOp op, const std::byte* src, int64_t rs, int64_t cs, int64_t rows,
+                         int64_t n, std::byte* acc, int64_t ld);
+
+// acc (a dense f32 local buffer of the box's sizes) = op(acc, the box's valid region), op add, max
+// or min: a copy-in and the accumulate reading it as one pass (the rest of acc is unchanged: the
+// box's padding is op's identity).
+void box_accumulate(const std::byte* gm, const GmBox& box, const BoxEval& e, std::byte* acc,
+                    BinaryOp op);
+
 // Brings the rows of a matrix-like box into cache ahead of a copy-in.
 void box_prefetch(const std::byte* gm, const GmBox& box, const BoxEval& e, size_t es);
 

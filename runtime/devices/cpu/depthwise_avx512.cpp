@@ -83,17 +83,6 @@ ASC_AVX512 inline void taps_of(__m512* acc, const float* buf, const float* w, in
   row_taps<NCH>(acc, buf, w, mr, k2, s, d);
 }
 
-// 16 values x[0], x[s], ... (x[31] may be read when s == 2).
-ASC_AVX512 inline __m512 plane_load(const float* x, int64_t s) {
-  if (s == 1) return _mm512_loadu_ps(x);
-  if (s == 2) {
-    const __m512i evens =
-        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    return _mm512_permutex2var_ps(_mm512_loadu_ps(x), evens, _mm512_loadu_ps(x + 16));
-  }
-  return load_strided(x, s, 16);
-}
-
 // Row r's channel lies outside the map's box (a tail tile) or past K: its outputs are zero
 // (unchanged when accumulating).
 bool outside_map(int64_t r, int64_t win, int64_t k, const Im2colSource& src, float* out, int64_t n,
@@ -156,84 +145,155 @@ ASC_AVX512 void diag_map_rows(const float* pa, int64_t a_stride, int64_t mr,
   }
 }
 
-// Plane by plane (equal strides in H and W): the window's rows of the map copied once into a
-// zero-padded plane of pitch wp; output q = oh * wp + ow then reads input s * q + b * dh * wp +
-// e * dw for tap (b, e), so every tap is one shifted (strided) vector load per 16 outputs, the
-// whole plane's outputs in a few vectors — a 7x7 map too (its wp - OW columns per row are
-// computed and dropped). `plane` and `q_out` are per-thread scratch.
+// Plane by plane: the window's part of the map copied once per channel into zero-padded phase
+// planes — sr x sc of them, phase (i, j) holding the map rows = i and columns = j modulo the
+// strides (sr, sc), P columns each — so output q = oh * P + ow of every tap (b, e) reads phase
+// ((b dh) % sr, (e dw) % sc) at q + ((b dh) / sr) P + (e dw) / sc: the taps are unit-stride vector
+// loads at offsets fixed for the whole call, the plane's outputs a few vectors even for a 7x7 map
+// (its P - OW columns per row computed and dropped). `planes` and `q_out` are per-thread scratch.
+constexpr int kPlaneVectors = 8;    // outputs in registers: 8 vectors of 16
+constexpr int64_t kPlaneTaps = 64;  // taps of one window depth
+
+template <int NV>
+ASC_AVX512 inline void plane_taps(const float* x, const int64_t* off, const float* w, int64_t taps,
+                                  float* dst, bool add) {
+  // Few vectors: the taps alternate between P partial sums per vector, so at least eight
+  // independent FMA chains hide the FMA latency (a 7x7 plane is five vectors).
+  constexpr int P = NV >= 8 ? 1 : NV >= 4 ? 2 : 4;
+  __m512 acc[P][NV];
+  for (int q = 0; q < P; ++q)
+    for (int j = 0; j < NV; ++j)
+      acc[q][j] = q == 0 && add ? _mm512_loadu_ps(dst + 16 * j) : _mm512_setzero_ps();
+  int64_t t = 0;
+  for (; t + P <= taps; t += P) {
+#pragma GCC unroll 4
+    for (int q = 0; q < P; ++q) {
+      const __m512 wv = _mm512_set1_ps(w[t + q]);
+      const float* xt = x + off[t + q];
+#pragma GCC unroll 8
+      for (int j = 0; j < NV; ++j)
+        acc[q][j] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(xt + 16 * j), acc[q][j]);
+    }
+  }
+  for (; t < taps; ++t) {  // the last taps % P into the first partial sums (no padding tap)
+    const __m512 wv = _mm512_set1_ps(w[t]);
+    const float* xt = x + off[t];
+#pragma GCC unroll 8
+    for (int j = 0; j < NV; ++j)
+      acc[0][j] = _mm512_fmadd_ps(wv, _mm512_loadu_ps(xt + 16 * j), acc[0][j]);
+  }
+  for (int j = 0; j < NV; ++j) {
+    __m512 v = acc[0][j];
+    for (int q = 1; q < P; ++q) v = _mm512_add_ps(v, acc[q][j]);
+    _mm512_storeu_ps(dst + 16 * j, v);
+  }
+}
+
+template <int NV>
+ASC_AVX512 inline void plane_taps_n(const float* x, const int64_t* off, const float* w,
+                                    int64_t taps, float* dst, bool add, int nv) {
+  if constexpr (NV > 1) {
+    if (nv < NV) return plane_taps_n<NV - 1>(x, off, w, taps, dst, add, nv);
+  }
+  plane_taps<NV>(x, off, w, taps, dst, add);
+}
+
+// Input row xr's columns [lo, hi) into phase-plane rows: column u to row `dst[u % sc]` at u / sc.
+ASC_AVX512 inline void split_row(const float* xr, int64_t xs, int64_t lo, int64_t hi, int64_t sc,
+                                 float* const* dst) {
+  if (xs == 1 && sc == 1) {  // (short rows: a library copy call costs more than the copy)
+    for (int64_t u = lo; u < hi; u += 16) {
+      const __mmask16 m = tail_mask(hi - u);
+      _mm512_mask_storeu_ps(dst[0] + u, m, _mm512_maskz_loadu_ps(m, xr + u));
+    }
+    return;
+  }
+  int64_t u = lo;
+  if (xs == 1 && sc == 2) {
+    const __m512i evens =
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
+    if (u < hi && u % 2 == 1) {
+      dst[1][u / 2] = xr[u];
+      ++u;
+    }
+    for (; u < hi; u += 32) {
+      const int64_t cnt = std::min<int64_t>(32, hi - u);
+      const __m512 v0 = _mm512_maskz_loadu_ps(tail_mask(cnt), xr + u);
+      const __m512 v1 = _mm512_maskz_loadu_ps(tail_mask(cnt - 16), xr + u + 16);
+      _mm512_mask_storeu_ps(dst[0] + u / 2, tail_mask((cnt + 1) / 2),
+                            _mm512_permutex2var_ps(v0, evens, v1));
+      _mm512_mask_storeu_ps(dst[1] + u / 2, tail_mask(cnt / 2),
+                            _mm512_permutex2var_ps(v0, odds, v1));
+    }
+    return;
+  }
+  for (; u < hi; ++u) dst[u % sc][u / sc] = xr[u * xs];
+}
+
 ASC_AVX512 void diag_map_planes(const float* pa, int64_t a_stride, int64_t mr,
                                 const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
                                 int64_t m, int64_t n, int64_t k, bool accumulate) {
   const float* map = reinterpret_cast<const float*>(src.gm);
-  const int64_t win = g.window(), s = g.s[2], k1 = g.k[1], k2 = g.k[2];
-  const int64_t oh_n = g.out[1], ow_n = g.out[2];
-  const int64_t wp = (ow_n - 1) * s + (k2 - 1) * g.d[2] + 1;
-  const int64_t hp = (oh_n - 1) * s + (k1 - 1) * g.d[1] + 1;
-  const int64_t qn = oh_n * wp;  // outputs computed per plane (pitch wp)
-  static thread_local std::vector<float> plane, q_out, wt;
-  static thread_local std::vector<int64_t> off;
-  off.resize(static_cast<size_t>(k1 * k2));
-  wt.resize(off.size());
-  // Reads run past the last output row by up to a row of pitch wp per stride, the width's taps
-  // and a vector pair: zeros there (those outputs are dropped).
-  plane.assign(static_cast<size_t>(hp * wp + (s + 1) * wp + k2 * g.d[2] + 64 * s), 0.0f);
-  q_out.resize(static_cast<size_t>(qn + 16));
+  const int64_t win = g.window(), sr = g.s[1], sc = g.s[2], k1 = g.k[1], k2 = g.k[2];
+  const int64_t oh_n = g.out[1], ow_n = g.out[2], taps = k1 * k2;
+  const int64_t hp = g.span(1), wp = g.span(2);
+  const int64_t ph = (hp + sr - 1) / sr, pw = (wp + sc - 1) / sc;
+  // Phase stride: reads run past a phase's last row by up to a row and a block of vectors.
+  const int64_t ps = ph * pw + pw + 16 * kPlaneVectors;
+  const int64_t qn = oh_n * pw;  // outputs computed per plane (pitch pw)
+  static thread_local std::vector<float> plane_buf, q_buf;
+  plane_buf.assign(static_cast<size_t>(sr * sc * ps), 0.0f);
+  q_buf.resize(static_cast<size_t>(qn + 16 * kPlaneVectors));
+  float* const planes = plane_buf.data();
+  float* const q_out = q_buf.data();
+  int64_t off[kPlaneTaps];
+  float wt[kPlaneTaps];
+  for (int64_t t = 0; t < taps; ++t) {
+    const int64_t b = (t / k2) * g.d[1], e = (t % k2) * g.d[2];
+    off[t] = ((b % sr) * sc + e % sc) * ps + (b / sr) * pw + e / sc;
+  }
   const int64_t c_lo = std::clamp<int64_t>(src.lo[3], 0, wp);
   const int64_t c_hi = std::clamp<int64_t>(src.hi[3], c_lo, wp);
   const int64_t r_lo = std::clamp<int64_t>(src.lo[2], 0, hp);
   const int64_t r_hi = std::clamp<int64_t>(src.hi[2], r_lo, hp);
-  const int64_t plane_n = g.out[1] * g.out[2];
+  const int64_t plane_n = oh_n * ow_n;
   for (int64_t r = 0; r < m; ++r) {
     float* out = c + r * ldc;
     if (outside_map(r, win, k, src, out, n, accumulate)) continue;
     const float* w = pa + (r / mr) * a_stride + (r * win) * mr + r % mr;  // w[t * mr]: tap t
     const float* xc = map + src.base + r * src.stride[0];
     for (int64_t od = 0; od < g.out[0]; ++od) {
-      std::fill(q_out.begin(), q_out.end(), 0.0f);
+      bool any = false;
       for (int64_t a = 0; a < g.k[0]; ++a) {
         const int64_t id = od * g.s[0] + a * g.d[0];
         if (id < src.lo[1] || id >= src.hi[1]) continue;
         const float* xd = xc + id * src.stride[1];
         for (int64_t h = r_lo; h < r_hi; ++h) {
-          const float* xr = xd + h * src.stride[2];
-          float* pr = plane.data() + h * wp;
-          if (src.stride[3] == 1)
-            std::copy(xr + c_lo, xr + c_hi, pr + c_lo);
-          else
-            for (int64_t u = c_lo; u < c_hi; ++u) pr[u] = xr[u * src.stride[3]];
+          float* rows[4];
+          for (int64_t j = 0; j < sc; ++j)
+            rows[j] = planes + ((h % sr) * sc + j) * ps + (h / sr) * pw;
+          split_row(xd + h * src.stride[2], src.stride[3], c_lo, c_hi, sc, rows);
         }
-        // The taps' plane offsets and weights, then four partial sums in registers (the last
-        // taps % 4 into the first: no padding tap, which would multiply an infinity by 0).
-        const float* wa = w + a * k1 * k2 * mr;
-        const int64_t taps = k1 * k2, whole = taps / 4 * 4;
-        for (int64_t t = 0; t < taps; ++t) {
-          off[t] = (t / k2) * g.d[1] * wp + (t % k2) * g.d[2];
-          wt[t] = wa[t * mr];
+        for (int64_t t = 0; t < taps; ++t) wt[t] = w[(a * taps + t) * mr];
+        for (int64_t q0 = 0; q0 < qn; q0 += 16 * kPlaneVectors) {
+          const int nv = static_cast<int>(std::min<int64_t>(kPlaneVectors, (qn - q0 + 15) / 16));
+          plane_taps_n<kPlaneVectors>(planes + q0, off, wt, taps, q_out + q0, any, nv);
         }
-        const float* pl = plane.data();
-        for (int64_t q0 = 0; q0 < qn; q0 += 16) {
-          const float* x = pl + s * q0;
-          __m512 p0 = _mm512_loadu_ps(q_out.data() + q0), p1 = _mm512_setzero_ps(),
-                 p2 = _mm512_setzero_ps(), p3 = _mm512_setzero_ps();
-          for (int64_t t = 0; t < whole; t += 4) {
-            p0 = _mm512_fmadd_ps(_mm512_set1_ps(wt[t]), plane_load(x + off[t], s), p0);
-            p1 = _mm512_fmadd_ps(_mm512_set1_ps(wt[t + 1]), plane_load(x + off[t + 1], s), p1);
-            p2 = _mm512_fmadd_ps(_mm512_set1_ps(wt[t + 2]), plane_load(x + off[t + 2], s), p2);
-            p3 = _mm512_fmadd_ps(_mm512_set1_ps(wt[t + 3]), plane_load(x + off[t + 3], s), p3);
-          }
-          for (int64_t t = whole; t < taps; ++t)
-            p0 = _mm512_fmadd_ps(_mm512_set1_ps(wt[t]), plane_load(x + off[t], s), p0);
-          _mm512_storeu_ps(q_out.data() + q0,
-                           _mm512_add_ps(_mm512_add_ps(p0, p1), _mm512_add_ps(p2, p3)));
-        }
+        any = true;
       }
-      // The plane's outputs (pitch wp) into C's positions (pitch ow_n).
+      // The plane's outputs (pitch pw) into C's positions (pitch ow_n).
       for (int64_t oh = 0; oh < oh_n; ++oh) {
         const int64_t p0 = od * plane_n + oh * ow_n;
         if (p0 >= n) break;
         const int64_t cnt = std::min(ow_n, n - p0);
-        const float* qr = q_out.data() + oh * wp;
-        for (int64_t i = 0; i < cnt; ++i) out[p0 + i] = (accumulate ? out[p0 + i] : 0.0f) + qr[i];
+        const float* qr = q_out + oh * pw;
+        for (int64_t i = 0; i < cnt; i += 16) {
+          const __mmask16 mk = tail_mask(cnt - i);
+          __m512 v = any ? _mm512_maskz_loadu_ps(mk, qr + i) : _mm512_setzero_ps();
+          if (accumulate) v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, out + p0 + i));
+          _mm512_mask_storeu_ps(out + p0 + i, mk, v);
+        }
       }
     }
   }
@@ -244,10 +304,11 @@ ASC_AVX512 void diag_map_planes(const float* pa, int64_t a_stride, int64_t mr,
 ASC_AVX512 void mmad_f32_diag_map(const float* pa, int64_t a_stride, int64_t mr,
                                   const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
                                   int64_t m, int64_t n, int64_t k, bool accumulate) {
-  constexpr int64_t kPlaneMax = 1 << 15;  // floats of scratch plane (128 KiB): an L2-sized map
-  const int64_t wp = (g.out[2] - 1) * g.s[2] + (g.k[2] - 1) * g.d[2] + 1;
-  const int64_t hp = (g.out[1] - 1) * g.s[1] + (g.k[1] - 1) * g.d[1] + 1;
-  if (g.s[1] == g.s[2] && hp * wp <= kPlaneMax)
+  constexpr int64_t kPlaneMax = 1 << 15;  // floats of scratch planes (128 KiB): an L2-sized map
+  const int64_t sr = g.s[1], sc = g.s[2];
+  const int64_t ph = (g.span(1) + sr - 1) / sr, pw = (g.span(2) + sc - 1) / sc;
+  if (sc <= 4 && g.k[1] * g.k[2] <= kPlaneTaps &&
+      sr * sc * (ph * pw + pw + 16 * kPlaneVectors) <= kPlaneMax)
     diag_map_planes(pa, a_stride, mr, src, g, c, ldc, m, n, k, accumulate);
   else
     diag_map_rows(pa, a_stride, mr, src, g, c, ldc, m, n, k, accumulate);

@@ -113,6 +113,14 @@ bool gemm_mmad_b_rows(DType in, const void* pa, const void* b, int64_t ldb, floa
                       int64_t m, int64_t n, int64_t k, bool accumulate, GemmAhead* ahead = nullptr);
 bool gemm_mmad_b_rows_supported(DType in);
 
+// gemm_mmad_a_panels for B of n <= kNarrowMax columns read where it lies (element (kk, j) at
+// b[kk * brs + j * bcs], f32): one pass over A's panels (gemm_narrow_avx512.cpp). f32 A on
+// AVX-512 only; false (nothing done) elsewhere.
+constexpr int64_t kNarrowMax = 4;
+bool gemm_mmad_a_panels_narrow(DType in, const void* pa, int64_t a_stride, const float* b,
+                               int64_t brs, int64_t bcs, float* c, int64_t ldc, int64_t m,
+                               int64_t n, int64_t k, bool accumulate);
+
 // B pre-packed: a whole weight [K, N] packed once (gemm_pack_b, at load) and kept, whose panels
 // of nr columns lie `panel_stride` elements apart; pb points at the block's first panel, at its
 // first k row (a k block of the weight is the same rows of every panel). The analogue of weights

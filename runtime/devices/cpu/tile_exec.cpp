@@ -66,6 +66,14 @@ void check_panels(const TileProgram& p, const Instr& in, DType dt, const BufStat
                     g.k_pack, ")"));
 }
 
+// The same feature-map box (a column matrix made from it is still valid within a launch).
+bool same_map(const Im2colSource& a, const Im2colSource& b) {
+  if (a.gm != b.gm || a.base != b.base) return false;
+  for (int j = 0; j < 4; ++j)
+    if (a.stride[j] != b.stride[j] || a.lo[j] != b.lo[j] || a.hi[j] != b.hi[j]) return false;
+  return true;
+}
+
 }  // namespace
 
 void CoreArena::reserve(const TileProgram& p) {
@@ -133,288 +141,332 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
     s.rows = d.dims.size() >= 2 ? d.dims[d.dims.size() - 2] : 1;
   };
 
-  for (int64_t tile = begin; tile < end; ++tile) {
-    int64_t rem = tile;  // row-major grid coordinates, last axis fastest
-    for (int g = gr - 1; g >= 0; --g) {
-      vars[g] = rem % p.grid[g];
-      rem /= p.grid[g];
-    }
-    for (int pc = 0; pc < ni; ++pc) {
-      const Instr& in = p.instrs[pc];
-      const auto n_of = [&](int b) { return numel(p.buffers[b].dims); };
-      switch (in.kind) {
-        case InstrKind::kLoopBegin:
-          vars[in.var] = 0;
-          if (in.count <= 0) pc = low.loop_end[pc];
-          break;
-        case InstrKind::kLoopEnd: {
-          const Instr& lb = p.instrs[low.loop_begin[pc]];
-          if (++vars[lb.var] < lb.count) pc = low.loop_begin[pc];
+  // One instruction; pc may move (loops).
+  auto exec = [&](int& pc) {
+    const Instr& in = p.instrs[pc];
+    const auto n_of = [&](int b) { return numel(p.buffers[b].dims); };
+    switch (in.kind) {
+      case InstrKind::kLoopBegin:
+        vars[in.var] = 0;
+        if (in.count <= 0) pc = low.loop_end[pc];
+        break;
+      case InstrKind::kLoopEnd: {
+        const Instr& lb = p.instrs[low.loop_begin[pc]];
+        if (++vars[lb.var] < lb.count) pc = low.loop_begin[pc];
+        break;
+      }
+      case InstrKind::kCopyIn: {
+        if (low.acc_in[pc]) {
+          const Instr& acc = p.instrs[++pc];
+          box_accumulate(gm(in.arg), in.box, eval_box(in.box, vars), st[acc.dst].ptr,
+                         static_cast<BinaryOp>(acc.op));
           break;
         }
-        case InstrKind::kCopyIn: {
-          BufState& s = st[in.dst];
-          const BufferDecl& d = p.buffers[in.dst];
-          const size_t es = dtype_size(d.dtype);
-          const BoxEval e = eval_box(in.box, vars);
-          std::byte* src = gm(in.arg) + static_cast<size_t>(e.first) * es;
-          s.map.gm = nullptr;
-          if (low.view_in[pc] && low.map_in[pc]) {
-            s.map = map_view(gm(in.arg), in.box, e);
-          } else if (low.view_in[pc]) {
-            s.ptr = src;
-            const BoxMatrix m = box_matrix(in.box, e);
-            s.rs = m.rs, s.cs = m.cs, s.rows = m.rows, s.cols = m.cols;
-          } else if (low.alias_in[pc] && e.full) {
-            s.ptr = src;
-          } else {
-            s.ptr = slot_ptr(in.dst);
-            if (!e.full && in.box.fill == 0) std::memset(s.ptr, 0, static_cast<size_t>(d.bytes()));
-            if (!e.full && in.box.fill != 0)
-              vec_duplicate(d.dtype, in.box.fill, s.ptr, numel(d.dims));
-            box_gather(gm(in.arg), in.box, e, s.ptr, es);
-            const BoxMatrix m = box_matrix(in.box, e);
-            s.rows = m.rows;
-            s.cols = m.cols;
-            s.cs = 1;
-            s.rs = d.dims.empty() ? 1 : d.dims.back();
-          }
-          if (in.prefetch_next) {  // next loop iteration's block
-            const Instr* loop = nullptr;
-            for (int q = pc; q >= 0 && !loop; --q)
-              if (p.instrs[q].kind == InstrKind::kLoopBegin && low.loop_end[q] > pc)
-                loop = &p.instrs[q];
-            if (loop && vars[loop->var] + 1 < loop->count) {
-              ++vars[loop->var];
-              const BoxEval next = eval_box(in.box, vars);
-              --vars[loop->var];
-              if (!next.empty && !low.map_in[pc]) {
-                const std::byte* base = gm(in.arg) + static_cast<size_t>(next.first) * es;
-                const BoxMatrix m = box_matrix(in.box, next);
-                // A packed matmul operand is fetched while the coming mmad computes, spread over
-                // its micro-kernel calls; anything else ahead of time, here.
-                // (Of a B packed panel by panel, the first two panels: the mmad fetches the rest.)
-                if (low.view_in[pc] && !low.mmad_direct && m.cs == 1)
-                  ahead.add(base, m.rs * static_cast<int64_t>(es), m.rows,
-                            (low.b_rows_in[pc] ? std::min<int64_t>(m.cols, 64) : m.cols) *
-                                static_cast<int64_t>(es));
-                else
-                  box_prefetch(gm(in.arg), in.box, next, es);
-              }
+        BufState& s = st[in.dst];
+        const BufferDecl& d = p.buffers[in.dst];
+        const size_t es = dtype_size(d.dtype);
+        const BoxEval e = eval_box(in.box, vars);
+        std::byte* src = gm(in.arg) + static_cast<size_t>(e.first) * es;
+        s.map.gm = nullptr;
+        if (low.view_in[pc] && low.map_in[pc]) {
+          s.map = map_view(gm(in.arg), in.box, e);
+        } else if (low.view_in[pc]) {
+          s.ptr = src;
+          const BoxMatrix m = box_matrix(in.box, e);
+          s.rs = m.rs, s.cs = m.cs, s.rows = m.rows, s.cols = m.cols;
+        } else if (low.alias_in[pc] && e.full) {
+          s.ptr = src;
+        } else {
+          s.ptr = slot_ptr(in.dst);
+          if (!e.full && in.box.fill == 0) std::memset(s.ptr, 0, static_cast<size_t>(d.bytes()));
+          if (!e.full && in.box.fill != 0)
+            vec_duplicate(d.dtype, in.box.fill, s.ptr, numel(d.dims));
+          box_gather(gm(in.arg), in.box, e, s.ptr, es);
+          const BoxMatrix m = box_matrix(in.box, e);
+          s.rows = m.rows;
+          s.cols = m.cols;
+          s.cs = 1;
+          s.rs = d.dims.empty() ? 1 : d.dims.back();
+        }
+        if (in.prefetch_next) {  // next loop iteration's block
+          const Instr* loop = nullptr;
+          for (int q = pc; q >= 0 && !loop; --q)
+            if (p.instrs[q].kind == InstrKind::kLoopBegin && low.loop_end[q] > pc)
+              loop = &p.instrs[q];
+          if (loop && vars[loop->var] + 1 < loop->count) {
+            ++vars[loop->var];
+            const BoxEval next = eval_box(in.box, vars);
+            --vars[loop->var];
+            if (!next.empty && !low.map_in[pc]) {
+              const std::byte* base = gm(in.arg) + static_cast<size_t>(next.first) * es;
+              const BoxMatrix m = box_matrix(in.box, next);
+              // A packed matmul operand is fetched while the coming mmad computes, spread over
+              // its micro-kernel calls; anything else ahead of time, here.
+              // (Of a B packed panel by panel, the first two panels: the mmad fetches the rest.)
+              if (low.view_in[pc] && !low.mmad_direct && m.cs == 1)
+                ahead.add(base, m.rs * static_cast<int64_t>(es), m.rows,
+                          (low.b_rows_in[pc] ? std::min<int64_t>(m.cols, 64) : m.cols) *
+                              static_cast<int64_t>(es));
+              else
+                box_prefetch(gm(in.arg), in.box, next, es);
             }
           }
-          break;
         }
-        case InstrKind::kCopyOut: {
-          const BufState& s = st[in.src[0]];
-          const DType from = p.buffers[in.src[0]].dtype, to = p.args[in.arg].dtype;
-          const BoxEval e = eval_box(in.box, vars);
-          std::byte* dst = gm(in.arg) + static_cast<size_t>(e.first) * dtype_size(to);
-          if (s.ptr == dst || e.empty) break;  // written in place through an alias
-          const Shape& sd = p.buffers[in.src[0]].dims;
-          BoxMatrix m;
-          if (p.buffers[in.src[0]].pos == Pos::kL0C && !in.box.dims.empty() &&
-              box_matrix_of(in.box, e, sd.empty() ? 1 : sd.back(), m)) {  // row stride s.rs
-            const int64_t es_to = static_cast<int64_t>(dtype_size(to));
-            for (int64_t r = 0; r < m.rows; ++r) {
-              const std::byte* row = s.ptr + r * s.rs * 4;
-              if (m.cs == 1) {
-                vec_cast(from, to, row, dst + r * m.rs * es_to, m.cols);
-              } else {
-                for (int64_t c = 0; c < m.cols; ++c)
-                  vec_cast(from, to, row + c * 4, dst + (r * m.rs + c * m.cs) * es_to, 1);
-              }
-            }
-            break;
-          }
-          box_scatter(gm(in.arg), in.box, e, s.ptr, from, to);
-          break;
-        }
-        case InstrKind::kUnary:
-          bind_result(in.dst, true);
-          vec_unary(static_cast<UnaryOp>(in.op), p.buffers[in.dst].dtype, st[in.src[0]].ptr,
-                    st[in.dst].ptr, n_of(in.dst), in.alpha, in.beta);
-          break;
-        case InstrKind::kBinary:
-          if (!in.in_place) bind_result(in.dst, true);
-          vec_binary(static_cast<BinaryOp>(in.op), p.buffers[in.dst].dtype, st[in.src[0]].ptr,
-                     st[in.src[1]].ptr, st[in.dst].ptr, n_of(in.dst));
-          break;
-        case InstrKind::kScalar:
-          bind_result(in.dst, true);
-          vec_binary_scalar(static_cast<BinaryOp>(in.op), p.buffers[in.dst].dtype,
-                            st[in.src[0]].ptr, in.scalar, st[in.dst].ptr, n_of(in.dst),
-                            in.scalar_left);
-          break;
-        case InstrKind::kBcastMid: {
-          bind_result(in.dst, true);
-          const Shape& d = p.buffers[in.src[0]].dims;
-          vec_binary_bcast_mid(static_cast<BinaryOp>(in.op), p.buffers[in.dst].dtype,
-                               st[in.src[0]].ptr, st[in.src[1]].ptr, st[in.dst].ptr,
-                               outer_of(d, in.axis), d[in.axis], inner_of(d, in.axis));
-          break;
-        }
-        case InstrKind::kCompare:
-          bind_result(in.dst, true);
-          vec_compare(static_cast<CmpOp>(in.op), p.buffers[in.src[0]].dtype, st[in.src[0]].ptr,
-                      st[in.src[1]].ptr, reinterpret_cast<uint8_t*>(st[in.dst].ptr), n_of(in.dst));
-          break;
-        case InstrKind::kSelect:
-          bind_result(in.dst, true);
-          vec_select(dtype_size(p.buffers[in.dst].dtype),
-                     reinterpret_cast<const uint8_t*>(st[in.src[0]].ptr), st[in.src[1]].ptr,
-                     st[in.src[2]].ptr, st[in.dst].ptr, n_of(in.dst));
-          break;
-        case InstrKind::kCast:
-          bind_result(in.dst, true);
-          vec_cast(p.buffers[in.src[0]].dtype, p.buffers[in.dst].dtype, st[in.src[0]].ptr,
-                   st[in.dst].ptr, n_of(in.dst));
-          break;
-        case InstrKind::kReduce: {
-          bind_result(in.dst, true);
-          const Shape& d = p.buffers[in.src[0]].dims;
-          vec_reduce(static_cast<ReduceOp>(in.op), p.buffers[in.dst].dtype, st[in.src[0]].ptr,
-                     st[in.dst].ptr, outer_of(d, in.axis), d[in.axis], inner_of(d, in.axis));
-          break;
-        }
-        case InstrKind::kDuplicate:
-          bind_result(in.dst, true);
-          vec_duplicate(p.buffers[in.dst].dtype, in.scalar, st[in.dst].ptr, n_of(in.dst));
-          break;
-        case InstrKind::kLoadL0: {
-          const BufState& s = st[in.src[0]];
-          BufState& d = st[in.dst];
-          const DType dt = p.buffers[in.src[0]].dtype;
-          if (in.axis > 0 && p.buffers[in.dst].pos == Pos::kL0A) {  // A pre-packed in GM
-            check_panels(p, in, dt, s, true);
-            d = s;
-            d.rows = s.rows * in.axis;  // whole panels (the last one's padding rows are zeros)
-            d.cols = s.cols / in.axis;  // k, padded to k_pack
-            d.panel_stride = s.rs;
-            d.packed = true;
-            d.b_rows = false;
-            break;
-          }
-          if (in.axis > 0) {  // B pre-packed in GM: its panels are the operand (no layout change)
-            check_panels(p, in, dt, s, false);
-            const int64_t es = static_cast<int64_t>(dtype_size(dt));
-            const int64_t first = (s.ptr - gm(low.panel_arg[pc])) / es / s.rs;  // first panel
-            d = s;
-            d.rows = s.cols / in.axis;  // k, padded to k_pack
-            d.cols = std::min(s.rows * in.axis, in.count - first * in.axis);
-            d.panel_stride = s.rs;
-            d.packed = true;
-            d.b_rows = false;
-            break;
-          }
-          const bool ints = dt == DType::kI8 || dt == DType::kU8;
-          if (!ints && (low.mmad_direct || low.b_rows[in.dst]) && s.cs == 1) {
-            d = s;
-            d.packed = false;
-            d.b_rows = low.b_rows[in.dst];
-            break;
-          }
-          const bool is_a = p.buffers[in.dst].pos == Pos::kL0A;
-          // Blocks kept for reuse are keyed by their GM view (GM inputs do not change within a
-          // launch); otherwise slot 0 is repacked every time.
-          const size_t keep = static_cast<size_t>(low.pack_keep[in.dst]);
-          PackedBlock* blk = nullptr;
-          auto& slots = packs[in.dst];
-          for (size_t q = 0; q < std::min(keep, slots.blocks.size()); ++q) {
-            PackedBlock& b = slots.blocks[q];
-            if (b.src == s.ptr && b.rs == s.rs && b.cs == s.cs && b.rows == s.rows &&
-                b.cols == s.cols)
-              blk = &b;
-          }
-          if (!blk) {
-            const size_t slot = keep == 0 ? 0 : slots.next++ % keep;
-            if (slots.blocks.size() <= slot) slots.blocks.resize(slot + 1);
-            blk = &slots.blocks[slot];
-            const size_t bytes = ints   ? (is_a ? int8_packed_a_bytes(s.rows, s.cols)
-                                                : int8_packed_b_bytes(s.rows, s.cols))
-                                 : is_a ? gemm_packed_a_bytes(dt, s.rows, s.cols)
-                                        : gemm_packed_b_bytes(dt, s.rows, s.cols);
-            if (blk->data.size() < bytes) blk->data.resize(bytes);
-            float* f = reinterpret_cast<float*>(blk->data.data());
-            if (ints && is_a) {
-              int8_pack_a(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, zero_of(in.src[1]), f);
-            } else if (ints) {
-              int8_pack_b(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, zero_of(in.src[1]), f);
-            } else if (is_a) {
-              gemm_pack_a(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, blk->data.data());
+        break;
+      }
+      case InstrKind::kCopyOut: {
+        const BufState& s = st[in.src[0]];
+        const DType from = p.buffers[in.src[0]].dtype, to = p.args[in.arg].dtype;
+        const BoxEval e = eval_box(in.box, vars);
+        std::byte* dst = gm(in.arg) + static_cast<size_t>(e.first) * dtype_size(to);
+        if (s.ptr == dst || e.empty) break;  // written in place through an alias
+        const Shape& sd = p.buffers[in.src[0]].dims;
+        BoxMatrix m;
+        if (p.buffers[in.src[0]].pos == Pos::kL0C && !in.box.dims.empty() &&
+            box_matrix_of(in.box, e, sd.empty() ? 1 : sd.back(), m)) {  // row stride s.rs
+          const int64_t es_to = static_cast<int64_t>(dtype_size(to));
+          for (int64_t r = 0; r < m.rows; ++r) {
+            const std::byte* row = s.ptr + r * s.rs * 4;
+            if (m.cs == 1) {
+              vec_cast(from, to, row, dst + r * m.rs * es_to, m.cols);
             } else {
-              gemm_pack_b(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, blk->data.data());
+              for (int64_t c = 0; c < m.cols; ++c)
+                vec_cast(from, to, row + c * 4, dst + (r * m.rs + c * m.cs) * es_to, 1);
             }
-            blk->src = keep > 0 ? s.ptr : nullptr;
-            blk->rs = s.rs;
-            blk->cs = s.cs;
-            blk->rows = s.rows;
-            blk->cols = s.cols;
           }
-          d.ptr = blk->data.data();
-          d.rows = s.rows;
-          d.cols = s.cols;
+          break;
+        }
+        box_scatter(gm(in.arg), in.box, e, s.ptr, from, to);
+        break;
+      }
+      case InstrKind::kUnary:
+        bind_result(in.dst, true);
+        vec_unary(static_cast<UnaryOp>(in.op), p.buffers[in.dst].dtype, st[in.src[0]].ptr,
+                  st[in.dst].ptr, n_of(in.dst), in.alpha, in.beta);
+        break;
+      case InstrKind::kBinary:
+        if (!in.in_place) bind_result(in.dst, true);
+        vec_binary(static_cast<BinaryOp>(in.op), p.buffers[in.dst].dtype, st[in.src[0]].ptr,
+                   st[in.src[1]].ptr, st[in.dst].ptr, n_of(in.dst));
+        break;
+      case InstrKind::kScalar:
+        bind_result(in.dst, true);
+        vec_binary_scalar(static_cast<BinaryOp>(in.op), p.buffers[in.dst].dtype, st[in.src[0]].ptr,
+                          in.scalar, st[in.dst].ptr, n_of(in.dst), in.scalar_left);
+        break;
+      case InstrKind::kBcastMid: {
+        bind_result(in.dst, true);
+        const Shape& d = p.buffers[in.src[0]].dims;
+        vec_binary_bcast_mid(static_cast<BinaryOp>(in.op), p.buffers[in.dst].dtype,
+                             st[in.src[0]].ptr, st[in.src[1]].ptr, st[in.dst].ptr,
+                             outer_of(d, in.axis), d[in.axis], inner_of(d, in.axis));
+        break;
+      }
+      case InstrKind::kCompare:
+        bind_result(in.dst, true);
+        vec_compare(static_cast<CmpOp>(in.op), p.buffers[in.src[0]].dtype, st[in.src[0]].ptr,
+                    st[in.src[1]].ptr, reinterpret_cast<uint8_t*>(st[in.dst].ptr), n_of(in.dst));
+        break;
+      case InstrKind::kSelect:
+        bind_result(in.dst, true);
+        vec_select(dtype_size(p.buffers[in.dst].dtype),
+                   reinterpret_cast<const uint8_t*>(st[in.src[0]].ptr), st[in.src[1]].ptr,
+                   st[in.src[2]].ptr, st[in.dst].ptr, n_of(in.dst));
+        break;
+      case InstrKind::kCast:
+        bind_result(in.dst, true);
+        vec_cast(p.buffers[in.src[0]].dtype, p.buffers[in.dst].dtype, st[in.src[0]].ptr,
+                 st[in.dst].ptr, n_of(in.dst));
+        break;
+      case InstrKind::kReduce: {
+        bind_result(in.dst, true);
+        const Shape& d = p.buffers[in.src[0]].dims;
+        vec_reduce(static_cast<ReduceOp>(in.op), p.buffers[in.dst].dtype, st[in.src[0]].ptr,
+                   st[in.dst].ptr, outer_of(d, in.axis), d[in.axis], inner_of(d, in.axis));
+        break;
+      }
+      case InstrKind::kDuplicate:
+        bind_result(in.dst, true);
+        vec_duplicate(p.buffers[in.dst].dtype, in.scalar, st[in.dst].ptr, n_of(in.dst));
+        break;
+      case InstrKind::kLoadL0: {
+        const BufState& s = st[in.src[0]];
+        BufState& d = st[in.dst];
+        const DType dt = p.buffers[in.src[0]].dtype;
+        if (in.axis > 0 && p.buffers[in.dst].pos == Pos::kL0A) {  // A pre-packed in GM
+          check_panels(p, in, dt, s, true);
+          d = s;
+          d.rows = s.rows * in.axis;  // whole panels (the last one's padding rows are zeros)
+          d.cols = s.cols / in.axis;  // k, padded to k_pack
+          d.panel_stride = s.rs;
           d.packed = true;
           d.b_rows = false;
           break;
         }
-        case InstrKind::kLoadIm2col: {
-          const BufState& s = st[in.src[0]];
-          BufState& d = st[in.dst];
-          const BufferDecl& sd = p.buffers[in.src[0]];
-          const bool a_side = p.buffers[in.dst].pos == Pos::kL0A;
-          Im2colSource map = s.map.gm ? s.map : map_local(s.ptr, sd.dims);
-          DType dt = sd.dtype;
-          if (dt == DType::kI8 || dt == DType::kU8) {  // widened, zero point subtracted
-            if (a_side || !s.map.gm)  // (a local map's padding would take the zero point)
-              throw Error(p.op + ": load_l0_im2col of i8/u8 needs a GM map into L0B");
-            map = int8_widen_map(dt, map, zero_of(in.src[1]).at(0), arena.int8_map);
-            dt = DType::kF32;
+        if (in.axis > 0) {  // B pre-packed in GM: its panels are the operand (no layout change)
+          check_panels(p, in, dt, s, false);
+          const int64_t es = static_cast<int64_t>(dtype_size(dt));
+          const int64_t first = (s.ptr - gm(low.panel_arg[pc])) / es / s.rs;  // first panel
+          d = s;
+          d.rows = s.cols / in.axis;  // k, padded to k_pack
+          d.cols = std::min(s.rows * in.axis, in.count - first * in.axis);
+          d.panel_stride = s.rs;
+          d.packed = true;
+          d.b_rows = false;
+          break;
+        }
+        const bool ints = dt == DType::kI8 || dt == DType::kU8;
+        if (low.narrow_b[in.dst] && gemm_kernel(DType::kF32).k_pack == 1) {
+          d = s;
+          d.packed = false;
+          d.b_rows = false;
+          d.panel_stride = 0;
+          break;
+        }
+        if (!ints && (low.mmad_direct || low.b_rows[in.dst]) && s.cs == 1) {
+          d = s;
+          d.packed = false;
+          d.b_rows = low.b_rows[in.dst];
+          break;
+        }
+        const bool is_a = p.buffers[in.dst].pos == Pos::kL0A;
+        // Blocks kept for reuse are keyed by their GM view (GM inputs do not change within a
+        // launch); otherwise slot 0 is repacked every time.
+        const size_t keep = static_cast<size_t>(low.pack_keep[in.dst]);
+        PackedBlock* blk = nullptr;
+        auto& slots = packs[in.dst];
+        for (size_t q = 0; q < std::min(keep, slots.blocks.size()); ++q) {
+          PackedBlock& b = slots.blocks[q];
+          if (b.src == s.ptr && b.rs == s.rs && b.cs == s.cs && b.rows == s.rows &&
+              b.cols == s.cols)
+            blk = &b;
+        }
+        if (!blk) {
+          const size_t slot = keep == 0 ? 0 : slots.next++ % keep;
+          if (slots.blocks.size() <= slot) slots.blocks.resize(slot + 1);
+          blk = &slots.blocks[slot];
+          const size_t bytes = ints   ? (is_a ? int8_packed_a_bytes(s.rows, s.cols)
+                                              : int8_packed_b_bytes(s.rows, s.cols))
+                               : is_a ? gemm_packed_a_bytes(dt, s.rows, s.cols)
+                                      : gemm_packed_b_bytes(dt, s.rows, s.cols);
+          if (blk->data.size() < bytes) blk->data.resize(bytes);
+          float* f = reinterpret_cast<float*>(blk->data.data());
+          if (ints && is_a) {
+            int8_pack_a(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, zero_of(in.src[1]), f);
+          } else if (ints) {
+            int8_pack_b(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, zero_of(in.src[1]), f);
+          } else if (is_a) {
+            gemm_pack_a(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, blk->data.data());
+          } else {
+            gemm_pack_b(dt, s.ptr, s.rs, s.cs, s.rows, s.cols, blk->data.data());
           }
-          // Rows of channels inside the map: the mmad's k (the weight block's columns match).
-          const int64_t k = (map.hi[0] - map.lo[0]) * in.im2col.window();
-          const int64_t np = in.im2col.positions();
-          d.lazy = nullptr;
-          if (low.lazy_im2col[pc] && sd.dtype == DType::kF32 && !a_side) {
-            d.map = map;
-            d.lazy = &in.im2col;
-            d.rows = k;
-            d.cols = np;
-            d.packed = true;
-            d.b_rows = false;
-            d.panel_stride = 0;
-            break;
-          }
-          auto& slots = packs[in.dst];
-          if (slots.blocks.empty()) slots.blocks.resize(1);
-          PackedBlock& blk = slots.blocks[0];
-          const size_t bytes = im2col_packed_bytes(dt, a_side, k, np);
-          if (blk.data.size() < bytes) blk.data.resize(bytes);
-          im2col_pack(dt, a_side, map, in.im2col, k, blk.data.data());
-          blk.src = nullptr;
-          d.ptr = blk.data.data();
-          d.rows = a_side ? np : k;
-          d.cols = a_side ? k : np;
+          blk->src = keep > 0 ? s.ptr : nullptr;
+          blk->rs = s.rs;
+          blk->cs = s.cs;
+          blk->rows = s.rows;
+          blk->cols = s.cols;
+        }
+        d.ptr = blk->data.data();
+        d.rows = s.rows;
+        d.cols = s.cols;
+        d.packed = true;
+        d.b_rows = false;
+        break;
+      }
+      case InstrKind::kLoadIm2col: {
+        const BufState& s = st[in.src[0]];
+        BufState& d = st[in.dst];
+        const BufferDecl& sd = p.buffers[in.src[0]];
+        const bool a_side = p.buffers[in.dst].pos == Pos::kL0A;
+        Im2colSource map = s.map.gm ? s.map : map_local(s.ptr, sd.dims);
+        DType dt = sd.dtype;
+        if (dt == DType::kI8 || dt == DType::kU8) {  // widened, zero point subtracted
+          if (a_side || !s.map.gm)  // (a local map's padding would take the zero point)
+            throw Error(p.op + ": load_l0_im2col of i8/u8 needs a GM map into L0B");
+          map = int8_widen_map(dt, map, zero_of(in.src[1]).at(0), arena.int8_map);
+          dt = DType::kF32;
+        }
+        // Rows of channels inside the map: the mmad's k (the weight block's columns match).
+        const int64_t k = (map.hi[0] - map.lo[0]) * in.im2col.window();
+        const int64_t np = in.im2col.positions();
+        d.lazy = nullptr;
+        if (low.lazy_im2col[pc] && sd.dtype == DType::kF32 && !a_side) {
+          d.map = map;
+          d.lazy = &in.im2col;
+          d.rows = k;
+          d.cols = np;
           d.packed = true;
           d.b_rows = false;
           d.panel_stride = 0;
           break;
         }
-        case InstrKind::kMmad: {
-          const bool acc = in.in_place || (in.var >= 0 && vars[in.var] > 0);
-          BufState& c = st[in.dst];
-          if (!acc) bind_result(in.dst, false);
-          const BufState& a = st[in.src[0]];
-          const BufState& b = st[in.src[1]];
-          int64_t m = a.rows, n = b.cols;
-          if (c.gm) {  // written into GM: no rows or columns past its box
-            m = std::min(m, c.rows);
-            n = std::min(n, c.cols);
-          }
-          mmad_product(p, in, c, a, b, m, n, acc, ahead, arena);
-          break;
+        auto& slots = packs[in.dst];
+        if (slots.blocks.empty()) slots.blocks.resize(1);
+        PackedBlock& blk = slots.blocks[0];
+        const bool same = low.keep_im2col[pc] && blk.src != nullptr && blk.src == map.gm &&
+                          same_map(blk.map, map) && blk.rows == k && blk.cols == np;
+        if (!same) {
+          const size_t bytes = im2col_packed_bytes(dt, a_side, k, np);
+          if (blk.data.size() < bytes) blk.data.resize(bytes);
+          im2col_pack(dt, a_side, map, in.im2col, k, blk.data.data());
+          blk.src = low.keep_im2col[pc] ? map.gm : nullptr;
+          blk.map = map;
+          blk.rows = k;
+          blk.cols = np;
         }
+        d.ptr = blk.data.data();
+        d.rows = a_side ? np : k;
+        d.cols = a_side ? k : np;
+        d.packed = true;
+        d.b_rows = false;
+        d.panel_stride = 0;
+        break;
       }
+      case InstrKind::kMmad: {
+        const bool acc = in.in_place || (in.var >= 0 && vars[in.var] > 0);
+        BufState& c = st[in.dst];
+        if (!acc) bind_result(in.dst, false);
+        const BufState& a = st[in.src[0]];
+        const BufState& b = st[in.src[1]];
+        int64_t m = a.rows, n = b.cols;
+        if (c.gm) {  // written into GM: no rows or columns past its box
+          m = std::min(m, c.rows);
+          n = std::min(n, c.cols);
+        }
+        mmad_product(p, in, c, a, b, m, n, acc, ahead, arena);
+        break;
+      }
+    }
+  };
+
+  for (int64_t tile = begin; tile < end; ++tile) {
+    int64_t rem = tile;  // grid coordinates in the walk's order, its last axis fastest
+    for (int q = gr - 1; q >= 0; --q) {
+      const int g = low.walk[q];
+      vars[g] = rem % p.grid[g];
+      rem /= p.grid[g];
+    }
+    for (int pc = 0; pc < ni; ++pc) {
+      if (low.chain_at[pc] < 0) {
+        exec(pc);
+        continue;
+      }
+      // A row chain: what is not over the tile first, whole; then the rest strip by strip.
+      const RowChain& ch = low.chains[low.chain_at[pc]];
+      size_t next = 0;
+      for (int q = ch.begin; q <= ch.end; ++q) {
+        if (next < ch.row_ops.size() && ch.row_ops[next] == q) {
+          ++next;
+          continue;
+        }
+        int qq = q;
+        exec(qq);
+      }
+      for (int q : ch.row_ops)
+        if (!(p.instrs[q].kind == InstrKind::kBinary && p.instrs[q].in_place))
+          bind_result(p.instrs[q].dst, !ch.closed);
+      run_row_chain(p, ch, st);
+      pc = ch.end;
     }
   }
 }

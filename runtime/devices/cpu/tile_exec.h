@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "registry/tile_program.h"
+#include "runtime/devices/cpu/im2col.h"
+#include "runtime/devices/cpu/tile_chain.h"
 
 namespace asc::cpu {
 
@@ -31,8 +33,22 @@ struct Lowering {
   // Per kLoadIm2col: its only reader is a block-diagonal mmad (Instr::diag, the B side), which
   // then reads the feature map itself; no column matrix is made (mmad_a_panels_diag_map).
   std::vector<bool> lazy_im2col;
-  std::vector<int> loop_end;    // per kLoopBegin: index of its kLoopEnd
-  std::vector<int> loop_begin;  // per kLoopEnd: index of its kLoopBegin
+  // Per L0B buffer: at most kNarrowMax columns against pre-packed A panels, left unpacked.
+  std::vector<bool> narrow_b;
+  // Epilogue-like runs of elementwise instructions run strip by strip (tile_chain.h); per instr
+  // the chain starting there (-1: none).
+  std::vector<RowChain> chains;
+  std::vector<int> chain_at;
+  // Per kCopyIn: only the in-place accumulate after it reads the block (add / max / min, f32,
+  // padding its identity): the two run as one pass over the box (box_accumulate).
+  std::vector<bool> acc_in;
+  // The order a core walks its tiles: walk[q] is the grid axis at position q, the last fastest
+  // (the grid's own order, but an axis a costly column matrix does not depend on goes last, so
+  // consecutive tiles reuse it: keep_im2col).
+  std::vector<int> walk;
+  std::vector<bool> keep_im2col;  // per kLoadIm2col: reuse the packed block while its map is same
+  std::vector<int> loop_end;      // per kLoopBegin: index of its kLoopEnd
+  std::vector<int> loop_begin;    // per kLoopEnd: index of its kLoopBegin
 };
 
 Lowering lower(const TileProgram& p);
@@ -43,6 +59,7 @@ Lowering lower(const TileProgram& p);
 struct PackedBlock {
   const std::byte* src = nullptr;  // nullptr: empty
   int64_t rs = 0, cs = 0, rows = 0, cols = 0;
+  Im2colSource map;  // a column matrix's source (keep_im2col)
   std::vector<std::byte> data;
 };
 

@@ -2,6 +2,8 @@
 // views or aliases, which results may be written through to GM, which packed blocks a core keeps,
 // and which mmads stream B unpacked — decided once per launch from the program alone.
 #include <algorithm>
+#include <cmath>
+#include <numeric>
 
 #include "registry/error.h"
 #include "runtime/devices/cpu/gemm.h"
@@ -67,6 +69,40 @@ Lowering lower(const TileProgram& p) {
     low.map_in[i] = only_map;
     low.alias_in[i] = !only_l0 && !only_map && !pads && in.box.contiguous();
   }
+  // A copy-in only read by the accumulate right after it (a pool's window offsets): one pass.
+  low.acc_in.assign(ni, false);
+  for (int i = 0; i + 1 < ni; ++i) {
+    const Instr& in = p.instrs[i];
+    const Instr& nx = p.instrs[i + 1];
+    if (in.kind != InstrKind::kCopyIn || low.view_in[i] || nx.kind != InstrKind::kBinary ||
+        !nx.in_place || nx.src[1] != in.dst || nx.src[0] == in.dst ||
+        consumers[in.dst].size() != 1 || p.args[in.arg].dtype != DType::kF32 ||
+        p.buffers[in.dst].dtype != DType::kF32 || p.buffers[nx.dst].dtype != DType::kF32 ||
+        numel(p.buffers[nx.dst].dims) != numel(p.buffers[in.dst].dims))
+      continue;
+    const auto op = static_cast<BinaryOp>(nx.op);
+    const double f = in.box.fill;  // the padding must leave the accumulator as it is
+    low.acc_in[i] = (op == BinaryOp::kAdd && f == 0) ||
+                    (op == BinaryOp::kMax && std::isinf(f) && f < 0) ||
+                    (op == BinaryOp::kMin && std::isinf(f) && f > 0);
+  }
+  low.chains = find_row_chains(p, low.acc_in, low.chain_at);
+  // A chain's results may go to GM through any matrix box (written strip by strip, row by row);
+  // a closed chain's (no result read outside it but by its copy-out) through a partial one too.
+  std::vector<bool> chain_row(nb, false);
+  for (RowChain& c : low.chains) {
+    c.closed = true;
+    for (size_t r = 0; r < c.row_ops.size(); ++r) {
+      const int b = p.instrs[c.row_ops[r]].dst;
+      const Shape& d = p.buffers[b].dims;
+      chain_row[b] = !d.empty() && d.back() == c.cols;
+      for (int u : consumers[b]) {
+        const bool inside = std::find(c.row_ops.begin(), c.row_ops.end(), u) != c.row_ops.end();
+        const bool out = r + 1 == c.row_ops.size() && p.instrs[u].kind == InstrKind::kCopyOut;
+        c.closed = c.closed && (inside || out);
+      }
+    }
+  }
   for (int b = 0; b < nb; ++b) {
     if (producers[b].empty() || consumers[b].size() != 1) continue;
     const Instr& out = p.instrs[consumers[b][0]];
@@ -83,19 +119,59 @@ Lowering lower(const TileProgram& p) {
       if (out.box.unit_inner()) low.alias_out[b] = consumers[b][0];
       continue;
     }
-    if (producers[b].size() != 1 || !out.box.contiguous()) continue;
+    if (producers[b].size() != 1 || !(out.box.contiguous() || chain_row[b])) continue;
     bool same_region = true;  // no loop boundary between producer and copy-out
     for (int i = producers[b][0]; i < consumers[b][0]; ++i)
       same_region = same_region && p.instrs[i].kind != InstrKind::kLoopBegin &&
                     p.instrs[i].kind != InstrKind::kLoopEnd;
     if (same_region) low.alias_out[b] = consumers[b][0];
   }
+  low.lazy_im2col.assign(ni, false);
+  for (int i = 0; i < ni; ++i) {
+    const Instr& in = p.instrs[i];
+    if (in.kind != InstrKind::kLoadIm2col || p.buffers[in.dst].pos != Pos::kL0B ||
+        consumers[in.dst].size() != 1)
+      continue;
+    const Instr& mm = p.instrs[consumers[in.dst][0]];
+    low.lazy_im2col[i] = mm.kind == InstrKind::kMmad && mm.diag == in.im2col.window() &&
+                         mm.src[1] == in.dst && mm.src[0] != in.dst;
+  }
   // Packed-block reuse: the grid axis that changes between a core's consecutive tiles.
   const int64_t tiles = p.num_tiles();
   const int64_t cores = std::clamp<int64_t>(p.block_dim, 1, std::max<int64_t>(tiles, 1));
   const int64_t per_core = (tiles + cores - 1) / cores;
+  // A column matrix (load_l0_im2col into L0B) against weights stored pre-packed costs more to
+  // make than anything else a tile loads: walk last an axis its map does not move with (a conv's
+  // output-channel tiles), so a core makes it once for all of them.
+  low.walk.resize(static_cast<size_t>(p.grid_rank()));
+  std::iota(low.walk.begin(), low.walk.end(), 0);
+  low.keep_im2col.assign(ni, false);
+  bool a_packed = false;
+  for (const auto& in : p.instrs)
+    a_packed = a_packed ||
+               (in.kind == InstrKind::kLoadL0 && in.axis > 0 && p.buffers[in.dst].pos == Pos::kL0A);
+  for (int i = 0; i < ni && a_packed; ++i) {
+    const Instr& in = p.instrs[i];
+    if (in.kind != InstrKind::kLoadIm2col || p.buffers[in.dst].pos != Pos::kL0B ||
+        producers[in.src[0]].size() != 1 || low.lazy_im2col[i])
+      continue;
+    const DType dt = p.buffers[in.src[0]].dtype;
+    if (dt == DType::kI8 || dt == DType::kU8) continue;
+    std::vector<bool> moves(static_cast<size_t>(p.grid_rank()), false);
+    for (const auto& d : p.instrs[producers[in.src[0]][0]].box.dims)
+      for (int v : {d.start.var, d.phase.var})
+        if (v >= 0 && v < p.grid_rank()) moves[v] = true;
+    int still = -1;  // the innermost axis of several tiles the map does not move with
+    for (int g = 0; g < p.grid_rank(); ++g)
+      if (p.grid[g] > 1 && !moves[g]) still = g;
+    if (still < 0) continue;
+    low.walk.erase(std::find(low.walk.begin(), low.walk.end(), still));
+    low.walk.push_back(still);
+    low.keep_im2col[i] = true;
+    break;
+  }
   int fastest = -1;
-  for (int g = 0; g < p.grid_rank(); ++g)
+  for (int g : low.walk)
     if (p.grid[g] > 1) fastest = g;
   constexpr int64_t kKeepBytes = 16 << 20;  // per buffer and core
   for (int i = 0; i < ni && per_core > 1 && fastest >= 0; ++i) {
@@ -123,15 +199,19 @@ Lowering lower(const TileProgram& p) {
       throw Error(p.op + ": load_l0_panels needs a copy-in of whole panels it alone reads");
     low.panel_arg[i] = p.instrs[producers[in.src[0]][0]].arg;
   }
-  low.lazy_im2col.assign(ni, false);
-  for (int i = 0; i < ni; ++i) {
-    const Instr& in = p.instrs[i];
-    if (in.kind != InstrKind::kLoadIm2col || p.buffers[in.dst].pos != Pos::kL0B ||
-        consumers[in.dst].size() != 1)
+  // B of a few columns against pre-packed A panels: read as it lies (gemm_mmad_a_panels_narrow).
+  low.narrow_b.assign(nb, false);
+  for (const Instr& in : p.instrs) {
+    if (in.kind != InstrKind::kMmad || in.diag > 0 || producers[in.src[0]].size() != 1 ||
+        producers[in.src[1]].size() != 1)
       continue;
-    const Instr& mm = p.instrs[consumers[in.dst][0]];
-    low.lazy_im2col[i] = mm.kind == InstrKind::kMmad && mm.diag == in.im2col.window() &&
-                         mm.src[1] == in.dst && mm.src[0] != in.dst;
+    const Instr& la = p.instrs[producers[in.src[0]][0]];
+    const Instr& lb = p.instrs[producers[in.src[1]][0]];
+    const Shape& bd = p.buffers[in.src[1]].dims;
+    low.narrow_b[in.src[1]] =
+        la.kind == InstrKind::kLoadL0 && la.axis > 0 && lb.kind == InstrKind::kLoadL0 &&
+        lb.axis == 0 && !bd.empty() && bd.back() <= kNarrowMax &&
+        p.buffers[in.src[1]].dtype == DType::kF32 && consumers[in.src[1]].size() == 1;
   }
   // Small-m products stream B unpacked; a column matrix (load_l0_im2col) is always packed.
   for (const auto& in : p.instrs) {

@@ -1,0 +1,86 @@
+// The box moves' stride-2 rows with AVX-512 (box_io.cpp): a pooling or depthwise window of
+// stride 2 reads every other element of a feature-map row; 32 source elements are two masked
+// loads and one permute keeping the even ones (nothing past the row's last element is read).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "runtime/devices/cpu/box_io.h"
+#include "runtime/devices/cpu/gemm.h"
+#include "runtime/devices/cpu/gemm_avx512.h"
+
+namespace asc::cpu {
+namespace {
+
+using gemm_detail::tail_mask;
+
+ASC_AVX512 void evens_f32(const float* src, int64_t n, float* dst) {
+  const __m512i evens =
+      _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  int64_t i = 0;
+  for (; i + 17 <= n; i += 16)  // reads src[2i, 2i + 32): all within the row
+    _mm512_storeu_ps(dst + i, _mm512_permutex2var_ps(_mm512_loadu_ps(src + 2 * i), evens,
+                                                     _mm512_loadu_ps(src + 2 * i + 16)));
+  for (; i < n; i += 16) {
+    const int64_t cnt = std::min<int64_t>(16, n - i), span = 2 * cnt - 1;
+    const float* s = src + 2 * i;
+    const __m512 lo = _mm512_maskz_loadu_ps(tail_mask(span), s);
+    const __m512 hi = _mm512_maskz_loadu_ps(tail_mask(span - 16), s + 16);
+    _mm512_mask_storeu_ps(dst + i, tail_mask(cnt), _mm512_permutex2var_ps(lo, evens, hi));
+  }
+}
+
+// acc[i] = op(acc[i], src[i * s]) for i < n, s 1 or 2 (Op: 0 add, 1 max, 2 min).
+template <int Op>
+ASC_AVX512 inline __m512 apply(__m512 a, __m512 b) {
+  if constexpr (Op == 0) return _mm512_add_ps(a, b);
+  if constexpr (Op == 1) return _mm512_maskz_max_ps(0xFFFF, a, b);
+  return _mm512_maskz_min_ps(0xFFFF, a, b);
+}
+
+template <int Op>
+ASC_AVX512 void accumulate_row(const float* src, int64_t s, int64_t n, float* acc) {
+  const __m512i evens =
+      _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  for (int64_t i = 0; i < n; i += 16) {
+    const int64_t cnt = std::min<int64_t>(16, n - i);
+    const __mmask16 m = tail_mask(cnt);
+    __m512 v;
+    if (s == 1) {
+      v = _mm512_maskz_loadu_ps(m, src + i);
+    } else {
+      const int64_t span = 2 * cnt - 1;
+      const float* p = src + 2 * i;
+      v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(tail_mask(span), p), evens,
+                                 _mm512_maskz_loadu_ps(tail_mask(span - 16), p + 16));
+    }
+    _mm512_mask_storeu_ps(acc + i, m, apply<Op>(_mm512_maskz_loadu_ps(m, acc + i), v));
+  }
+}
+
+}  // namespace
+
+bool accumulate_rows_f32(BinaryOp op, const std::byte* src, int64_t rs, int64_t cs, int64_t rows,
+                         int64_t n, std::byte* acc, int64_t ld) {
+  if ((cs != 1 && cs != 2) || std::strncmp(gemm_active_isa(), "avx512", 6) != 0) return false;
+  void (*row)(const float*, int64_t, int64_t, float*) = nullptr;
+  if (op == BinaryOp::kAdd) row = accumulate_row<0>;
+  if (op == BinaryOp::kMax) row = accumulate_row<1>;
+  if (op == BinaryOp::kMin) row = accumulate_row<2>;
+  if (!row) return false;
+  const float* s = reinterpret_cast<const float*>(src);
+  float* a = reinterpret_cast<float*>(acc);
+  for (int64_t r = 0; r < rows; ++r) row(s + r * rs, cs, n, a + r * ld);
+  return true;
+}
+
+bool gather_stride2_f32(const std::byte* src, int64_t rs, int64_t rows, int64_t n, std::byte* dst,
+                        int64_t ld) {
+  if (std::strncmp(gemm_active_isa(), "avx512", 6) != 0) return false;
+  const float* s = reinterpret_cast<const float*>(src);
+  float* d = reinterpret_cast<float*>(dst);
+  for (int64_t r = 0; r < rows; ++r) evens_f32(s + r * rs, n, d + r * ld);
+  return true;
+}
+
+}  // namespace asc::cpu
