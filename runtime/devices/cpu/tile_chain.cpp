@@ -1,3 +1,4 @@
+// Row chains (tile_chain.h): found from the program and its placement, run strip by strip.
 #include "runtime/devices/cpu/tile_chain.h"
 
 #include <algorithm>
@@ -8,8 +9,8 @@
 namespace asc::cpu {
 namespace {
 
-constexpr int64_t kStrip = 2048;
-constexpr size_t kMaxRowOps = 64;  // elements per strip: a few strips' buffers stay in L1
+constexpr int64_t kStrip = 2048;   // elements per strip: a few strips' buffers stay in L1
+constexpr size_t kMaxRowOps = 64;  // instructions over the tile per chain
 
 bool elementwise(InstrKind k) {
   return k == InstrKind::kUnary || k == InstrKind::kBinary || k == InstrKind::kScalar ||
@@ -21,7 +22,7 @@ int64_t n_of(const TileProgram& p, int b) {
 }
 
 // A bcast_mid's operand b indexed by the tile's row (the last axis broadcast) or by its column
-// (b spans the last dim, broadcast over every row); 0: neither.
+// (b spans the last dim, broadcast over every row); kNone: neither.
 enum class Bcast { kNone, kRow, kCol };
 Bcast bcast_of(const TileProgram& p, const Instr& in, int64_t cols) {
   const Shape& d = p.buffers[in.src[0]].dims;

@@ -9,11 +9,10 @@
 #include <vector>
 
 #include "registry/tile_program.h"
-namespace asc::cpu {
-struct BufState;  // tile_state.h
-}
 
 namespace asc::cpu {
+
+struct BufState;  // tile_state.h
 
 struct RowChain {
   int begin = 0, end = 0;    // instructions [begin, end]
@@ -33,7 +32,8 @@ std::vector<RowChain> find_row_chains(const TileProgram& p, const std::vector<bo
                                       std::vector<int>& chain_at);
 
 // Runs the tile-sized instructions of `c` strip by strip; their results are bound (st[].ptr;
-// st[].gm with row stride st[].rs for one written straight into GM).
+// st[].gm with row stride st[].rs and valid st[].rows x st[].cols for one written straight into
+// GM: a closed chain's strips stop there).
 void run_row_chain(const TileProgram& p, const RowChain& c, const std::vector<BufState>& st);
 
 }  // namespace asc::cpu
