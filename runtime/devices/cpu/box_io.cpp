@@ -358,4 +358,37 @@ void box_prefetch(const std::byte* gm, const GmBox& box, const BoxEval& e, size_
       __builtin_prefetch(first + (r * m.rs) * static_cast<int64_t>(es) + b, 0, 1);
 }
 
+Im2colSource map_view(const std::byte* gm, const GmBox& box, const BoxEval& e) {
+  Im2colSource m;
+  m.gm = gm;
+  m.base = e.base;
+  const size_t r = box.dims.size();
+  for (size_t j = 0; j < 4; ++j) {
+    m.stride[j] = box.dims[r - 4 + j].stride;
+    m.lo[j] = e.lo[r - 4 + j];
+    m.hi[j] = e.hi[r - 4 + j];
+  }
+  return m;
+}
+
+Im2colSource map_local(const std::byte* local, const Shape& dims) {
+  Im2colSource m;
+  m.gm = local;
+  int64_t acc = 1;
+  for (int j = 3; j >= 0; --j) {
+    const int64_t n = dims[dims.size() - 4 + static_cast<size_t>(j)];
+    m.stride[j] = acc;
+    m.hi[j] = n;
+    acc *= n;
+  }
+  return m;
+}
+
+bool same_map(const Im2colSource& a, const Im2colSource& b) {
+  if (a.gm != b.gm || a.base != b.base) return false;
+  for (int j = 0; j < 4; ++j)
+    if (a.stride[j] != b.stride[j] || a.lo[j] != b.lo[j] || a.hi[j] != b.hi[j]) return false;
+  return true;
+}
+
 }  // namespace asc::cpu

@@ -7,6 +7,7 @@
 
 #include "registry/dtype.h"
 #include "registry/tile_program.h"
+#include "runtime/devices/cpu/im2col.h"
 
 namespace asc::cpu {
 
@@ -64,6 +65,13 @@ bool accumulate_rows_f32(BinaryOp op, const std::byte* src, int64_t rs, int64_t 
 // box's padding is op's identity).
 void box_accumulate(const std::byte* gm, const GmBox& box, const BoxEval& e, std::byte* acc,
                     BinaryOp op);
+
+// The last four dims [C, D, H, W] of a box at one tile, as load_l0_im2col's source (a GM view).
+Im2colSource map_view(const std::byte* gm, const GmBox& box, const BoxEval& e);
+// A dense local buffer [.., C, D, H, W] as load_l0_im2col's source (padding already zero).
+Im2colSource map_local(const std::byte* local, const Shape& dims);
+// The same feature-map box (a column matrix made from it is still valid within a launch).
+bool same_map(const Im2colSource& a, const Im2colSource& b);
 
 // Brings the rows of a matrix-like box into cache ahead of a copy-in.
 void box_prefetch(const std::byte* gm, const GmBox& box, const BoxEval& e, size_t es);

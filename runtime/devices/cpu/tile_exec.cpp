@@ -15,34 +15,6 @@
 namespace asc::cpu {
 namespace {
 
-// The last four dims [C, D, H, W] of a box at one tile, as load_l0_im2col's source.
-Im2colSource map_view(const std::byte* gm, const GmBox& box, const BoxEval& e) {
-  Im2colSource m;
-  m.gm = gm;
-  m.base = e.base;
-  const size_t r = box.dims.size();
-  for (size_t j = 0; j < 4; ++j) {
-    m.stride[j] = box.dims[r - 4 + j].stride;
-    m.lo[j] = e.lo[r - 4 + j];
-    m.hi[j] = e.hi[r - 4 + j];
-  }
-  return m;
-}
-
-// A dense local buffer [.., C, D, H, W] as load_l0_im2col's source (padding already zero).
-Im2colSource map_local(const std::byte* local, const Shape& dims) {
-  Im2colSource m;
-  m.gm = local;
-  int64_t acc = 1;
-  for (int j = 3; j >= 0; --j) {
-    const int64_t n = dims[dims.size() - 4 + static_cast<size_t>(j)];
-    m.stride[j] = acc;
-    m.hi[j] = n;
-    acc *= n;
-  }
-  return m;
-}
-
 int64_t outer_of(const Shape& d, int axis) {
   int64_t o = 1;
   for (int i = 0; i < axis; ++i) o *= d[i];
@@ -64,14 +36,6 @@ void check_panels(const TileProgram& p, const Instr& in, DType dt, const BufStat
                     a_side ? " rows" : " columns", " (k_pack ", int(in.op),
                     "), the active GEMM kernels (", gemm_active_isa(), ") read ", want, " (k_pack ",
                     g.k_pack, ")"));
-}
-
-// The same feature-map box (a column matrix made from it is still valid within a launch).
-bool same_map(const Im2colSource& a, const Im2colSource& b) {
-  if (a.gm != b.gm || a.base != b.base) return false;
-  for (int j = 0; j < 4; ++j)
-    if (a.stride[j] != b.stride[j] || a.lo[j] != b.lo[j] || a.hi[j] != b.hi[j]) return false;
-  return true;
 }
 
 }  // namespace
