@@ -12,21 +12,18 @@
 namespace asc::cpu {
 namespace {
 
+using gemm_detail::even_lanes;
+using gemm_detail::load_evens;
 using gemm_detail::tail_mask;
 
 ASC_AVX512 void evens_f32(const float* src, int64_t n, float* dst) {
-  const __m512i evens =
-      _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   int64_t i = 0;
   for (; i + 17 <= n; i += 16)  // reads src[2i, 2i + 32): all within the row
-    _mm512_storeu_ps(dst + i, _mm512_permutex2var_ps(_mm512_loadu_ps(src + 2 * i), evens,
-                                                     _mm512_loadu_ps(src + 2 * i + 16)));
+    _mm512_storeu_ps(dst + i,
+                     even_lanes(_mm512_loadu_ps(src + 2 * i), _mm512_loadu_ps(src + 2 * i + 16)));
   for (; i < n; i += 16) {
-    const int64_t cnt = std::min<int64_t>(16, n - i), span = 2 * cnt - 1;
-    const float* s = src + 2 * i;
-    const __m512 lo = _mm512_maskz_loadu_ps(tail_mask(span), s);
-    const __m512 hi = _mm512_maskz_loadu_ps(tail_mask(span - 16), s + 16);
-    _mm512_mask_storeu_ps(dst + i, tail_mask(cnt), _mm512_permutex2var_ps(lo, evens, hi));
+    const int64_t cnt = std::min<int64_t>(16, n - i);
+    _mm512_mask_storeu_ps(dst + i, tail_mask(cnt), load_evens(src + 2 * i, cnt));
   }
 }
 
@@ -40,20 +37,10 @@ ASC_AVX512 inline __m512 apply(__m512 a, __m512 b) {
 
 template <int Op>
 ASC_AVX512 void accumulate_row(const float* src, int64_t s, int64_t n, float* acc) {
-  const __m512i evens =
-      _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   for (int64_t i = 0; i < n; i += 16) {
     const int64_t cnt = std::min<int64_t>(16, n - i);
     const __mmask16 m = tail_mask(cnt);
-    __m512 v;
-    if (s == 1) {
-      v = _mm512_maskz_loadu_ps(m, src + i);
-    } else {
-      const int64_t span = 2 * cnt - 1;
-      const float* p = src + 2 * i;
-      v = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(tail_mask(span), p), evens,
-                                 _mm512_maskz_loadu_ps(tail_mask(span - 16), p + 16));
-    }
+    const __m512 v = s == 1 ? _mm512_maskz_loadu_ps(m, src + i) : load_evens(src + 2 * i, cnt);
     _mm512_mask_storeu_ps(acc + i, m, apply<Op>(_mm512_maskz_loadu_ps(m, acc + i), v));
   }
 }

@@ -20,14 +20,7 @@ namespace {
 // cnt <= 16 elements p[0], p[s], ..., p[(cnt - 1) * s]; nothing past the last is read.
 ASC_AVX512 inline __m512 load_strided(const float* p, int64_t s, int64_t cnt) {
   if (s == 1) return _mm512_maskz_loadu_ps(tail_mask(cnt), p);
-  if (s == 2) {
-    const int64_t span = 2 * cnt - 1;
-    const __m512 lo = _mm512_maskz_loadu_ps(tail_mask(span), p);
-    const __m512 hi = _mm512_maskz_loadu_ps(tail_mask(span - 16), p + 16);
-    const __m512i evens =
-        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    return _mm512_permutex2var_ps(lo, evens, hi);
-  }
+  if (s == 2) return load_evens(p, cnt);
   const __m512i idx =
       _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                          _mm512_set1_epi32(static_cast<int>(s)));
@@ -44,8 +37,6 @@ ASC_AVX512 inline void row_taps(__m512* acc, const float* buf, const float* w, i
   __m512 part[kParts][NCH];
   for (int q = 0; q < kParts; ++q)
     for (int j = 0; j < NCH; ++j) part[q][j] = q == 0 ? acc[j] : _mm512_setzero_ps();
-  const __m512i evens =
-      _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   for (int64_t e0 = 0; e0 < k2; e0 += kParts) {
 #pragma GCC unroll 4
     for (int q = 0; q < kParts; ++q) {
@@ -59,8 +50,7 @@ ASC_AVX512 inline void row_taps(__m512* acc, const float* buf, const float* w, i
         if (s == 1)
           v = _mm512_loadu_ps(x + 16 * j);
         else if (s == 2)
-          v = _mm512_permutex2var_ps(_mm512_loadu_ps(x + 32 * j), evens,
-                                     _mm512_loadu_ps(x + 32 * j + 16));
+          v = even_lanes(_mm512_loadu_ps(x + 32 * j), _mm512_loadu_ps(x + 32 * j + 16));
         else
           v = load_strided(x + 16 * s * j, s, 16);
         part[q][j] = _mm512_fmadd_ps(vw, v, part[q][j]);
@@ -210,9 +200,6 @@ ASC_AVX512 inline void split_row(const float* xr, int64_t xs, int64_t lo, int64_
   }
   int64_t u = lo;
   if (xs == 1 && sc == 2) {
-    const __m512i evens =
-        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    const __m512i odds = _mm512_add_epi32(evens, _mm512_set1_epi32(1));
     if (u < hi && u % 2 == 1) {
       dst[1][u / 2] = xr[u];
       ++u;
@@ -221,10 +208,8 @@ ASC_AVX512 inline void split_row(const float* xr, int64_t xs, int64_t lo, int64_
       const int64_t cnt = std::min<int64_t>(32, hi - u);
       const __m512 v0 = _mm512_maskz_loadu_ps(tail_mask(cnt), xr + u);
       const __m512 v1 = _mm512_maskz_loadu_ps(tail_mask(cnt - 16), xr + u + 16);
-      _mm512_mask_storeu_ps(dst[0] + u / 2, tail_mask((cnt + 1) / 2),
-                            _mm512_permutex2var_ps(v0, evens, v1));
-      _mm512_mask_storeu_ps(dst[1] + u / 2, tail_mask(cnt / 2),
-                            _mm512_permutex2var_ps(v0, odds, v1));
+      _mm512_mask_storeu_ps(dst[0] + u / 2, tail_mask((cnt + 1) / 2), even_lanes(v0, v1));
+      _mm512_mask_storeu_ps(dst[1] + u / 2, tail_mask(cnt / 2), odd_lanes(v0, v1));
     }
     return;
   }

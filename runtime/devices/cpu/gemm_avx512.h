@@ -29,6 +29,23 @@ ASC_AVX512 inline __mmask16 tail_mask(int64_t cols) {
   return cols >= 16 ? __mmask16(0xffff) : cols <= 0 ? __mmask16(0) : __mmask16((1u << cols) - 1);
 }
 
+// The even (odd) elements of the 32 floats lo:hi: a stride-2 row's 16 values.
+ASC_AVX512 inline __m512 even_lanes(__m512 lo, __m512 hi) {
+  const __m512i idx = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  return _mm512_permutex2var_ps(lo, idx, hi);
+}
+ASC_AVX512 inline __m512 odd_lanes(__m512 lo, __m512 hi) {
+  const __m512i idx = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  return _mm512_permutex2var_ps(lo, idx, hi);
+}
+
+// cnt <= 16 elements p[0], p[2], ..., p[2 (cnt - 1)]; nothing past the last is read.
+ASC_AVX512 inline __m512 load_evens(const float* p, int64_t cnt) {
+  const int64_t span = 2 * cnt - 1;
+  return even_lanes(_mm512_maskz_loadu_ps(tail_mask(span), p),
+                    _mm512_maskz_loadu_ps(tail_mask(span - 16), p + 16));
+}
+
 // 16 columns of B element type In at b[idx..], widened to f32 (masked).
 template <DType In>
 ASC_AVX512 inline __m512 load_b(const void* b, int64_t idx, __mmask16 mask) {

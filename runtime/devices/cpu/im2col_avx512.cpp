@@ -56,11 +56,9 @@ ASC_AVX512 inline __m512 load_lanes(const void* map, int64_t at, __mmask16 lanes
   if constexpr (S == 1) {
     return load_b<In>(map, at + 16 * half, lanes);
   } else {
-    const __m512i evens =
-        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512 lo = load_b<In>(map, at + 32 * half, even_elements(all, 16 * half));
     const __m512 hi = load_b<In>(map, at + 32 * half + 16, even_elements(all, 16 * half + 8));
-    return _mm512_permutex2var_ps(lo, evens, hi);
+    return gemm_detail::even_lanes(lo, hi);
   }
 }
 
