@@ -27,6 +27,7 @@
 #include "importers/onnx/tensor_proto.h"
 #include "registry/error.h"
 #include "registry/strings.h"
+#include "registry/tile_ops.h"
 #include "runtime/model.h"
 #include "runtime/precision.h"
 #include "runtime/weight_pack.h"
@@ -163,12 +164,25 @@ std::string fmt_values(const std::vector<double>& v, int64_t numel) {
   return s + "]";
 }
 
+// What a node's first launch ran: "grid [..] on N cores; UB x f32[..]; L1 ..", the tiling
+// auto_tiling chose and the local buffers it placed. Nothing for a host kernel.
+std::string kernel_summary(const asc::TileProgram& p) {
+  std::string s = asc::cat("grid ", asc::to_string(p.grid), " on ", p.block_dim, " core",
+                           p.block_dim == 1 ? "" : "s");
+  for (const asc::BufferDecl& b : p.buffers)
+    s += asc::cat("; ", asc::pos_name(b.pos), " ", b.name, " ", asc::dtype_name(b.dtype),
+                  asc::to_string(b.dims), b.slots > 1 ? asc::cat(" x", b.slots) : "");
+  return s;
+}
+
 // Chrome trace event format: one "X" slice per kernel launch (cat "op") on the thread that
-// launched it, one per run (cat "run") on the main thread; times in microseconds from `t0`.
-// On a simulated device, process 2 holds the predicted timeline: one track per pipe.
+// launched it, with the node's label and its kernel's tiling (kernel_summary) as args; one per
+// run (cat "run") on the main thread; times in microseconds from `t0`. On a simulated device,
+// process 2 holds the predicted timeline: one track per pipe.
 void write_trace(const std::string& path, const asc::Graph& g, const asc::RunStats& stats,
                  const std::vector<std::pair<Clock::time_point, Clock::time_point>>& runs,
-                 Clock::time_point t0, const asc::sim::SimDevice* sim) {
+                 Clock::time_point t0, const asc::sim::SimDevice* sim,
+                 const std::map<std::string, std::string>& kernels) {
   auto us = [&](Clock::time_point t) {
     return std::chrono::duration<double, std::micro>(t - t0).count();
   };
@@ -186,6 +200,8 @@ void write_trace(const std::string& path, const asc::Graph& g, const asc::RunSta
   for (const auto& s : stats.steps) {
     const int tid = tids.emplace(s.thread, static_cast<int>(tids.size()) + 1).first->second;
     const asc::Node& n = g.nodes[s.node];
+    json args = {{"node", n.label()}};
+    if (auto k = kernels.find(n.label()); k != kernels.end()) args["kernel"] = k->second;
     events.push_back({{"name", n.op_type},
                       {"cat", "op"},
                       {"ph", "X"},
@@ -193,7 +209,7 @@ void write_trace(const std::string& path, const asc::Graph& g, const asc::RunSta
                       {"dur", us(s.end) - us(s.start)},
                       {"pid", 1},
                       {"tid", tid},
-                      {"args", {{"node", n.label()}}}});
+                      {"args", args}});
   }
   for (const auto& [id, tid] : tids)
     events.push_back({{"name", "thread_name"},
@@ -298,9 +314,17 @@ int run(const Options& o) {
   std::vector<std::pair<Clock::time_point, Clock::time_point>> runs;
   std::vector<double> times;
   std::vector<asc::NamedTensor> outputs;
+  std::mutex kernels_mu;
+  std::map<std::string, std::string> kernels;  // node label -> kernel_summary, for --trace
   for (int r = 0; r < 1 + o.warmup + o.iterations; ++r) {
     const bool timed = r > o.warmup;
     asc::RunStats stats;
+    if (!o.trace.empty() && r == 0)
+      stats.on_step = [&](const asc::Node& n, const asc::TileProgram* p) {
+        if (!p) return;
+        const std::lock_guard<std::mutex> lock(kernels_mu);
+        kernels.try_emplace(n.label(), kernel_summary(*p));
+      };
     const auto a = Clock::now();
     outputs = model->run(inputs, {}, want_stats ? &stats : nullptr);
     const auto b = Clock::now();
@@ -326,7 +350,7 @@ int run(const Options& o) {
           (std::filesystem::path(o.output_dir) / asc::cat("output_", k, ".pb")).string(),
           outputs[k].name, outputs[k].tensor);
   }
-  if (!o.trace.empty()) write_trace(o.trace, g, all_stats, runs, t0, sim);
+  if (!o.trace.empty()) write_trace(o.trace, g, all_stats, runs, t0, sim, kernels);
   // Predicted figures per run (every run of one signature predicts the same).
   const asc::sim::CostTotals predicted = asc::sim_totals(timed_stats);
   const double predicted_ms = sim ? 1e3 * predicted.seconds(sim->config()) / o.iterations : 0.0;

@@ -160,6 +160,10 @@ TEST(AscRun, TraceHasOneSlicePerNodePerRun) {
     EXPECT_GE(e["dur"].get<double>(), 0.0);
     EXPECT_TRUE(e["ts"].is_number() && e["pid"].is_number() && e["tid"].is_number());
     ++per_node[e["args"]["node"].get<std::string>()];
+    // tiny_mlp's nodes are all tile kernels: each slice names its grid and local buffers.
+    const std::string kernel = e["args"].value("kernel", "");
+    EXPECT_EQ(kernel.rfind("grid [", 0), 0u) << e.dump();
+    EXPECT_NE(kernel.find(" f32["), std::string::npos) << e.dump();
   }
   EXPECT_EQ(ops, steps * runs);
   EXPECT_EQ(per_node.size(), steps);

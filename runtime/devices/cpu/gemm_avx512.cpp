@@ -231,6 +231,40 @@ ASC_AVX512 void mmad_f32_b_rows(const float* pa, const float* b, int64_t ldb, fl
   }
 }
 
+}  // namespace
+
+// B made panel by panel (mmad_f32_a_panels_fill): each k chunk of a panel is filled into a
+// per-thread L1 buffer and run against every A panel before the next is made, so the column
+// matrix of a convolution never leaves L1. Panels outermost: a panel's chunks in a row, so the
+// filler sets up a panel's source runs once.
+ASC_AVX512 void mmad_f32_a_panels_fill(const float* pa, int64_t a_stride, const PanelFill& fill,
+                                       float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                                       bool accumulate) {
+  static constexpr auto table = make_table<float, PickF32>(std::make_integer_sequence<int, kMr>{});
+  if (k == 0) {
+    if (!accumulate)
+      for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    return;
+  }
+  alignas(64) static thread_local float panel[kKcF32 * kNr];
+  const int64_t panels_a = (m + kMr - 1) / kMr, panels_b = (n + kNr - 1) / kNr;
+  for (int64_t q = 0; q < panels_b; ++q) {
+    const int64_t cols = n - q * kNr;
+    const __mmask16 m0 = tail_mask(cols), m1 = tail_mask(cols - 16);
+    for (int64_t k0 = 0; k0 < k; k0 += kKcF32) {
+      const int64_t kl = std::min(kKcF32, k - k0);
+      const bool load_c = accumulate || k0 > 0;
+      fill.fn(fill.ctx, q, k0, kl, panel);
+      for (int64_t p = 0; p < panels_a; ++p)
+        table[std::min<int64_t>(kMr, m - p * kMr) - 1](pa + p * a_stride + k0 * kMr, panel, kNr, kl,
+                                                       c + p * kMr * ldc + q * kNr, ldc, m0, m1,
+                                                       load_c);
+    }
+  }
+}
+
+namespace {
+
 // ---- direct path: M rows of A (f32) x B rows streamed once, NV zmm of columns per chunk ----
 
 constexpr int64_t kDirectPrefetchRows = 6;

@@ -70,6 +70,18 @@ ASC_AVX512 inline void interleave_rows(__m512i r0, __m512i r1, __m512i& out0, __
   out1 = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15), hi);
 }
 
+// Fills rows [k0, k0 + kl) of B's column panel q (kNr columns, the f32 packed layout: row r at
+// dst + r * kNr) into dst. Called panel by panel, each panel's chunks in order of k0.
+struct PanelFill {
+  void (*fn)(void* ctx, int64_t q, int64_t k0, int64_t kl, float* dst);
+  void* ctx;
+};
+// gemm_mmad_a_panels (f32, A's panels a_stride apart) with B made by `fill` one k chunk of one
+// panel at a time, right before the micro-kernels read it from L1.
+ASC_AVX512 void mmad_f32_a_panels_fill(const float* pa, int64_t a_stride, const PanelFill& fill,
+                                       float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                                       bool accumulate);
+
 // mmad_a_panels_diag_map's kernel (im2col.h) (depthwise_avx512.cpp).
 ASC_AVX512 void mmad_f32_diag_map(const float* pa, int64_t a_stride, int64_t mr,
                                   const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,

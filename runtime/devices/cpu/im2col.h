@@ -37,6 +37,14 @@ bool mmad_a_panels_diag_map(DType in, const void* pa, int64_t a_stride, const Im
                             const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
                             bool accumulate);
 
+// gemm_mmad_a_panels (gemm.h) with B the column matrix of `g` over `src`, packed one k chunk of
+// one panel at a time into L1 right before the micro-kernels read it (the whole matrix is never
+// stored). f32 with AVX-512's f32 kernel and a window of column stride 1 or 2 over unit-stride
+// map rows only; false (nothing done) elsewhere.
+bool mmad_a_panels_im2col(DType in, const void* pa, int64_t a_stride, const Im2colSource& src,
+                          const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                          bool accumulate);
+
 // The B side in f32 panels of 32 for a window of column stride 1 or 2 with AVX-512
 // (im2col_avx512.cpp); false, doing nothing, where that does not apply.
 bool im2col_pack_avx512(DType in, const Im2colSource& src, const Im2col& g, int64_t k, float* dst);

@@ -259,8 +259,13 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
         const DType dt = p.buffers[in.src[0]].dtype;
         if (in.axis > 0 && p.buffers[in.dst].pos == Pos::kL0A) {  // A pre-packed in GM
           check_panels(p, in, dt, s, true);
+          // Rows up to the weight's last (in.count); the last panel's padding rows are zeros
+          // and take no products.
+          const Shape& w = p.args[low.panel_arg[pc]].shape;
+          const int64_t es = static_cast<int64_t>(dtype_size(dt));
+          const int64_t first = (s.ptr - gm(low.panel_arg[pc])) / es / s.rs % w[w.size() - 2];
           d = s;
-          d.rows = s.rows * in.axis;  // whole panels (the last one's padding rows are zeros)
+          d.rows = std::min(s.rows * in.axis, in.count - first * in.axis);
           d.cols = s.cols / in.axis;  // k, padded to k_pack
           d.panel_stride = s.rs;
           d.packed = true;

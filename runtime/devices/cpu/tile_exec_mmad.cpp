@@ -30,9 +30,12 @@ void mmad_product(const TileProgram& p, const Instr& in, BufState& c, const BufS
                   std::to_string(k));
     c.rows = m;
     c.cols = n;
-    if (b.lazy && mmad_a_panels_diag_map(dt, a.ptr, a.panel_stride, b.map, *b.lazy,
-                                         reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc))
-      return;  // B read from its map (a block-diagonal A)
+    float* cp = reinterpret_cast<float*>(c.ptr);
+    if (b.lazy && (in.diag > 0 ? mmad_a_panels_diag_map(dt, a.ptr, a.panel_stride, b.map, *b.lazy,
+                                                        cp, c.rs, m, n, k, acc)
+                               : mmad_a_panels_im2col(dt, a.ptr, a.panel_stride, b.map, *b.lazy, cp,
+                                                      c.rs, m, n, k, acc)))
+      return;  // B read from its map (a block-diagonal A), or packed chunk by chunk in L1
     if (!b.lazy && !b.packed && b.panel_stride == 0 && in.diag == 0 && n <= kNarrowMax &&
         p.buffers[in.src[1]].dtype == DType::kF32 &&
         gemm_mmad_a_panels_narrow(dt, a.ptr, a.panel_stride, reinterpret_cast<const float*>(b.ptr),
