@@ -231,16 +231,61 @@ ASC_AVX512 void mmad_f32_b_rows(const float* pa, const float* b, int64_t ldb, fl
   }
 }
 
+// The last T (1..kTailMax) columns of a B panel chunk against one A panel, vectorised along A's
+// rows (kMr of a zmm's 16 lanes) with the columns broadcast: T FMAs per k where the micro-kernel
+// spends a whole zmm per row on them. b: the chunk at its first such column (kNr per k).
+constexpr int kTailMax = 11;
+
+template <int T>
+ASC_AVX512 void tail_cols(const float* a, const float* b, int64_t k, float* c, int64_t ldc,
+                          int64_t rows, bool load_c) {
+  constexpr int U = T >= 4 ? 1 : 4 / T;  // independent sums per column: FMA latency hidden
+  const __mmask16 am = (1u << kMr) - 1;
+  __m512 acc[U][T];
+  for (int u = 0; u < U; ++u)
+    for (int j = 0; j < T; ++j) acc[u][j] = _mm512_setzero_ps();
+  int64_t kk = 0;
+  for (; kk + U <= k; kk += U)
+#pragma GCC unroll 4
+    for (int u = 0; u < U; ++u) {
+      const __m512 av = _mm512_maskz_loadu_ps(am, a + (kk + u) * kMr);
+#pragma GCC unroll 11
+      for (int j = 0; j < T; ++j)
+        acc[u][j] = _mm512_fmadd_ps(av, _mm512_set1_ps(b[(kk + u) * kNr + j]), acc[u][j]);
+    }
+  for (; kk < k; ++kk) {
+    const __m512 av = _mm512_maskz_loadu_ps(am, a + kk * kMr);
+    for (int j = 0; j < T; ++j)
+      acc[0][j] = _mm512_fmadd_ps(av, _mm512_set1_ps(b[kk * kNr + j]), acc[0][j]);
+  }
+  alignas(64) float sum[T][16];
+  for (int j = 0; j < T; ++j) {
+    __m512 v = acc[0][j];
+    for (int u = 1; u < U; ++u) v = _mm512_add_ps(v, acc[u][j]);
+    _mm512_store_ps(sum[j], v);
+  }
+  for (int64_t i = 0; i < rows; ++i)
+    for (int j = 0; j < T; ++j) c[i * ldc + j] = (load_c ? c[i * ldc + j] : 0.0f) + sum[j][i];
+}
+
+using TailFn = void (*)(const float*, const float*, int64_t, float*, int64_t, int64_t, bool);
+template <int... T>
+constexpr std::array<TailFn, sizeof...(T)> tail_table(std::integer_sequence<int, T...>) {
+  return {tail_cols<T + 1>...};
+}
+
 }  // namespace
 
 // B made panel by panel (mmad_f32_a_panels_fill): each k chunk of a panel is filled into a
 // per-thread L1 buffer and run against every A panel before the next is made, so the column
 // matrix of a convolution never leaves L1. Panels outermost: a panel's chunks in a row, so the
-// filler sets up a panel's source runs once.
+// filler sets up a panel's source runs once. The last panel's columns past a multiple of 16, up
+// to kTailMax of them, run on tail_cols (a 7x7 map's 49 positions: 48 + 1, not 64 lanes).
 ASC_AVX512 void mmad_f32_a_panels_fill(const float* pa, int64_t a_stride, const PanelFill& fill,
                                        float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
                                        bool accumulate) {
   static constexpr auto table = make_table<float, PickF32>(std::make_integer_sequence<int, kMr>{});
+  static constexpr auto tails = tail_table(std::make_integer_sequence<int, kTailMax>{});
   if (k == 0) {
     if (!accumulate)
       for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
@@ -249,16 +294,20 @@ ASC_AVX512 void mmad_f32_a_panels_fill(const float* pa, int64_t a_stride, const 
   alignas(64) static thread_local float panel[kKcF32 * kNr];
   const int64_t panels_a = (m + kMr - 1) / kMr, panels_b = (n + kNr - 1) / kNr;
   for (int64_t q = 0; q < panels_b; ++q) {
-    const int64_t cols = n - q * kNr;
-    const __mmask16 m0 = tail_mask(cols), m1 = tail_mask(cols - 16);
+    const int64_t cols = std::min<int64_t>(kNr, n - q * kNr);
+    const int64_t tail = cols % 16 <= kTailMax ? cols % 16 : 0, body = cols - tail;
+    const __mmask16 m0 = tail_mask(body), m1 = tail_mask(body - 16);
     for (int64_t k0 = 0; k0 < k; k0 += kKcF32) {
       const int64_t kl = std::min(kKcF32, k - k0);
       const bool load_c = accumulate || k0 > 0;
       fill.fn(fill.ctx, q, k0, kl, panel);
-      for (int64_t p = 0; p < panels_a; ++p)
-        table[std::min<int64_t>(kMr, m - p * kMr) - 1](pa + p * a_stride + k0 * kMr, panel, kNr, kl,
-                                                       c + p * kMr * ldc + q * kNr, ldc, m0, m1,
-                                                       load_c);
+      for (int64_t p = 0; p < panels_a; ++p) {
+        const float* a = pa + p * a_stride + k0 * kMr;
+        float* cp = c + p * kMr * ldc + q * kNr;
+        const int64_t rows = std::min<int64_t>(kMr, m - p * kMr);
+        if (body > 0) table[rows - 1](a, panel, kNr, kl, cp, ldc, m0, m1, load_c);
+        if (tail > 0) tails[tail - 1](a, panel + body, kl, cp + body, ldc, rows, load_c);
+      }
     }
   }
 }

@@ -1,0 +1,96 @@
+// Dense convolutions against pre-packed weights whose column matrix is made one k chunk of one
+// panel at a time inside the product (mmad_a_panels_im2col): channel counts that span several k
+// chunks, output widths whose last panel ends 1..15 columns past a multiple of 16 (the tail
+// columns run on their own kernel), strides 1 and 2, pads, dilation, output channels that are
+// not a multiple of the weight panel. Results against a naive convolution, on AVX-512 and with
+// the avx2 kernels (which pack the whole matrix).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "runtime/devices/cpu/gemm.h"
+#include "runtime/model.h"
+#include "tests/runtime/fusion_util.h"
+#include "tests/runtime/test_util.h"
+
+namespace asc {
+namespace {
+
+using test::Builder;
+using test::random;
+using V = std::vector<int64_t>;
+
+struct Case {
+  int64_t c, m, h, w, k, s, pad, d;
+};
+
+int64_t out_dim(int64_t in, const Case& t) {
+  return (in + 2 * t.pad - t.d * (t.k - 1) - 1) / t.s + 1;
+}
+
+// y = relu(b + conv(x, w)) for one image.
+Tensor naive(const Tensor& x, const Tensor& w, const Tensor& b, const Case& t) {
+  const int64_t oh = out_dim(t.h, t), ow = out_dim(t.w, t);
+  Tensor y(DType::kF32, {1, t.m, oh, ow});
+  for (int64_t m = 0; m < t.m; ++m)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j) {
+        double acc = b.at(m);
+        for (int64_t c = 0; c < t.c; ++c)
+          for (int64_t a = 0; a < t.k; ++a)
+            for (int64_t e = 0; e < t.k; ++e) {
+              const int64_t ih = i * t.s - t.pad + a * t.d, iw = j * t.s - t.pad + e * t.d;
+              if (ih < 0 || ih >= t.h || iw < 0 || iw >= t.w) continue;
+              acc += w.at(((m * t.c + c) * t.k + a) * t.k + e) * x.at((c * t.h + ih) * t.w + iw);
+            }
+        y.set((m * oh + i) * ow + j, acc < 0 ? 0.0 : acc);
+      }
+  return y;
+}
+
+void check(const Case& t, int threads, const char* isa) {
+  SCOPED_TRACE(std::string(isa) + " C " + std::to_string(t.c) + " M " + std::to_string(t.m) +
+               " HxW " + std::to_string(t.h) + "x" + std::to_string(t.w) + " k " +
+               std::to_string(t.k) + " s " + std::to_string(t.s) + " pad " + std::to_string(t.pad) +
+               " d " + std::to_string(t.d) + " threads " + std::to_string(threads));
+  Builder bl;
+  const int x = bl.input("x", {1, t.c, t.h, t.w});
+  const Tensor w = random({t.m, t.c, t.k, t.k}, 5), b = random({t.m}, 6);
+  const Attrs a{{"kernel_shape", V{t.k, t.k}},
+                {"strides", V{t.s, t.s}},
+                {"pads", V{t.pad, t.pad, t.pad, t.pad}},
+                {"dilations", V{t.d, t.d}}};
+  const int y = bl.op("Conv", "conv", {x, bl.constant("w", w), bl.constant("b", b)}, a);
+  bl.g.outputs = {bl.op("Relu", "relu", {y}, {})};
+  const Tensor xt = random({1, t.c, t.h, t.w}, 7);
+  ModelOptions o;
+  o.threads = threads;
+  const auto out = Model(bl.g, o).run({{"x", xt}});
+  const Tensor want = naive(xt, w, b, t);
+  ASSERT_EQ(out[0].tensor.shape(), want.shape());
+  for (int64_t i = 0; i < want.numel(); ++i)
+    ASSERT_NEAR(out[0].tensor.at(i), want.at(i), 2e-4 * (1 + std::abs(want.at(i))))
+        << "element " << i;
+}
+
+TEST(Im2colConv, MatchesANaiveConvolution) {
+  std::vector<Case> cases;
+  // Output widths 1..15 past a multiple of 16 (a single-row map: the panel is the row).
+  for (int64_t w : {17, 18, 20, 23, 27, 28, 29, 31, 33, 49, 3})
+    cases.push_back({40, 13, 1, w, 3, 1, 1, 1});
+  cases.push_back({64, 64, 7, 7, 3, 1, 1, 1});    // 49 positions: 48 + 1
+  cases.push_back({29, 30, 14, 14, 3, 1, 1, 1});  // 196 = 192 + 4, k 261: two chunks
+  cases.push_back({3, 16, 23, 23, 7, 2, 3, 1});   // a stem: stride 2, pad 3
+  cases.push_back({33, 25, 11, 13, 3, 2, 1, 1});  // stride 2, odd sizes
+  cases.push_back({17, 12, 10, 9, 3, 1, 2, 2});   // dilation 2
+  cases.push_back({70, 5, 6, 5, 5, 1, 2, 1});     // k 1750: seven chunks, M < one panel
+  for (const char* isa : {"auto", "avx2"}) {
+    if (std::string(isa) != "auto") cpu::gemm_force_isa(isa);
+    for (const Case& t : cases)
+      for (int threads : {1, 2}) check(t, threads, isa);
+    cpu::gemm_force_isa(nullptr);
+  }
+}
+
+}  // namespace
+}  // namespace asc
