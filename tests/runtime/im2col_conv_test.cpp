@@ -1,5 +1,6 @@
-// Dense convolutions against pre-packed weights whose column matrix is made one k chunk of one
-// panel at a time inside the product (mmad_a_panels_im2col): channel counts that span several k
+// Dense convolutions against pre-packed weights whose column matrix (a pointwise conv's: X's rows)
+// is made one k chunk of one panel at a time inside the product (mmad_a_panels_im2col,
+// gemm_mmad_a_panels_b_rows): channel counts that span several k
 // chunks, output widths whose last panel ends 1..15 columns past a multiple of 16 (the tail
 // columns run on their own kernel), strides 1 and 2, pads, dilation, output channels that are
 // not a multiple of the weight panel. Results against a naive convolution, on AVX-512 and with
@@ -84,6 +85,9 @@ TEST(Im2colConv, MatchesANaiveConvolution) {
   cases.push_back({33, 25, 11, 13, 3, 2, 1, 1});  // stride 2, odd sizes
   cases.push_back({17, 12, 10, 9, 3, 1, 2, 2});   // dilation 2
   cases.push_back({70, 5, 6, 5, 5, 1, 2, 1});     // k 1750: seven chunks, M < one panel
+  // Pointwise: B is X's rows, copied panel by panel (gemm_mmad_a_panels_b_rows).
+  for (int64_t w : {6, 17, 23, 29, 40}) cases.push_back({300, 13, 1, w, 1, 1, 0, 1});
+  cases.push_back({64, 70, 7, 7, 1, 1, 0, 1});
   for (const char* isa : {"auto", "avx2"}) {
     if (std::string(isa) != "auto") cpu::gemm_force_isa(isa);
     for (const Case& t : cases)

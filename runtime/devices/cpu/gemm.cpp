@@ -348,6 +348,23 @@ void gemm_mmad_a_panels(DType in, const void* pa, int64_t a_stride, const void* 
   ahead->issue(1, 1);
 }
 
+bool gemm_mmad_a_panels_b_rows_supported(DType in) {
+  const GemmIsa& isa = active();
+  return in == DType::kF32 && isa.f32.k_pack == 1 &&
+         (&isa == gemm_detail::gemm_isa_avx512() || &isa == gemm_detail::gemm_isa_avx512_bf16());
+}
+
+bool gemm_mmad_a_panels_b_rows(DType in, const void* pa, int64_t a_stride, const float* b,
+                               int64_t ldb, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                               bool accumulate) {
+  check_in(in, "gemm_mmad_a_panels_b_rows");
+  if (!gemm_mmad_a_panels_b_rows_supported(in)) return false;
+  if (m > 0 && n > 0)
+    gemm_detail::mmad_f32_a_panels_rows(static_cast<const float*>(pa), a_stride, b, ldb, c, ldc, m,
+                                        n, k, accumulate);
+  return true;
+}
+
 bool gemm_mmad_a_panels_diag(DType in, const void* pa, int64_t a_stride, const void* pb, float* c,
                              int64_t ldc, int64_t m, int64_t n, int64_t k, int64_t diag,
                              bool accumulate) {

@@ -137,6 +137,15 @@ void gemm_mmad_panels(DType in, const void* pa, const void* pb, int64_t panel_st
 void gemm_mmad_a_panels(DType in, const void* pa, int64_t a_stride, const void* pb, float* c,
                         int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate,
                         GemmAhead* ahead = nullptr);
+// gemm_mmad_a_panels with B unpacked (f32, element (kk, j) at b[kk * ldb + j]): each k chunk
+// of each panel of nr columns is copied into L1 right before the micro-kernels read it, and the
+// last panel's few columns past a multiple of 16 take a kernel of their own (a pointwise conv
+// over a 7x7 map: 48 + 1 columns, not 64). f32 with AVX-512's f32 kernel; false (nothing done)
+// elsewhere.
+bool gemm_mmad_a_panels_b_rows(DType in, const void* pa, int64_t a_stride, const float* b,
+                               int64_t ldb, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                               bool accumulate);
+bool gemm_mmad_a_panels_b_rows_supported(DType in);
 // gemm_mmad_a_panels for a block-diagonal A (a depthwise convolution's weights as groups of
 // channels, runtime/weight_pack.cpp): row r of A is zero outside k in [r * diag, (r + 1) * diag),
 // and only those products are formed — the same sums without the zero terms, so a NaN or an

@@ -312,6 +312,30 @@ ASC_AVX512 void mmad_f32_a_panels_fill(const float* pa, int64_t a_stride, const 
   }
 }
 
+// mmad_f32_a_panels_rows' filler: rows of B copied into a panel, zero past its columns.
+struct RowFill {
+  const float* b;
+  int64_t ldb, n;
+
+  ASC_AVX512 static void fill(void* ctx, int64_t q, int64_t k0, int64_t kl, float* dst) {
+    const auto& f = *static_cast<const RowFill*>(ctx);
+    const int64_t cols = f.n - q * kNr;
+    const __mmask16 m0 = tail_mask(cols), m1 = tail_mask(cols - 16);
+    const float* src = f.b + k0 * f.ldb + q * kNr;
+    for (int64_t r = 0; r < kl; ++r, src += f.ldb, dst += kNr) {
+      _mm512_store_ps(dst, _mm512_maskz_loadu_ps(m0, src));
+      _mm512_store_ps(dst + 16, _mm512_maskz_loadu_ps(m1, src + 16));
+    }
+  }
+};
+
+ASC_AVX512 void mmad_f32_a_panels_rows(const float* pa, int64_t a_stride, const float* b,
+                                       int64_t ldb, float* c, int64_t ldc, int64_t m, int64_t n,
+                                       int64_t k, bool accumulate) {
+  RowFill f{b, ldb, n};
+  mmad_f32_a_panels_fill(pa, a_stride, {&RowFill::fill, &f}, c, ldc, m, n, k, accumulate);
+}
+
 namespace {
 
 // ---- direct path: M rows of A (f32) x B rows streamed once, NV zmm of columns per chunk ----

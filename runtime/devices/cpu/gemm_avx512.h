@@ -82,6 +82,11 @@ ASC_AVX512 void mmad_f32_a_panels_fill(const float* pa, int64_t a_stride, const 
                                        float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
                                        bool accumulate);
 
+// The same with B's rows read where they lie (row stride ldb, unit column stride).
+ASC_AVX512 void mmad_f32_a_panels_rows(const float* pa, int64_t a_stride, const float* b,
+                                       int64_t ldb, float* c, int64_t ldc, int64_t m, int64_t n,
+                                       int64_t k, bool accumulate);
+
 // mmad_a_panels_diag_map's kernel (im2col.h) (depthwise_avx512.cpp).
 ASC_AVX512 void mmad_f32_diag_map(const float* pa, int64_t a_stride, int64_t mr,
                                   const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,

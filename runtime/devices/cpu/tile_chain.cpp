@@ -132,7 +132,7 @@ std::vector<RowChain> find_row_chains(const TileProgram& p, const std::vector<bo
     }
     // Trailing instructions that are not row ops run before the chain for nothing: drop them.
     while (!c.row_ops.empty() && end > c.row_ops.back()) --end;
-    if (c.row_ops.size() >= 2) {
+    if (!c.row_ops.empty()) {
       c.end = end;
       chain_at[i] = static_cast<int>(chains.size());
       chains.push_back(std::move(c));

@@ -26,8 +26,9 @@ struct RowChain {
 
 // The chains of p, at most one starting at each instruction (chain_at: index into the result
 // or -1); none includes an instruction marked in `skip` (or the one after it). A chain has at least
-// two tile-sized instructions, no loop boundary, and buffers whose placements are equal or disjoint
-// (so interleaving the instructions' strips reads no value a later instruction overwrote).
+// one tile-sized instruction (the caller keeps a single one only where it writes straight into GM),
+// no loop boundary, and buffers whose placements are equal or disjoint (so interleaving the
+// instructions' strips reads no value a later instruction overwrote).
 std::vector<RowChain> find_row_chains(const TileProgram& p, const std::vector<bool>& skip,
                                       std::vector<int>& chain_at);
 

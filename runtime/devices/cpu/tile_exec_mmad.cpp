@@ -41,6 +41,11 @@ void mmad_product(const TileProgram& p, const Instr& in, BufState& c, const BufS
         gemm_mmad_a_panels_narrow(dt, a.ptr, a.panel_stride, reinterpret_cast<const float*>(b.ptr),
                                   b.rs, b.cs, reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc))
       return;  // a few columns of B, read as they lie
+    if (!b.lazy && !b.packed && b.panel_stride == 0 && in.diag == 0 && b.cs == 1 &&
+        p.buffers[in.src[1]].dtype == DType::kF32 &&
+        gemm_mmad_a_panels_b_rows(dt, a.ptr, a.panel_stride, reinterpret_cast<const float*>(b.ptr),
+                                  b.rs, cp, c.rs, m, n, k, acc))
+      return;  // B's rows copied panel by panel into L1
     std::vector<std::byte> tb;
     const void* bp = b.ptr;
     if (b.lazy) {  // the direct form is not available here: make the column matrix

@@ -89,18 +89,23 @@ Lowering lower(const TileProgram& p) {
   low.chains = find_row_chains(p, low.acc_in, low.chain_at);
   // A chain's results may go to GM through any matrix box (written strip by strip, row by row);
   // a closed chain's (no result read outside it but by its copy-out) through a partial one too.
+  // A chain of one instruction is kept only when closed: its result then goes straight to GM.
   std::vector<bool> chain_row(nb, false);
   for (RowChain& c : low.chains) {
     c.closed = true;
-    for (size_t r = 0; r < c.row_ops.size(); ++r) {
-      const int b = p.instrs[c.row_ops[r]].dst;
-      const Shape& d = p.buffers[b].dims;
-      chain_row[b] = !d.empty() && d.back() == c.cols;
-      for (int u : consumers[b]) {
+    for (size_t r = 0; r < c.row_ops.size(); ++r)
+      for (int u : consumers[p.instrs[c.row_ops[r]].dst]) {
         const bool inside = std::find(c.row_ops.begin(), c.row_ops.end(), u) != c.row_ops.end();
         const bool out = r + 1 == c.row_ops.size() && p.instrs[u].kind == InstrKind::kCopyOut;
         c.closed = c.closed && (inside || out);
       }
+    if (c.row_ops.size() < 2 && !c.closed) {
+      low.chain_at[c.begin] = -1;
+      continue;
+    }
+    for (int q : c.row_ops) {
+      const Shape& d = p.buffers[p.instrs[q].dst].dims;
+      chain_row[p.instrs[q].dst] = !d.empty() && d.back() == c.cols;
     }
   }
   for (int b = 0; b < nb; ++b) {
@@ -233,19 +238,21 @@ Lowering lower(const TileProgram& p) {
       columns = columns || p.instrs[q].kind != InstrKind::kLoadL0 || p.instrs[q].axis > 0;
     if (!columns) low.mmad_direct = true;
   }
-  // A B block used once (not kept) that is a GM view is packed panel by panel by the mmad.
+  // A B block used once (not kept) that is a GM view is packed panel by panel by the mmad
+  // (against an A pre-packed in panels: gemm_mmad_a_panels_b_rows, where the ISA has it).
   low.b_rows.assign(nb, false);
   low.b_rows_in.assign(ni, false);
-  // (Not against an A pre-packed in panels: that product takes B packed.)
   bool a_panels = false;
   for (const auto& in : p.instrs)
     a_panels = a_panels ||
                (in.kind == InstrKind::kLoadL0 && in.axis > 0 && p.buffers[in.dst].pos == Pos::kL0A);
-  for (int i = 0; i < ni && !low.mmad_direct && !a_panels; ++i) {
+  for (int i = 0; i < ni && !low.mmad_direct; ++i) {
     const Instr& in = p.instrs[i];
+    const DType dt = in.src[0] >= 0 ? p.buffers[in.src[0]].dtype : DType::kUndefined;
     if (in.kind != InstrKind::kLoadL0 || in.axis > 0 || p.buffers[in.dst].pos != Pos::kL0B ||
         low.pack_keep[in.dst] > 0 || producers[in.src[0]].size() != 1 ||
-        consumers[in.src[0]].size() != 1 || !gemm_mmad_b_rows_supported(p.buffers[in.src[0]].dtype))
+        consumers[in.src[0]].size() != 1 ||
+        !(a_panels ? gemm_mmad_a_panels_b_rows_supported(dt) : gemm_mmad_b_rows_supported(dt)))
       continue;
     const int c = producers[in.src[0]][0];
     if (!low.view_in[c]) continue;
