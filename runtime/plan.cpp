@@ -87,6 +87,44 @@ int64_t arena_size(const TensorDesc& d) {
                   kArenaAlign);
 }
 
+// Places the inputs of Concat step `s` in the blocks of its output they fill (share, delta) when
+// every block is contiguous and arena-aligned and each input is an arena value that only the
+// Concat reads (so whatever later writes over the output in place destroys nothing still needed)
+// and no other alias involves; false, changing nothing, otherwise.
+bool concat_in_place(const Plan& p, const Node& n, const PlanStep& s, const std::vector<int>& uses,
+                     std::vector<int>& share, std::vector<bool>& taken,
+                     const std::vector<bool>& rooted, std::vector<int64_t>& delta) {
+  if (n.outputs.empty() || n.outputs[0] < 0 || s.out.empty()) return false;
+  const int o = n.outputs[0];
+  const TensorDesc& od = p.desc[o];
+  if (p.storage[o] != Storage::kArena || !od.strides.empty() || od.shape.empty()) return false;
+  const int64_t axis = normalize_axis(s.attrs.i("axis"), static_cast<int64_t>(od.shape.size()));
+  for (int64_t d = 0; d < axis; ++d)
+    if (od.shape[static_cast<size_t>(d)] != 1) return false;
+  const int64_t es = static_cast<int64_t>(dtype_size(od.dtype));
+  std::vector<int64_t> at;
+  int64_t off = 0;
+  for (size_t j = 0; j < n.inputs.size(); ++j) {
+    const int v = n.inputs[j];
+    if (v < 0 || v == o || p.storage[v] != Storage::kArena || uses[v] != 1 || taken[v] ||
+        rooted[v] || share[v] >= 0 || p.desc[v].dtype != od.dtype || !p.desc[v].strides.empty() ||
+        off % kArenaAlign != 0)
+      return false;
+    for (size_t i = 0; i < j; ++i)
+      if (n.inputs[i] == v) return false;
+    at.push_back(off);
+    off += numel(p.desc[v].shape) * es;
+  }
+  if (off != numel(od.shape) * es) return false;
+  for (size_t j = 0; j < n.inputs.size(); ++j) {
+    const int v = n.inputs[j];
+    share[v] = o;
+    delta[v] = at[j];
+    taken[v] = true;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string shape_signature(const std::vector<TensorDesc>& inputs,
@@ -294,14 +332,23 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
   // its input's bytes as they are, OpDef::same_bytes) shares it too when it is the input's only
   // reader, and runs nothing: whatever later writes over the output in place writes over a value
   // nobody else reads.
+  // A Concat whose inputs each fill one contiguous block of its output (the dims before the axis
+  // are all 1) runs nothing either: its inputs are placed in those blocks (at `delta` bytes into
+  // the output), so their producers write the concatenation.
   std::vector<int> uses(nv, 0), share(nv, -1);
-  std::vector<bool> taken(nv, false);
+  std::vector<int64_t> delta(nv, 0);
+  std::vector<bool> taken(nv, false), rooted(nv, false);
   for (const PlanStep& s : p.steps)
     for (int v : g.nodes[s.node].inputs)
       if (v >= 0) ++uses[v];
   for (PlanStep& s : p.steps) {
     const Node& n = g.nodes[s.node];
     s.view = false;  // a step taken from the base plan is decided again
+    if (n.op_type == "Concat" && concat_in_place(p, n, s, uses, share, taken, rooted, delta)) {
+      s.view = true;
+      ++p.views;
+      continue;
+    }
     if (n.def->same_bytes_fn && !n.inputs.empty() && !n.outputs.empty()) {
       const int v = n.inputs[0], o = n.outputs[0];
       if (v >= 0 && o >= 0 && !taken[v] && uses[v] == 1 && p.storage[v] == Storage::kArena &&
@@ -309,7 +356,7 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
           numel(p.desc[v].shape) == numel(p.desc[o].shape) &&
           n.def->same_bytes_fn(s.attrs, p.desc[v], p.desc[o])) {
         share[o] = v;
-        taken[v] = true;
+        taken[v] = rooted[v] = true;
         s.view = true;
         ++p.views;
         continue;
@@ -322,7 +369,7 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
         if (v >= 0 && !taken[v] && uses[v] == 1 && p.storage[v] == Storage::kArena &&
             p.desc[v].dtype == p.desc[o].dtype && p.desc[v].shape == p.desc[o].shape) {
           share[o] = v;
-          taken[v] = true;
+          taken[v] = rooted[v] = true;
           ++p.in_place;
           break;
         }
@@ -333,8 +380,11 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
     return v;
   };
   for (size_t v = 0; v < nv; ++v)
-    if (share[v] >= 0)
-      last[root(static_cast<int>(v))] = std::max(last[root(static_cast<int>(v))], last[v]);
+    if (share[v] >= 0) {
+      const int r = root(static_cast<int>(v));
+      last[r] = std::max(last[r], last[v]);
+      first[r] = std::min(first[r], first[v]);  // a concatenation's inputs come before it
+    }
 
   // Activation arena: first fit by address over live ranges [first, last] in levels (two values
   // touched in one level never share memory, except an in-place output and its input). Values
@@ -370,7 +420,11 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
     p.arena_bytes = std::max(p.arena_bytes, off + bytes);
   }
   for (size_t v = 0; v < nv; ++v)
-    if (share[v] >= 0) p.offset[v] = p.offset[root(static_cast<int>(v))];
+    if (share[v] >= 0) {
+      int64_t off = 0;
+      for (int u = static_cast<int>(v); share[u] >= 0; u = share[u]) off += delta[u];
+      p.offset[v] = p.offset[root(static_cast<int>(v))] + off;
+    }
   return p;
 }
 
