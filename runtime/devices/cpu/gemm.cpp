@@ -356,12 +356,16 @@ bool gemm_mmad_a_panels_b_rows_supported(DType in) {
 
 bool gemm_mmad_a_panels_b_rows(DType in, const void* pa, int64_t a_stride, const float* b,
                                int64_t ldb, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
-                               bool accumulate) {
+                               bool accumulate, GemmAhead* ahead) {
   check_in(in, "gemm_mmad_a_panels_b_rows");
   if (!gemm_mmad_a_panels_b_rows_supported(in)) return false;
+  GemmAhead none;
+  if (!ahead) ahead = &none;
+  ahead->start();
   if (m > 0 && n > 0)
     gemm_detail::mmad_f32_a_panels_rows(static_cast<const float*>(pa), a_stride, b, ldb, c, ldc, m,
-                                        n, k, accumulate);
+                                        n, k, accumulate, ahead);
+  ahead->issue(1, 1);
   return true;
 }
 

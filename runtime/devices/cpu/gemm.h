@@ -144,7 +144,7 @@ void gemm_mmad_a_panels(DType in, const void* pa, int64_t a_stride, const void* 
 // elsewhere.
 bool gemm_mmad_a_panels_b_rows(DType in, const void* pa, int64_t a_stride, const float* b,
                                int64_t ldb, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
-                               bool accumulate);
+                               bool accumulate, GemmAhead* ahead = nullptr);
 bool gemm_mmad_a_panels_b_rows_supported(DType in);
 // gemm_mmad_a_panels for a block-diagonal A (a depthwise convolution's weights as groups of
 // channels, runtime/weight_pack.cpp): row r of A is zero outside k in [r * diag, (r + 1) * diag),

@@ -40,10 +40,13 @@ ASC_AVX512 inline void store_tile(const __m512* acc0, const __m512* acc1, float*
   }
 }
 
-// f32: a = A panel chunk (kMr per k), b = B panel chunk (bs = kNr per k), MR valid rows.
+// f32: a = A panel chunk (kMr per k), b = B panel chunk (bs = kNr per k), MR valid rows. pf, when
+// not null, is a stream fetched into L2 a line per k (the A block of a later call, on its way
+// from memory while this one computes).
 template <int MR>
 ASC_AVX512 void ukr_f32(const float* a, const float* b, int64_t bs, int64_t k, float* c,
-                        int64_t ldc, __mmask16 m0, __mmask16 m1, bool load_c) {
+                        int64_t ldc, __mmask16 m0, __mmask16 m1, bool load_c, const float* pf) {
+  const char* pfl = reinterpret_cast<const char*>(pf ? pf : a);
   __m512 acc0[MR], acc1[MR];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
@@ -52,6 +55,8 @@ ASC_AVX512 void ukr_f32(const float* a, const float* b, int64_t bs, int64_t k, f
   if (m1 == 0) {  // at most 16 valid columns (a conv over few positions): half the FMAs
     for (int64_t kk = 0; kk < k; ++kk) {
       const __m512 b0 = _mm512_loadu_ps(b);
+      _mm_prefetch(pfl, _MM_HINT_T1);
+      pfl += 64;
 #pragma GCC unroll 16
       for (int i = 0; i < MR; ++i) acc0[i] = _mm512_fmadd_ps(_mm512_set1_ps(a[i]), b0, acc0[i]);
       a += kMr;
@@ -64,6 +69,8 @@ ASC_AVX512 void ukr_f32(const float* a, const float* b, int64_t bs, int64_t k, f
     const __m512 b0 = _mm512_loadu_ps(b);
     const __m512 b1 = _mm512_loadu_ps(b + 16);
     _mm_prefetch(reinterpret_cast<const char*>(a + 8 * kMr), _MM_HINT_T0);
+    _mm_prefetch(pfl, _MM_HINT_T1);
+    pfl += 64;
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
       const __m512 ai = _mm512_set1_ps(a[i]);
@@ -79,7 +86,8 @@ ASC_AVX512 void ukr_f32(const float* a, const float* b, int64_t bs, int64_t k, f
 // bf16: k counted in pairs; a holds kMr 32-bit pairs per step, b holds 32 pairs per step.
 template <int MR>
 ASC_AVX512 void ukr_bf16(const uint16_t* a, const uint16_t* b, int64_t /*bs*/, int64_t kpairs,
-                         float* c, int64_t ldc, __mmask16 m0, __mmask16 m1, bool load_c) {
+                         float* c, int64_t ldc, __mmask16 m0, __mmask16 m1, bool load_c,
+                         const uint16_t* /*pf*/) {
   __m512 acc0[MR], acc1[MR];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
@@ -104,7 +112,7 @@ ASC_AVX512 void ukr_bf16(const uint16_t* a, const uint16_t* b, int64_t /*bs*/, i
 
 template <class T>
 using Ukr = void (*)(const T*, const T*, int64_t, int64_t, float*, int64_t, __mmask16, __mmask16,
-                     bool);
+                     bool, const T*);
 
 template <class T, template <int> class Pick, int... R>
 constexpr auto make_table(std::integer_sequence<int, R...>) {
@@ -147,7 +155,7 @@ ASC_AVX512 void mmad_loop(const Table& table, const T* pa, const T* pb, float* c
         const T* a = pa + p * a_stride + k0 * kMr * elems_per_k;
         const int64_t rows = std::min<int64_t>(kMr, m - p * kMr);
         table[rows - 1](a, b, kNr * elems_per_k, kl, c + p * kMr * ldc + q * kNr, ldc, m0, m1,
-                        load_c);
+                        load_c, nullptr);
       }
     }
   }
@@ -225,7 +233,7 @@ ASC_AVX512 void mmad_f32_b_rows(const float* pa, const float* b, int64_t ldb, fl
           }
         table[std::min<int64_t>(kMr, m - p * kMr) - 1](pa + (p * k + k0) * kMr, panel, kNr, kl,
                                                        c + p * kMr * ldc + q * kNr, ldc, m0, m1,
-                                                       load_c);
+                                                       load_c, nullptr);
       }
     }
   }
@@ -235,6 +243,8 @@ ASC_AVX512 void mmad_f32_b_rows(const float* pa, const float* b, int64_t ldb, fl
 // rows (kMr of a zmm's 16 lanes) with the columns broadcast: T FMAs per k where the micro-kernel
 // spends a whole zmm per row on them. b: the chunk at its first such column (kNr per k).
 constexpr int kTailMax = 11;
+// mmad_f32_a_panels_fill: the packed A block that stays in L2 while every B panel passes.
+constexpr int64_t kAInL2Bytes = 1 << 20;
 
 template <int T>
 ASC_AVX512 void tail_cols(const float* a, const float* b, int64_t k, float* c, int64_t ldc,
@@ -278,12 +288,13 @@ constexpr std::array<TailFn, sizeof...(T)> tail_table(std::integer_sequence<int,
 
 // B made panel by panel (mmad_f32_a_panels_fill): each k chunk of a panel is filled into a
 // per-thread L1 buffer and run against every A panel before the next is made, so the column
-// matrix of a convolution never leaves L1. Panels outermost: a panel's chunks in a row, so the
-// filler sets up a panel's source runs once. The last panel's columns past a multiple of 16, up
-// to kTailMax of them, run on tail_cols (a 7x7 map's 49 positions: 48 + 1, not 64 lanes).
+// matrix of a convolution never leaves L1. Panels outermost where A stays in L2 (a panel's chunks
+// in a row: the filler sets up a panel's source runs once). The last panel's columns past a
+// multiple of 16, up to kTailMax of them, run on tail_cols (a 7x7 map's 49 positions: 48 + 1, not
+// 64 lanes).
 ASC_AVX512 void mmad_f32_a_panels_fill(const float* pa, int64_t a_stride, const PanelFill& fill,
                                        float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
-                                       bool accumulate) {
+                                       bool accumulate, GemmAhead* ahead) {
   static constexpr auto table = make_table<float, PickF32>(std::make_integer_sequence<int, kMr>{});
   static constexpr auto tails = tail_table(std::make_integer_sequence<int, kTailMax>{});
   if (k == 0) {
@@ -293,21 +304,31 @@ ASC_AVX512 void mmad_f32_a_panels_fill(const float* pa, int64_t a_stride, const 
   }
   alignas(64) static thread_local float panel[kKcF32 * kNr];
   const int64_t panels_a = (m + kMr - 1) / kMr, panels_b = (n + kNr - 1) / kNr;
-  for (int64_t q = 0; q < panels_b; ++q) {
+  const int64_t chunks = (k + kKcF32 - 1) / kKcF32;
+  // Panels outermost while A stays in L2 across them; else k chunks outermost, so each k chunk
+  // of A (a weight too large for L2) is read from memory once for every panel.
+  const bool a_in_l2 = panels_a * kMr * k * 4 <= kAInL2Bytes;
+  for (int64_t it = 0; it < panels_b * chunks; ++it) {
+    const int64_t q = a_in_l2 ? it / chunks : it % panels_b;
+    const int64_t k0 = (a_in_l2 ? it % chunks : it / panels_b) * kKcF32;
     const int64_t cols = std::min<int64_t>(kNr, n - q * kNr);
     const int64_t tail = cols % 16 <= kTailMax ? cols % 16 : 0, body = cols - tail;
     const __mmask16 m0 = tail_mask(body), m1 = tail_mask(body - 16);
-    for (int64_t k0 = 0; k0 < k; k0 += kKcF32) {
-      const int64_t kl = std::min(kKcF32, k - k0);
-      const bool load_c = accumulate || k0 > 0;
-      fill.fn(fill.ctx, q, k0, kl, panel);
-      for (int64_t p = 0; p < panels_a; ++p) {
-        const float* a = pa + p * a_stride + k0 * kMr;
-        float* cp = c + p * kMr * ldc + q * kNr;
-        const int64_t rows = std::min<int64_t>(kMr, m - p * kMr);
-        if (body > 0) table[rows - 1](a, panel, kNr, kl, cp, ldc, m0, m1, load_c);
-        if (tail > 0) tails[tail - 1](a, panel + body, kl, cp + body, ldc, rows, load_c);
-      }
+    const int64_t kl = std::min(kKcF32, k - k0);
+    const bool load_c = accumulate || k0 > 0;
+    fill.fn(fill.ctx, q, k0, kl, panel);
+    // A streamed from memory (too large for L2): during a chunk's last pass over the panels,
+    // call p fetches the rows that follow in panel p, a line per k — the next chunk's, or after
+    // the last chunk the next K step's (a weight packed in panels is contiguous along K).
+    const bool stream = !a_in_l2 && q == panels_b - 1 && k0 + kl < k;
+    for (int64_t p = 0; p < panels_a; ++p) {
+      ahead->issue(it * panels_a + p + 1, panels_b * chunks * panels_a);
+      const float* a = pa + p * a_stride + k0 * kMr;
+      const float* pf = stream ? a + kl * kMr : nullptr;
+      float* cp = c + p * kMr * ldc + q * kNr;
+      const int64_t rows = std::min<int64_t>(kMr, m - p * kMr);
+      if (body > 0) table[rows - 1](a, panel, kNr, kl, cp, ldc, m0, m1, load_c, pf);
+      if (tail > 0) tails[tail - 1](a, panel + body, kl, cp + body, ldc, rows, load_c);
     }
   }
 }
@@ -331,9 +352,9 @@ struct RowFill {
 
 ASC_AVX512 void mmad_f32_a_panels_rows(const float* pa, int64_t a_stride, const float* b,
                                        int64_t ldb, float* c, int64_t ldc, int64_t m, int64_t n,
-                                       int64_t k, bool accumulate) {
+                                       int64_t k, bool accumulate, GemmAhead* ahead) {
   RowFill f{b, ldb, n};
-  mmad_f32_a_panels_fill(pa, a_stride, {&RowFill::fill, &f}, c, ldc, m, n, k, accumulate);
+  mmad_f32_a_panels_fill(pa, a_stride, {&RowFill::fill, &f}, c, ldc, m, n, k, accumulate, ahead);
 }
 
 namespace {
@@ -524,7 +545,8 @@ ASC_AVX512 void pack_b_rows(DType in, const void* src, int64_t ldb, int64_t k, i
 // bf16 pairs per k pair (the packed A layout).
 template <int MR>
 ASC_AVX512 void ukr_bf16_rows(const uint16_t* a, const uint16_t* b, int64_t ldb, int64_t k,
-                              float* c, int64_t ldc, __mmask16 m0, __mmask16 m1, bool load_c) {
+                              float* c, int64_t ldc, __mmask16 m0, __mmask16 m1, bool load_c,
+                              const uint16_t* /*pf*/) {
   const __mmask32 mb = __mmask32(m0) | (__mmask32(m1) << 16);
   __m512 acc0[MR], acc1[MR];
 #pragma GCC unroll 16
@@ -581,7 +603,7 @@ ASC_AVX512 void direct_rows_bf16(const float* a, int64_t lda, const uint16_t* b,
       for (int64_t p = 0; p < panels; ++p)
         table[std::min<int64_t>(kMr, m - p * kMr) - 1](pa.data() + p * kpl * kMr, b + k0 * ldb + j0,
                                                        ldb, kl, c + p * kMr * ldc + j0, ldc, m0, m1,
-                                                       accumulate || k0 > 0);
+                                                       accumulate || k0 > 0, nullptr);
     }
   }
 }

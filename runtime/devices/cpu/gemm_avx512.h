@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "registry/dtype.h"
+#include "runtime/devices/cpu/gemm.h"
 #include "runtime/devices/cpu/im2col.h"
 
 #define ASC_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,fma")))
@@ -71,21 +72,23 @@ ASC_AVX512 inline void interleave_rows(__m512i r0, __m512i r1, __m512i& out0, __
 }
 
 // Fills rows [k0, k0 + kl) of B's column panel q (kNr columns, the f32 packed layout: row r at
-// dst + r * kNr) into dst. Called panel by panel, each panel's chunks in order of k0.
+// dst + r * kNr) into dst. Called once per (panel, chunk): a panel's chunks in a row, or every
+// panel's first chunk, then every panel's second, ...
 struct PanelFill {
   void (*fn)(void* ctx, int64_t q, int64_t k0, int64_t kl, float* dst);
   void* ctx;
 };
 // gemm_mmad_a_panels (f32, A's panels a_stride apart) with B made by `fill` one k chunk of one
-// panel at a time, right before the micro-kernels read it from L1.
+// panel at a time, right before the micro-kernels read it from L1. `ahead` (never null, started)
+// is issued in step with the work.
 ASC_AVX512 void mmad_f32_a_panels_fill(const float* pa, int64_t a_stride, const PanelFill& fill,
                                        float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
-                                       bool accumulate);
+                                       bool accumulate, GemmAhead* ahead);
 
 // The same with B's rows read where they lie (row stride ldb, unit column stride).
 ASC_AVX512 void mmad_f32_a_panels_rows(const float* pa, int64_t a_stride, const float* b,
                                        int64_t ldb, float* c, int64_t ldc, int64_t m, int64_t n,
-                                       int64_t k, bool accumulate);
+                                       int64_t k, bool accumulate, GemmAhead* ahead);
 
 // mmad_a_panels_diag_map's kernel (im2col.h) (depthwise_avx512.cpp).
 ASC_AVX512 void mmad_f32_diag_map(const float* pa, int64_t a_stride, int64_t mr,

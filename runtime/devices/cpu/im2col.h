@@ -9,6 +9,7 @@
 
 #include "registry/dtype.h"
 #include "registry/tile_program.h"
+#include "runtime/devices/cpu/gemm.h"
 
 namespace asc::cpu {
 
@@ -43,7 +44,7 @@ bool mmad_a_panels_diag_map(DType in, const void* pa, int64_t a_stride, const Im
 // map rows only; false (nothing done) elsewhere.
 bool mmad_a_panels_im2col(DType in, const void* pa, int64_t a_stride, const Im2colSource& src,
                           const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
-                          bool accumulate);
+                          bool accumulate, GemmAhead* ahead = nullptr);
 
 // The B side in f32 panels of 32 for a window of column stride 1 or 2 with AVX-512
 // (im2col_avx512.cpp); false, doing nothing, where that does not apply.

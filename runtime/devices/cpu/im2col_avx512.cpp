@@ -181,12 +181,12 @@ struct ChunkFill {
 template <int S>
 ASC_AVX512 void mmad_im2col(const float* pa, int64_t a_stride, const Im2colSource& src,
                             const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
-                            bool accumulate) {
+                            bool accumulate, GemmAhead* ahead) {
   static thread_local std::vector<Tap> taps;
   ChunkFill<S> f{&src, &g, std::max<int64_t>(g.window(), 1), std::move(taps)};
   f.taps.resize(static_cast<size_t>(f.win));
   gemm_detail::mmad_f32_a_panels_fill(pa, a_stride, {&ChunkFill<S>::fill, &f}, c, ldc, m, n, k,
-                                      accumulate);
+                                      accumulate, ahead);
   taps = std::move(f.taps);
 }
 
@@ -219,15 +219,20 @@ namespace asc::cpu {
 
 bool mmad_a_panels_im2col(DType in, const void* pa, int64_t a_stride, const Im2colSource& src,
                           const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
-                          bool accumulate) {
+                          bool accumulate, GemmAhead* ahead) {
   const GemmKernel& f32 = gemm_kernel(DType::kF32);
   if (in != DType::kF32 || g.s[2] > 2 || src.stride[3] != 1 || !gemm_detail::gemm_isa_avx512() ||
       f32.mr != gemm_detail::kMr || f32.nr != gemm_detail::kNr || f32.k_pack != 1)
     return false;
-  if (m <= 0 || n <= 0) return true;
-  const auto* a = static_cast<const float*>(pa);
-  g.s[2] == 2 ? mmad_im2col<2>(a, a_stride, src, g, c, ldc, m, n, k, accumulate)
-              : mmad_im2col<1>(a, a_stride, src, g, c, ldc, m, n, k, accumulate);
+  GemmAhead none;
+  if (!ahead) ahead = &none;
+  ahead->start();
+  if (m > 0 && n > 0) {
+    const auto* a = static_cast<const float*>(pa);
+    g.s[2] == 2 ? mmad_im2col<2>(a, a_stride, src, g, c, ldc, m, n, k, accumulate, ahead)
+                : mmad_im2col<1>(a, a_stride, src, g, c, ldc, m, n, k, accumulate, ahead);
+  }
+  ahead->issue(1, 1);
   return true;
 }
 

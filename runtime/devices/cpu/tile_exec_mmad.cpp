@@ -34,8 +34,10 @@ void mmad_product(const TileProgram& p, const Instr& in, BufState& c, const BufS
     if (b.lazy && (in.diag > 0 ? mmad_a_panels_diag_map(dt, a.ptr, a.panel_stride, b.map, *b.lazy,
                                                         cp, c.rs, m, n, k, acc)
                                : mmad_a_panels_im2col(dt, a.ptr, a.panel_stride, b.map, *b.lazy, cp,
-                                                      c.rs, m, n, k, acc)))
+                                                      c.rs, m, n, k, acc, &ahead))) {
+      ahead.count = 0;
       return;  // B read from its map (a block-diagonal A), or packed chunk by chunk in L1
+    }
     if (!b.lazy && !b.packed && b.panel_stride == 0 && in.diag == 0 && n <= kNarrowMax &&
         p.buffers[in.src[1]].dtype == DType::kF32 &&
         gemm_mmad_a_panels_narrow(dt, a.ptr, a.panel_stride, reinterpret_cast<const float*>(b.ptr),
@@ -44,8 +46,10 @@ void mmad_product(const TileProgram& p, const Instr& in, BufState& c, const BufS
     if (!b.lazy && !b.packed && b.panel_stride == 0 && in.diag == 0 && b.cs == 1 &&
         p.buffers[in.src[1]].dtype == DType::kF32 &&
         gemm_mmad_a_panels_b_rows(dt, a.ptr, a.panel_stride, reinterpret_cast<const float*>(b.ptr),
-                                  b.rs, cp, c.rs, m, n, k, acc))
+                                  b.rs, cp, c.rs, m, n, k, acc, &ahead)) {
+      ahead.count = 0;
       return;  // B's rows copied panel by panel into L1
+    }
     std::vector<std::byte> tb;
     const void* bp = b.ptr;
     if (b.lazy) {  // the direct form is not available here: make the column matrix
