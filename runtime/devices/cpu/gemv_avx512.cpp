@@ -1,6 +1,8 @@
 // The one-row GEMV of the CPU device (a batch-1 decoding step) on AVX-512: B streamed as groups
 // of rows, C as the accumulator (gemm_avx512.h).
+#include <array>
 #include <cstring>
+#include <utility>
 
 #include "runtime/devices/cpu/gemm_avx512.h"
 
@@ -62,6 +64,61 @@ ASC_AVX512 inline void gemv_row_chunk(const __m512* av, const char* b, int64_t l
   }
   store_c32<kFull>(c, m0, m1, y0, y1);
 }
+
+// ---- few columns of a B that fits in L2 (a recurrent step's R): sums in registers ----
+//
+// Up to kRegVectors vectors of C stay in registers over all of k while B is read row after row
+// (one sequential stream where ldb == n; a gate block of an LSTM step is 256 KB), C read and
+// written once: the row groups above load and store C every eight rows and chain eight FMAs per
+// vector, which held an LSTM step's 1 MB R at ~22 bytes per cycle from L2. Two interleaved sets of
+// sums where a row has at most four vectors, so each sum's FMA chain is not the bound.
+constexpr int kRegVectors = 16;
+constexpr int64_t kRegBytes = int64_t{1} << 20;
+
+template <int NV>
+ASC_AVX512 void gemv_rows_regs(const float* a, const float* b, int64_t ldb, float* c, int64_t n,
+                               int64_t k, bool accumulate) {
+  constexpr int U = NV <= 4 ? 2 : 1;
+  const __mmask16 last = tail_mask(n - 16 * (NV - 1));
+  __m512 acc[U][NV];
+#pragma GCC unroll 16
+  for (int v = 0; v < NV; ++v)
+    for (int u = 0; u < U; ++u) acc[u][v] = _mm512_setzero_ps();
+  int64_t kk = 0;
+  for (; kk + U <= k; kk += U)
+#pragma GCC unroll 2
+    for (int u = 0; u < U; ++u) {
+      const __m512 av = _mm512_set1_ps(a[kk + u]);
+      const float* row = b + (kk + u) * ldb;
+#pragma GCC unroll 16
+      for (int v = 0; v + 1 < NV; ++v)
+        acc[u][v] = _mm512_fmadd_ps(av, _mm512_loadu_ps(row + 16 * v), acc[u][v]);
+      acc[u][NV - 1] =
+          _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(last, row + 16 * (NV - 1)), acc[u][NV - 1]);
+    }
+  for (; kk < k; ++kk) {
+    const __m512 av = _mm512_set1_ps(a[kk]);
+    const float* row = b + kk * ldb;
+    for (int v = 0; v + 1 < NV; ++v)
+      acc[0][v] = _mm512_fmadd_ps(av, _mm512_loadu_ps(row + 16 * v), acc[0][v]);
+    acc[0][NV - 1] =
+        _mm512_fmadd_ps(av, _mm512_maskz_loadu_ps(last, row + 16 * (NV - 1)), acc[0][NV - 1]);
+  }
+#pragma GCC unroll 16
+  for (int v = 0; v < NV; ++v) {
+    __m512 y = U == 2 ? _mm512_add_ps(acc[0][v], acc[U - 1][v]) : acc[0][v];
+    const __mmask16 m = v + 1 < NV ? __mmask16(0xffff) : last;
+    if (accumulate) y = _mm512_add_ps(y, _mm512_maskz_loadu_ps(m, c + 16 * v));
+    _mm512_mask_storeu_ps(c + 16 * v, m, y);
+  }
+}
+
+using RegsFn = void (*)(const float*, const float*, int64_t, float*, int64_t, int64_t, bool);
+template <int... V>
+constexpr std::array<RegsFn, sizeof...(V)> regs_fns(std::integer_sequence<int, V...>) {
+  return {gemv_rows_regs<V + 1>...};
+}
+constexpr auto regs_table = regs_fns(std::make_integer_sequence<int, kRegVectors>{});
 
 template <DType In, int R>
 ASC_AVX512 void gemv_row_group(const float* a, const void* b, int64_t ldb, float* c, int64_t n,
@@ -210,6 +267,8 @@ ASC_AVX512 void gemv_panels_typed(const void* a, const void* pb, int64_t stride,
 
 void gemv_rows(DType in, const float* a, const void* b, int64_t ldb, float* c, int64_t n, int64_t k,
                bool accumulate) {
+  if (in == DType::kF32 && n <= 16 * kRegVectors && k * n * 4 <= kRegBytes)
+    return regs_table[(n + 15) / 16 - 1](a, static_cast<const float*>(b), ldb, c, n, k, accumulate);
   switch (in) {
     case DType::kF16:
       return gemv_rows_typed<DType::kF16>(a, b, ldb, c, n, k, accumulate);
