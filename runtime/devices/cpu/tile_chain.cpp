@@ -2,6 +2,7 @@
 #include "runtime/devices/cpu/tile_chain.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "runtime/devices/cpu/tile_state.h"
 #include "runtime/devices/cpu/vec.h"
@@ -9,8 +10,9 @@
 namespace asc::cpu {
 namespace {
 
-constexpr int64_t kStrip = 2048;   // elements per strip: a few strips' buffers stay in L1
-constexpr size_t kMaxRowOps = 64;  // instructions over the tile per chain
+constexpr int64_t kStrip = 2048;        // elements per strip: a few strips' buffers stay in L1
+constexpr size_t kMaxRowOps = 64;       // instructions over the tile per chain
+constexpr int64_t kFusedMaxCols = 512;  // run_fused: rows this short, written apart
 
 bool elementwise(InstrKind k) {
   return k == InstrKind::kUnary || k == InstrKind::kBinary || k == InstrKind::kScalar ||
@@ -144,6 +146,70 @@ std::vector<RowChain> find_row_chains(const TileProgram& p, const std::vector<bo
   return chains;
 }
 
+namespace {
+
+// A closed chain of f32 instructions as one vec_chain_f32 pass over [rows, cols]: each operand an
+// earlier instruction's result (in registers), a tile, a bias per row or column, or a scalar; only
+// the last result is stored. False (nothing done) where an instruction has no such form.
+template <class RowStride>
+bool run_fused(const TileProgram& p, const RowChain& c, const std::vector<BufState>& st,
+               int64_t rows, int64_t cols, int64_t ld, const RowStride& rs_of) {
+  const int n = static_cast<int>(c.row_ops.size());
+  if (n > kChainMaxSteps) return false;
+  ChainStep steps[kChainMaxSteps];
+  const auto f32 = [&](int b) { return p.buffers[b].dtype == DType::kF32; };
+  for (int k = 0; k < n; ++k) {
+    const Instr& in = p.instrs[c.row_ops[k]];
+    // Buffer b as an operand of instruction k: the latest earlier result written to it, else
+    // memory.
+    const auto arg = [&](int b, Bcast bc) {
+      ChainArg a;
+      for (int j = k - 1; j >= 0; --j)
+        if (p.instrs[c.row_ops[j]].dst == b) {
+          a.kind = ChainArg::kStep;
+          a.step = j;
+          return a;
+        }
+      a.p = reinterpret_cast<const float*>(st[b].ptr);
+      a.kind = bc == Bcast::kRow   ? ChainArg::kRow
+               : bc == Bcast::kCol ? ChainArg::kCol
+                                   : ChainArg::kTile;
+      a.rs = rs_of(b);
+      return a;
+    };
+    if (!f32(in.dst) || !f32(in.src[0]) || (in.src[1] >= 0 && !f32(in.src[1]))) return false;
+    ChainStep& s = steps[k];
+    s.op = in.op;
+    s.alpha = in.alpha;
+    s.beta = in.beta;
+    s.a = arg(in.src[0], Bcast::kNone);
+    switch (in.kind) {
+      case InstrKind::kUnary:
+        break;
+      case InstrKind::kBinary:
+        s.binary = true;
+        s.b = arg(in.src[1], Bcast::kNone);
+        break;
+      case InstrKind::kScalar:
+        s.binary = true;
+        s.b.kind = ChainArg::kScalar;
+        s.b.s = static_cast<float>(in.scalar);
+        if (in.scalar_left) std::swap(s.a, s.b);
+        break;
+      case InstrKind::kBcastMid:
+        s.binary = true;
+        s.b = arg(in.src[1], bcast_of(p, in, ld));
+        break;
+      default:
+        return false;
+    }
+  }
+  const int last = p.instrs[c.row_ops.back()].dst;
+  return vec_chain_f32(steps, n, reinterpret_cast<float*>(st[last].ptr), rs_of(last), rows, cols);
+}
+
+}  // namespace
+
 void run_row_chain(const TileProgram& p, const RowChain& c, const std::vector<BufState>& st) {
   int64_t cols = c.cols, rows = c.n / cols;
   for (int q : c.row_ops) {
@@ -156,6 +222,13 @@ void run_row_chain(const TileProgram& p, const RowChain& c, const std::vector<Bu
   const int64_t ld = c.cols;  // a local tile's row stride
   // Row stride per buffer: its GM box's when written there, else the dense tile's.
   auto rs_of = [&](int b) { return b >= 0 && st[b].gm ? st[b].rs : ld; };
+  // Only the last result is read after a closed chain. Where the strips would be single short
+  // rows (a tile of few columns written into GM row by row: a call per row and instruction), one
+  // pass instead, the intermediate results in L1 blocks; long rows keep the strips.
+  const int last = p.instrs[c.row_ops.back()].dst;
+  if (c.closed && cols <= kFusedMaxCols && (cols != ld || rs_of(last) != ld) &&
+      run_fused(p, c, st, rows, cols, ld, rs_of))
+    return;
   struct Op {
     const Instr* in;
     DType dt;

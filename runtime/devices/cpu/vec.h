@@ -55,4 +55,29 @@ void vec_reduce(ReduceOp op, DType t, const void* x, void* y, int64_t outer, int
 // y[0..n) = v converted to t (same rules as vec_cast from f64).
 void vec_duplicate(DType t, double v, void* y, int64_t n);
 
+// A chain of f32 elementwise instructions over a [rows, cols] tile, evaluated vector by vector
+// with every intermediate result in registers (vec_chain.cpp). A step's operand is an earlier
+// step's result, a tile (element (r, j) at p[r * rs + j]), a value per row (p[r]), a vector
+// over the columns (p[j]) or a scalar.
+struct ChainArg {
+  enum Kind : uint8_t { kStep, kTile, kRow, kCol, kScalar };
+  Kind kind = kScalar;
+  int step = 0;              // kStep
+  const float* p = nullptr;  // kTile, kRow, kCol
+  int64_t rs = 0;            // kTile
+  float s = 0.f;             // kScalar
+};
+struct ChainStep {
+  bool binary = false;
+  uint8_t op = 0;  // UnaryOp, or BinaryOp when binary
+  float alpha = 0.f, beta = 0.f;
+  ChainArg a, b;  // b: binary only
+};
+constexpr int kChainMaxSteps = 64;
+// y[r * ldy + j] = the last step's value at (r, j), as the steps one by one would give it. False
+// (nothing written) when a step has no fused form (Add/Sub/Mul/Div/Max/Min, and the float unary
+// ops but the rounding ones, Sign, Sin/Cos and PowScalar) or there are more than kChainMaxSteps.
+bool vec_chain_f32(const ChainStep* steps, int n, float* y, int64_t ldy, int64_t rows,
+                   int64_t cols);
+
 }  // namespace asc::cpu

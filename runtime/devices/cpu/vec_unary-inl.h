@@ -1,0 +1,146 @@
+// The per-vector unary ops of the cpu device's vector unit (vec_unary.cpp's loops, and the fused
+// chains of vec_chain.cpp): one functor per UnaryOp over a Highway vector, with the IEEE edge
+// cases Highway's math leaves out. Included once per Highway target (the per-target include guard
+// below), inside the files' foreach_target passes.
+#if defined(ASC_CPU_VEC_UNARY_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ASC_CPU_VEC_UNARY_INL_H_
+#undef ASC_CPU_VEC_UNARY_INL_H_
+#else
+#define ASC_CPU_VEC_UNARY_INL_H_
+#endif
+
+#include <limits>
+
+#include "hwy/contrib/math/math-inl.h"
+#include "hwy/highway.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace asc::cpu::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <class V>
+HWY_INLINE auto IsNan(V v) {
+  return hn::IsNaN(v);  // not Ne(v, v): Highway's Ne is an ordered compare on AVX2/AVX-512
+}
+
+// exp with the IEEE edge cases Highway leaves out of its valid range: overflow -> +inf, NaN -> NaN.
+template <class D, class V>
+HWY_INLINE V ExpFull(D d, V v) {
+  using T = hn::TFromD<D>;
+  const T kMax = sizeof(T) == 4 ? T(88.72283) : T(709.782712893384);  // ln(largest finite)
+  const V r = hn::Exp(d, hn::Min(v, hn::Set(d, kMax)));
+  const V big = hn::IfThenElse(hn::Gt(v, hn::Set(d, kMax)), hn::Inf(d), r);
+  return hn::IfThenElse(IsNan(v), v, big);
+}
+
+// log with log(0) = -inf, log(x < 0) = NaN, log(inf) = inf (Highway's range is (0, max]).
+template <class D, class V>
+HWY_INLINE V LogFull(D d, V v) {
+  const V r = hn::Log(d, hn::Max(v, hn::Set(d, std::numeric_limits<hn::TFromD<D>>::min())));
+  V out = hn::IfThenElse(hn::Eq(v, hn::Zero(d)), hn::Neg(hn::Inf(d)), r);
+  out = hn::IfThenElse(hn::Eq(v, hn::Inf(d)), v, out);
+  return hn::IfThenElse(hn::Or(hn::Lt(v, hn::Zero(d)), IsNan(v)), hn::NaN(d), out);
+}
+
+// erf for f32, max error ~2e-7 relative:
+//  |x| < 1: erf(x) = x * sum_k c_k x^(2k), the Maclaurin series c_k = 2/sqrt(pi) (-1)^k /
+//           (k! (2k + 1)) cut after k = 10 (truncation error < 2e-9 at |x| = 1);
+//  |x| >= 1: erf(x) = sign(x) (1 - exp(-x^2) h(|x|)), h(t) = erfc(t) exp(t^2) as a degree-11
+//           Chebyshev series in u = (2t - 5) / 3 on t in [1, 4] (Chebyshev interpolation at 12
+//           nodes computed in long double with erfcl/expl; max relative error of h 1.9e-7 in f32).
+//           t is clamped at 4, where 1 - erfc(4) already rounds to 1 in f32.
+//  exp(-x^2) uses x^2 = hi + lo (FMA residual) so the rounding of x^2 does not cost accuracy.
+template <class D, class V>
+HWY_INLINE V ErfF32(D d, V x) {
+  static constexpr float kTaylor[11] = {1.1283791671e+00f,  -3.7612638903e-01f, 1.1283791671e-01f,
+                                        -2.6866170645e-02f, 5.2239776254e-03f,  -8.5483270234e-04f,
+                                        1.2055332982e-04f,  -1.4925650358e-05f, 1.6462114365e-06f,
+                                        -1.6365844691e-07f, 1.4807192815e-08f};
+  static constexpr float kCheb[12] = {2.444257528e-01f,  -1.358986289e-01f, 3.563511415e-02f,
+                                      -8.884098618e-03f, 2.118423998e-03f,  -4.853987640e-04f,
+                                      1.072737543e-04f,  -2.293663335e-05f, 4.756867990e-06f,
+                                      -9.589556037e-07f, 1.880687538e-07f,  -3.482829958e-08f};
+  const V ax = hn::Abs(x);
+  const V s = hn::Mul(x, x);
+  V p = hn::Set(d, kTaylor[10]);
+  for (int k = 9; k >= 0; --k) p = hn::MulAdd(p, s, hn::Set(d, kTaylor[k]));
+  const V small = hn::Mul(x, p);
+
+  const V t = hn::Min(hn::Max(ax, hn::Set(d, 1.0f)), hn::Set(d, 4.0f));
+  const V u = hn::MulAdd(t, hn::Set(d, 2.0f / 3.0f), hn::Set(d, -5.0f / 3.0f));
+  const V u2 = hn::Add(u, u);
+  V b1 = hn::Zero(d), b2 = hn::Zero(d);
+  for (int k = 11; k >= 1; --k) {
+    const V b0 = hn::Sub(hn::MulAdd(u2, b1, hn::Set(d, kCheb[k])), b2);
+    b2 = b1;
+    b1 = b0;
+  }
+  const V h = hn::Sub(hn::MulAdd(u, b1, hn::Set(d, kCheb[0])), b2);
+  const V hi = hn::Mul(t, t);
+  const V lo = hn::MulSub(t, t, hi);
+  const V e =
+      hn::Mul(hn::Exp(d, hn::Neg(hi)), hn::NegMulAdd(lo, hn::Set(d, 1.0f), hn::Set(d, 1.0f)));
+  const V big = hn::CopySign(hn::NegMulAdd(e, h, hn::Set(d, 1.0f)), x);
+  const V r = hn::IfThenElse(hn::Lt(ax, hn::Set(d, 1.0f)), small, big);
+  return hn::IfThenElse(IsNan(x), x, r);
+}
+
+// One functor per op; alpha/beta are the op's scalar parameters.
+struct P {
+  float alpha, beta;
+};
+#define ASC_UNARY_OP(NAME, EXPR)              \
+  struct NAME {                               \
+    P p;                                      \
+    template <class D, class V>               \
+    HWY_INLINE V operator()(D d, V v) const { \
+      using T = hn::TFromD<D>;                \
+      (void)d;                                \
+      (void)v;                                \
+      (void)sizeof(T);                        \
+      return EXPR;                            \
+    }                                         \
+  };
+
+ASC_UNARY_OP(OpNeg, hn::Neg(v))
+ASC_UNARY_OP(OpAbs, hn::Abs(v))
+ASC_UNARY_OP(OpRelu, hn::IfThenZeroElse(hn::Lt(v, hn::Zero(d)), v))
+ASC_UNARY_OP(OpSigmoid,
+             hn::Div(hn::Set(d, T(1)), hn::Add(hn::Set(d, T(1)), ExpFull(d, hn::Neg(v)))))
+ASC_UNARY_OP(OpTanh, hn::IfThenElse(IsNan(v), v, hn::Tanh(d, v)))
+ASC_UNARY_OP(OpExp, ExpFull(d, v))
+ASC_UNARY_OP(OpLog, LogFull(d, v))
+ASC_UNARY_OP(OpSqrt, hn::Sqrt(v))
+ASC_UNARY_OP(OpRsqrt, hn::Div(hn::Set(d, T(1)), hn::Sqrt(v)))
+ASC_UNARY_OP(OpReciprocal, hn::Div(hn::Set(d, T(1)), v))
+ASC_UNARY_OP(OpErf, ErfF32(d, v))
+ASC_UNARY_OP(OpSin, hn::Sin(d, v))
+ASC_UNARY_OP(OpCos, hn::Cos(d, v))
+ASC_UNARY_OP(OpFloor, hn::Floor(v))
+ASC_UNARY_OP(OpCeil, hn::Ceil(v))
+ASC_UNARY_OP(OpRound, hn::Round(v))
+ASC_UNARY_OP(OpSign, hn::IfThenElse(hn::Gt(v, hn::Zero(d)), hn::Set(d, T(1)),
+                                    hn::IfThenElse(hn::Lt(v, hn::Zero(d)), hn::Set(d, T(-1)), v)))
+ASC_UNARY_OP(OpSquare, hn::Mul(v, v))
+// x / (1 + exp(-x)); silu(-inf) = -0 rather than -inf / inf.
+ASC_UNARY_OP(OpSilu, hn::IfThenElse(hn::Eq(v, hn::Neg(hn::Inf(d))), hn::Set(d, T(-0.0)),
+                                    hn::Div(v, hn::Add(hn::Set(d, T(1)), ExpFull(d, hn::Neg(v))))))
+ASC_UNARY_OP(OpLeakyRelu,
+             hn::IfThenElse(hn::Lt(v, hn::Zero(d)), hn::Mul(hn::Set(d, T(p.alpha)), v), v))
+ASC_UNARY_OP(OpClip, hn::IfThenElse(hn::Gt(v, hn::Set(d, T(p.beta))), hn::Set(d, T(p.beta)),
+                                    hn::IfThenElse(hn::Lt(v, hn::Set(d, T(p.alpha))),
+                                                   hn::Set(d, T(p.alpha)), v)))
+ASC_UNARY_OP(OpAffine, hn::MulAdd(hn::Set(d, T(p.alpha)), v, hn::Set(d, T(p.beta))))
+ASC_UNARY_OP(OpOne, hn::Set(d, T(1)))
+ASC_UNARY_OP(OpCube, hn::Mul(hn::Mul(v, v), v))
+// pow(x, 0.5): sqrt with pow's pow(-0, .5) = +0 and pow(-inf, .5) = +inf.
+ASC_UNARY_OP(OpPowHalf,
+             hn::IfThenElse(hn::Eq(v, hn::Neg(hn::Inf(d))), hn::Inf(d), hn::Abs(hn::Sqrt(v))))
+ASC_UNARY_OP(OpPowMinusHalf, hn::Div(hn::Set(d, T(1)), hn::Sqrt(v)))
+ASC_UNARY_OP(OpPowMinusTwo, hn::Div(hn::Set(d, T(1)), hn::Mul(v, v)))
+#undef ASC_UNARY_OP
+
+}  // namespace asc::cpu::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard

@@ -1,0 +1,144 @@
+// vec_chain_f32 (a fused epilogue) gives what its steps give one by one through vec_unary /
+// vec_binary / vec_binary_scalar: seeded random chains of one to six steps over every operand
+// kind (an earlier step, a tile with its own row stride, a value per row, a vector over the
+// columns, a scalar on either side), rows 1 to 300 long (up to three blocks), NaN and infinities
+// among the inputs. Bit for bit: both run the same vector code.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "runtime/devices/cpu/vec.h"
+
+namespace asc::cpu {
+namespace {
+
+const UnaryOp kUnary[] = {UnaryOp::kNeg,   UnaryOp::kAbs,        UnaryOp::kRelu, UnaryOp::kSigmoid,
+                          UnaryOp::kTanh,  UnaryOp::kExp,        UnaryOp::kLog,  UnaryOp::kSqrt,
+                          UnaryOp::kRsqrt, UnaryOp::kReciprocal, UnaryOp::kErf,  UnaryOp::kSquare,
+                          UnaryOp::kSilu,  UnaryOp::kLeakyRelu,  UnaryOp::kClip, UnaryOp::kAffine};
+const BinaryOp kBinary[] = {BinaryOp::kAdd, BinaryOp::kSub, BinaryOp::kMul,
+                            BinaryOp::kDiv, BinaryOp::kMax, BinaryOp::kMin};
+
+bool same(float a, float b) {
+  return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, 4) == 0;
+}
+
+TEST(VecChain, EqualsTheStepsOneByOne) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-3.f, 3.f);
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(), 0.f, -0.f};
+  int fused = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int64_t rows = 1 + static_cast<int64_t>(rng() % 5);
+    const int64_t cols = 1 + static_cast<int64_t>(rng() % 300);  // blocks of 128: one to three
+    const int64_t n = rows * cols;
+    const int nsteps = 1 + static_cast<int>(rng() % 6);
+    SCOPED_TRACE(testing::Message() << "trial " << trial << " rows " << rows << " cols " << cols
+                                    << " steps " << nsteps);
+    auto random_vec = [&](int64_t count) {
+      std::vector<float> v(static_cast<size_t>(count));
+      for (float& x : v) x = rng() % 50 == 0 ? specials[rng() % 5] : u(rng);
+      return v;
+    };
+    // Operands kept alive for the chain: tiles with a row stride past cols, rows, columns.
+    std::vector<std::vector<float>> keep;
+    std::vector<std::vector<float>> results;  // per step, dense [rows, cols] (the reference)
+    std::vector<ChainStep> steps(static_cast<size_t>(nsteps));
+    // Operand `a` of step k as a dense [rows, cols] array for the reference.
+    auto make_arg = [&](int k, ChainArg& a) {
+      const int kind = k == 0 ? 1 + static_cast<int>(rng() % 4) : static_cast<int>(rng() % 5);
+      std::vector<float> dense(static_cast<size_t>(n));
+      if (kind == 0) {  // an earlier step
+        a.kind = ChainArg::kStep;
+        a.step = static_cast<int>(rng() % static_cast<unsigned>(k));
+        dense = results[static_cast<size_t>(a.step)];
+      } else if (kind == 1) {  // a tile, row stride cols + 0..3
+        a.kind = ChainArg::kTile;
+        a.rs = cols + static_cast<int64_t>(rng() % 4);
+        keep.push_back(random_vec(rows * a.rs));
+        a.p = keep.back().data();
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t j = 0; j < cols; ++j) dense[r * cols + j] = a.p[r * a.rs + j];
+      } else if (kind == 2) {
+        a.kind = ChainArg::kRow;
+        keep.push_back(random_vec(rows));
+        a.p = keep.back().data();
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t j = 0; j < cols; ++j) dense[r * cols + j] = a.p[r];
+      } else if (kind == 3) {
+        a.kind = ChainArg::kCol;
+        keep.push_back(random_vec(cols));
+        a.p = keep.back().data();
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t j = 0; j < cols; ++j) dense[r * cols + j] = a.p[j];
+      } else {
+        a.kind = ChainArg::kScalar;
+        a.s = u(rng);
+        for (float& x : dense) x = a.s;
+      }
+      return dense;
+    };
+    for (int k = 0; k < nsteps; ++k) {
+      ChainStep& s = steps[static_cast<size_t>(k)];
+      s.binary = rng() % 2 == 0;
+      std::vector<float> a = make_arg(k, s.a), y(static_cast<size_t>(n));
+      if (s.binary) {
+        const BinaryOp op = kBinary[rng() % 6];
+        s.op = static_cast<uint8_t>(op);
+        std::vector<float> b = make_arg(k, s.b);
+        if (s.b.kind == ChainArg::kScalar && rng() % 2 == 0) {  // the scalar on the left
+          std::swap(s.a, s.b);
+          vec_binary_scalar(op, DType::kF32, a.data(), s.a.s, y.data(), n, true);
+        } else if (s.b.kind == ChainArg::kScalar) {
+          vec_binary_scalar(op, DType::kF32, a.data(), s.b.s, y.data(), n);
+        } else {
+          vec_binary(op, DType::kF32, a.data(), b.data(), y.data(), n);
+        }
+      } else {
+        const UnaryOp op = kUnary[rng() % 16];
+        s.op = static_cast<uint8_t>(op);
+        s.alpha = op == UnaryOp::kClip ? -1.f : 0.25f;
+        s.beta = op == UnaryOp::kClip ? 2.f : 0.5f;
+        vec_unary(op, DType::kF32, a.data(), y.data(), n, s.alpha, s.beta);
+      }
+      results.push_back(std::move(y));
+    }
+    const int64_t ldy = cols + 2;
+    std::vector<float> out(static_cast<size_t>(rows * ldy), 12345.f);
+    if (!vec_chain_f32(steps.data(), nsteps, out.data(), ldy, rows, cols)) continue;  // ISA
+    ++fused;
+    const std::vector<float>& want = results.back();
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t j = 0; j < cols; ++j)
+        ASSERT_TRUE(same(out[r * ldy + j], want[r * cols + j]))
+            << "(" << r << ", " << j << "): " << out[r * ldy + j] << " vs " << want[r * cols + j];
+      for (int64_t j = cols; j < ldy; ++j) ASSERT_EQ(out[r * ldy + j], 12345.f) << "past the row";
+    }
+  }
+  // Where the CPU has AVX2 or better every chain of these ops runs fused.
+  if (__builtin_cpu_supports("avx2")) {
+    EXPECT_EQ(fused, 300);
+  }
+}
+
+TEST(VecChain, RefusesOpsWithoutAFusedForm) {
+  ChainStep s;
+  s.op = static_cast<uint8_t>(UnaryOp::kFloor);
+  s.a.kind = ChainArg::kScalar;
+  float y = 7.f;
+  EXPECT_FALSE(vec_chain_f32(&s, 1, &y, 1, 1, 1));
+  EXPECT_EQ(y, 7.f);
+  s.binary = true;
+  s.op = static_cast<uint8_t>(BinaryOp::kPow);
+  EXPECT_FALSE(vec_chain_f32(&s, 1, &y, 1, 1, 1));
+  EXPECT_FALSE(vec_chain_f32(&s, 0, &y, 1, 1, 1));
+}
+
+}  // namespace
+}  // namespace asc::cpu
