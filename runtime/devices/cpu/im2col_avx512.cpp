@@ -5,6 +5,7 @@
 // permute) and two stores. Masked-off lanes are never read (AVX-512 suppresses their faults), so
 // the padding costs nothing but the mask.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -40,13 +41,19 @@ ASC_AVX512 inline void lane_masks(int64_t lo, int64_t hi, __mmask16& m0, __mmask
   m1 = bits(lo - 16, hi - 16);
 }
 
+// Bit l of i moved to bit 2l (a stride-2 source vector's even elements).
+constexpr std::array<uint16_t, 256> kSpread = [] {
+  std::array<uint16_t, 256> t{};
+  for (int i = 0; i < 256; ++i)
+    for (int l = 0; l < 8; ++l)
+      if ((i >> l) & 1) t[static_cast<size_t>(i)] = static_cast<uint16_t>(t[i] | 1u << (2 * l));
+  return t;
+}();
+
 // The 16-lane element mask of a stride-2 source vector: element 2l of it feeds lane `first` + l,
 // set where that lane is in `lanes` (a 32-lane panel's valid lanes).
-ASC_AVX512 inline __mmask16 even_elements(uint32_t lanes, int first) {
-  uint32_t m = 0;
-  for (int l = 0; l < 8; ++l)
-    if ((lanes >> (first + l)) & 1u) m |= 1u << (2 * l);
-  return static_cast<__mmask16>(m);
+inline __mmask16 even_elements(uint32_t lanes, int first) {
+  return static_cast<__mmask16>(kSpread[(lanes >> first) & 0xffu]);
 }
 
 // Lanes 16 x half .. of a panel row for column stride S: S = 1 loads them (element mask
