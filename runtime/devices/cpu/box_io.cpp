@@ -348,16 +348,6 @@ void box_scatter(std::byte* gm, const GmBox& box, const BoxEval& e, const std::b
           local + static_cast<size_t>(first) * es_from, from, to, es_from, es_to);
 }
 
-void box_prefetch(const std::byte* gm, const GmBox& box, const BoxEval& e, size_t es) {
-  const BoxMatrix m = box_matrix(box, e);
-  if (m.cs != 1 || e.empty) return;
-  const std::byte* first = gm + static_cast<size_t>(e.first) * es;
-  const int64_t row_bytes = m.cols * static_cast<int64_t>(es);
-  for (int64_t r = 0; r < std::min<int64_t>(m.rows, 64); ++r)
-    for (int64_t b = 0; b < row_bytes; b += 64)
-      __builtin_prefetch(first + (r * m.rs) * static_cast<int64_t>(es) + b, 0, 1);
-}
-
 Im2colSource map_view(const std::byte* gm, const GmBox& box, const BoxEval& e) {
   Im2colSource m;
   m.gm = gm;

@@ -73,7 +73,4 @@ Im2colSource map_local(const std::byte* local, const Shape& dims);
 // The same feature-map box (a column matrix made from it is still valid within a launch).
 bool same_map(const Im2colSource& a, const Im2colSource& b);
 
-// Brings the rows of a matrix-like box into cache ahead of a copy-in.
-void box_prefetch(const std::byte* gm, const GmBox& box, const BoxEval& e, size_t es);
-
 }  // namespace asc::cpu
