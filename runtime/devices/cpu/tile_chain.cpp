@@ -149,7 +149,7 @@ std::vector<RowChain> find_row_chains(const TileProgram& p, const std::vector<bo
 namespace {
 
 // A closed chain of f32 instructions as one vec_chain_f32 pass over [rows, cols]: each operand an
-// earlier instruction's result (in registers), a tile, a bias per row or column, or a scalar; only
+// earlier instruction's result (kept in L1), a tile, a bias per row or column, or a scalar; only
 // the last result is stored. False (nothing done) where an instruction has no such form.
 template <class RowStride>
 bool run_fused(const TileProgram& p, const RowChain& c, const std::vector<BufState>& st,

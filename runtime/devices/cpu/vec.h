@@ -55,8 +55,8 @@ void vec_reduce(ReduceOp op, DType t, const void* x, void* y, int64_t outer, int
 // y[0..n) = v converted to t (same rules as vec_cast from f64).
 void vec_duplicate(DType t, double v, void* y, int64_t n);
 
-// A chain of f32 elementwise instructions over a [rows, cols] tile, evaluated vector by vector
-// with every intermediate result in registers (vec_chain.cpp). A step's operand is an earlier
+// A chain of f32 elementwise instructions over a [rows, cols] tile, run block by block along
+// each row with the intermediate results in L1 (vec_chain.cpp). A step's operand is an earlier
 // step's result, a tile (element (r, j) at p[r * rs + j]), a value per row (p[r]), a vector
 // over the columns (p[j]) or a scalar.
 struct ChainArg {

@@ -1,7 +1,7 @@
-// vec_chain_f32: a chain of f32 elementwise instructions evaluated vector by vector with every
-// intermediate result in registers, one load per operand and one store of the last result (a
-// matmul or convolution epilogue — bias, residual, activation — in one pass instead of one pass
-// per instruction). Highway SIMD with runtime dispatch.
+// vec_chain_f32: a chain of f32 elementwise instructions run block by block over a tile's rows:
+// every instruction over a block of 128 floats before the next, the intermediate results in L1,
+// one store of the last result (a matmul or convolution epilogue — bias, residual, activation —
+// in one call instead of a call per row and instruction). Highway SIMD with runtime dispatch.
 #include <cstring>
 
 #include "runtime/devices/cpu/vec.h"
