@@ -1,6 +1,6 @@
-// Shared pieces of the AVX-512 GEMM kernels (gemm_avx512.cpp) and the one-row GEMV
-// (gemv_avx512.cpp). Internal to runtime/devices/cpu: every function carries ASC_AVX512 and runs
-// only after the CPU check.
+// Shared pieces of the AVX-512 GEMM kernels (gemm_avx512.cpp; the products with B made panel by
+// panel, gemm_fill_avx512.cpp) and the one-row GEMV (gemv_avx512.cpp). Internal to
+// runtime/devices/cpu: every function carries ASC_AVX512 and runs only after the CPU check.
 #pragma once
 
 #include <immintrin.h>
@@ -25,6 +25,16 @@ constexpr _mm_hint kStreamHint = _MM_HINT_T1;
 // (gemm.h's packed panels: A in panels of kMr rows, B of kNr columns).
 constexpr int kMr = 12;
 constexpr int kNr = 32;
+
+// k chunk of the L1 blocking: one B panel chunk is kKcF32 * kNr * 4 bytes.
+constexpr int64_t kKcF32 = 256;
+
+// The f32 micro-kernels by valid rows (table[rows - 1], rows 1..kMr): C[rows, 32] (+)= an A panel
+// chunk (kMr per k) x a B panel chunk (bs per k), columns masked by m0/m1; pf, when not null, a
+// stream fetched into L2 a line per k (gemm_avx512.cpp's ukr_f32).
+using UkrF32 = void (*)(const float* a, const float* b, int64_t bs, int64_t k, float* c,
+                        int64_t ldc, __mmask16 m0, __mmask16 m1, bool load_c, const float* pf);
+const UkrF32* ukr_f32_table();
 
 ASC_AVX512 inline __mmask16 tail_mask(int64_t cols) {
   return cols >= 16 ? __mmask16(0xffff) : cols <= 0 ? __mmask16(0) : __mmask16((1u << cols) - 1);
@@ -70,6 +80,11 @@ ASC_AVX512 inline void interleave_rows(__m512i r0, __m512i r1, __m512i& out0, __
   out0 = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11), hi);
   out1 = _mm512_permutex2var_epi64(lo, _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15), hi);
 }
+
+// B from its rows, one panel at a time against a packed A block (gemm_mmad_b_rows;
+// gemm_fill_avx512.cpp).
+ASC_AVX512 void mmad_f32_b_rows(const float* pa, const float* b, int64_t ldb, float* c, int64_t ldc,
+                                int64_t m, int64_t n, int64_t k, bool accumulate, GemmAhead* ahead);
 
 // Fills rows [k0, k0 + kl) of B's column panel q (kNr columns, the f32 packed layout: row r at
 // dst + r * kNr) into dst. Called once per (panel, chunk): a panel's chunks in a row, or every
