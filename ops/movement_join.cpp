@@ -274,6 +274,15 @@ void join_kernel(TileBuilder& t, bool concat) {
   }
 }
 
+// Every dim before the axis is 1: each input is one contiguous block of the output, in order.
+bool concat_back_to_back(const Attrs& a, std::span<const TensorDesc>, const TensorDesc& out) {
+  if (out.shape.empty()) return false;
+  const int64_t axis = normalize_axis(a.i("axis"), static_cast<int64_t>(out.shape.size()));
+  for (int64_t d = 0; d < axis; ++d)
+    if (out.shape[static_cast<size_t>(d)] != 1) return false;
+  return true;
+}
+
 }  // namespace
 
 void register_movement_join(Registry& r) {
@@ -295,6 +304,7 @@ void register_movement_join(Registry& r) {
         .infer(infer_concat)
         .tiling([](const LaunchContext& ctx) { return join_tiling(ctx, true); })
         .kernel([](TileBuilder& t) { join_kernel(t, true); })
+        .back_to_back(concat_back_to_back)
         .reference([since](const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out) {
           concat_reference(a, since, in, out[0]);
         });

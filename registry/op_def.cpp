@@ -113,6 +113,10 @@ OpDef& OpDef::same_bytes(SameBytesFn f) {
 OpDef& OpDef::same_bytes() {
   return same_bytes([](const Attrs&, const TensorDesc&, const TensorDesc&) { return true; });
 }
+OpDef& OpDef::back_to_back(BackToBackFn f) {
+  back_to_back_fn = std::move(f);
+  return *this;
+}
 OpDef& OpDef::launches(LaunchesFn f) {
   launches_fn = std::move(f);
   return *this;

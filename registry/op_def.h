@@ -78,6 +78,11 @@ using HostKernelFn =
 // contiguous types (a reshape of them: Reshape, Squeeze, a Transpose that moves only size-1
 // dims): the runtime may then give the output the input's memory and run nothing.
 using SameBytesFn = std::function<bool(const Attrs&, const TensorDesc& in, const TensorDesc& out)>;
+// Whether output 0 is the inputs' bytes one after another, in input order, for these resolved
+// attributes and contiguous types (a Concat whose dims before the axis are all 1): the runtime
+// may then place each input in its block of the output and run nothing.
+using BackToBackFn =
+    std::function<bool(const Attrs&, std::span<const TensorDesc> in, const TensorDesc& out)>;
 // Whether the tile kernel runs a launch, for an op with a host kernel too (resolved attributes,
 // input descs, output descs with kUndefined for outputs the node does not want).
 using TileWhenFn = std::function<bool(const Attrs&, std::span<const TensorDesc> in,
@@ -116,8 +121,9 @@ struct OpDef {
   // host: Conv in f64, which no cube kernel multiplies; MaxPool asked for Indices). Empty: all.
   TileWhenFn tile_when_fn;
   ReferenceFn reference_fn;
-  SameBytesFn same_bytes_fn;  // empty: output 0 is never input 0's bytes as they are
-  LaunchesFn launches_fn;     // host kernels run as tile programs (ProgramLaunches)
+  SameBytesFn same_bytes_fn;     // empty: output 0 is never input 0's bytes as they are
+  BackToBackFn back_to_back_fn;  // empty: output 0 is never the inputs' bytes back to back
+  LaunchesFn launches_fn;        // host kernels run as tile programs (ProgramLaunches)
 
   // Builder.
   OpDef& input(std::string name, std::string type, Arity a = Arity::kSingle,
@@ -137,9 +143,10 @@ struct OpDef {
   OpDef& tile_when(TileWhenFn f);           // see tile_when_fn
   OpDef& tile_types(std::vector<DType> t);  // tile_when input 0's dtype is one of t
   OpDef& reference(ReferenceFn f);
-  OpDef& same_bytes(SameBytesFn f);  // see SameBytesFn
-  OpDef& same_bytes();               // always (Reshape, Flatten, Squeeze, Unsqueeze, Identity)
-  OpDef& launches(LaunchesFn f);     // see LaunchesFn
+  OpDef& same_bytes(SameBytesFn f);     // see SameBytesFn
+  OpDef& same_bytes();                  // always (Reshape, Flatten, Squeeze, Unsqueeze, Identity)
+  OpDef& back_to_back(BackToBackFn f);  // see BackToBackFn
+  OpDef& launches(LaunchesFn f);        // see LaunchesFn
 
   bool has(Trait t) const { return (traits & t) != 0; }
   KernelKind kernel_kind() const;

@@ -87,20 +87,22 @@ int64_t arena_size(const TensorDesc& d) {
                   kArenaAlign);
 }
 
-// Places the inputs of Concat step `s` in the blocks of its output they fill (share, delta) when
-// every block is contiguous and arena-aligned and each input is an arena value that only the
-// Concat reads (so whatever later writes over the output in place destroys nothing still needed)
-// and no other alias involves; false, changing nothing, otherwise.
-bool concat_in_place(const Plan& p, const Node& n, const PlanStep& s, const std::vector<int>& uses,
-                     std::vector<int>& share, std::vector<bool>& taken,
-                     const std::vector<bool>& rooted, std::vector<int64_t>& delta) {
-  if (n.outputs.empty() || n.outputs[0] < 0 || s.out.empty()) return false;
+// Places the inputs of step `s`, whose output is their bytes back to back (OpDef::back_to_back: a
+// Concat), in the blocks of its output they fill (share, delta) when every block is arena-aligned
+// and each input is an arena value that only this step reads (so whatever later writes over the
+// output in place destroys nothing still needed) and no other alias involves; false, changing
+// nothing, otherwise.
+bool place_back_to_back(const Plan& p, const Node& n, const PlanStep& s,
+                        const std::vector<int>& uses, std::vector<int>& share,
+                        std::vector<bool>& taken, const std::vector<bool>& rooted,
+                        std::vector<int64_t>& delta) {
+  if (!n.def->back_to_back_fn || n.outputs.empty() || n.outputs[0] < 0 || s.out.empty())
+    return false;
   const int o = n.outputs[0];
   const TensorDesc& od = p.desc[o];
-  if (p.storage[o] != Storage::kArena || !od.strides.empty() || od.shape.empty()) return false;
-  const int64_t axis = normalize_axis(s.attrs.i("axis"), static_cast<int64_t>(od.shape.size()));
-  for (int64_t d = 0; d < axis; ++d)
-    if (od.shape[static_cast<size_t>(d)] != 1) return false;
+  if (p.storage[o] != Storage::kArena || !od.strides.empty() ||
+      !n.def->back_to_back_fn(s.attrs, s.in, od))
+    return false;
   const int64_t es = static_cast<int64_t>(dtype_size(od.dtype));
   std::vector<int64_t> at;
   int64_t off = 0;
@@ -332,9 +334,9 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
   // its input's bytes as they are, OpDef::same_bytes) shares it too when it is the input's only
   // reader, and runs nothing: whatever later writes over the output in place writes over a value
   // nobody else reads.
-  // A Concat whose inputs each fill one contiguous block of its output (the dims before the axis
-  // are all 1) runs nothing either: its inputs are placed in those blocks (at `delta` bytes into
-  // the output), so their producers write the concatenation.
+  // A node whose output is its inputs' bytes back to back (OpDef::back_to_back: a Concat with
+  // only 1s before the axis) runs nothing either: its inputs are placed in their blocks (at
+  // `delta` bytes into the output), so their producers write the concatenation.
   std::vector<int> uses(nv, 0), share(nv, -1);
   std::vector<int64_t> delta(nv, 0);
   std::vector<bool> taken(nv, false), rooted(nv, false);
@@ -344,7 +346,7 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
   for (PlanStep& s : p.steps) {
     const Node& n = g.nodes[s.node];
     s.view = false;  // a step taken from the base plan is decided again
-    if (n.op_type == "Concat" && concat_in_place(p, n, s, uses, share, taken, rooted, delta)) {
+    if (place_back_to_back(p, n, s, uses, share, taken, rooted, delta)) {
       s.view = true;
       ++p.views;
       continue;
