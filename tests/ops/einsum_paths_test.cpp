@@ -88,13 +88,6 @@ TEST_P(EinsumPaths, BothPathsMatchReference) {
   run_both(GetParam(), 1.0);
 }
 
-std::string case_name(const ::testing::TestParamInfo<OpCase>& info) {
-  std::string n = std::to_string(info.index) + "_" + info.param.name();
-  for (char& ch : n)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return n;
-}
-
 INSTANTIATE_TEST_SUITE_P(Ops, EinsumPaths, ::testing::ValuesIn(einsum_cases()), case_name);
 
 // The launches of real models' equations and of the planner's other forms: operands read in place

@@ -87,13 +87,6 @@ TEST_P(Splice, OneStepChainIsTheOpItself) {
   EXPECT_EQ(compare(both[0], two[0], 0, 0), "") << c.name() << " then " << next.type;
 }
 
-std::string case_name(const ::testing::TestParamInfo<OpCase>& info) {
-  std::string n = std::to_string(info.index) + "_" + info.param.name();
-  for (char& ch : n)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return n;
-}
-
 INSTANTIATE_TEST_SUITE_P(Elementwise, Splice, ::testing::ValuesIn(spliceable_cases()), case_name);
 
 TEST(Splice, CoversTheElementwiseFamilies) {

@@ -50,13 +50,6 @@ TEST_P(LpPoolPaths, TileKernelUnlessPIsNotPositive) {
   EXPECT_EQ(compare(got[0], want[0], atol, rtol), "");
 }
 
-std::string case_name(const ::testing::TestParamInfo<OpCase>& info) {
-  std::string n = std::to_string(info.index) + "_" + info.param.name();
-  for (char& ch : n)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return n;
-}
-
 INSTANTIATE_TEST_SUITE_P(Ops, LpPoolPaths, ::testing::ValuesIn(lp_cases()), case_name);
 
 }  // namespace

@@ -2,6 +2,9 @@
 // the registry self-check (every op has a case). Each family contributes its own cases.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <cctype>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -85,5 +88,13 @@ std::vector<Tensor> make_inputs(const OpCase& c);
 // naming the first bad element.
 std::string compare(const Tensor& got, const Tensor& want, double atol, double rtol);
 void default_tolerance(DType dt, double& atol, double& rtol);
+
+// A parameterised test's name for case `info.param`: its index and name, other characters as '_'.
+inline std::string case_name(const ::testing::TestParamInfo<OpCase>& info) {
+  std::string n = std::to_string(info.index) + "_" + info.param.name();
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return n;
+}
 
 }  // namespace asc::test

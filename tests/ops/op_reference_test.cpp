@@ -65,13 +65,6 @@ TEST_P(OpReference, TilingInvariant) {
   }
 }
 
-std::string case_name(const ::testing::TestParamInfo<OpCase>& info) {
-  std::string n = std::to_string(info.index) + "_" + info.param.name();
-  for (char& ch : n)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return n;
-}
-
 INSTANTIATE_TEST_SUITE_P(Ops, OpReference, ::testing::ValuesIn(all_op_cases()), case_name);
 
 }  // namespace

@@ -102,13 +102,6 @@ TEST_P(ResizePaths, HostKernelMatchesReference) {
   expect_matches(c, got, run_reference(op, c.attrs, inputs));
 }
 
-std::string case_name(const ::testing::TestParamInfo<OpCase>& info) {
-  std::string n = std::to_string(info.index) + "_" + info.param.name();
-  for (char& ch : n)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return n;
-}
-
 INSTANTIATE_TEST_SUITE_P(Ops, ResizePaths, ::testing::ValuesIn(resize_cases()), case_name);
 
 }  // namespace
