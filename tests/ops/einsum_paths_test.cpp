@@ -22,6 +22,18 @@ const cpu::CpuDevice& device() {
   return dev;
 }
 
+// A launch context for op's host kernel on these inputs (no launch_program).
+LaunchContext host_context(const OpDef& op, const Attrs& resolved,
+                           const std::vector<Tensor>& inputs, const Tensor& out) {
+  LaunchContext ctx;
+  ctx.op = &op;
+  for (const Tensor& t : inputs) ctx.inputs.push_back(t.desc());
+  ctx.outputs = {out.desc()};
+  ctx.attrs = &resolved;
+  ctx.spec = &device().spec();
+  return ctx;
+}
+
 bool tile_dtype(DType t) {
   return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16;
 }
@@ -46,12 +58,7 @@ std::vector<std::string> run_both(const OpCase& c, double scale) {
   EXPECT_EQ(check(got[0], want[0], scale), "") << c.name() << " (tile path)";
   // The host kernel: no launch_program.
   const Attrs resolved = op.resolve(c.attrs);
-  LaunchContext ctx;
-  ctx.op = &op;
-  for (const Tensor& t : inputs) ctx.inputs.push_back(t.desc());
-  ctx.outputs = {want[0].desc()};
-  ctx.attrs = &resolved;
-  ctx.spec = &device().spec();
+  const LaunchContext ctx = host_context(op, resolved, inputs, want[0]);
   std::vector<Tensor> host{Tensor(want[0].dtype(), want[0].shape())};
   op.host_kernel_fn(ctx, inputs, host);
   EXPECT_EQ(check(host[0], want[0], scale), "") << c.name() << " (host kernel)";
@@ -70,7 +77,6 @@ std::vector<std::string> run_both(const OpCase& c, double scale) {
     EXPECT_NE(std::find(launched.begin(), launched.end(), "EinsumMatMul"), launched.end())
         << c.name();
   }
-  ctx.spec = &device().spec();
   EXPECT_EQ(op.launches_fn(ctx).size(), launched.size()) << c.name();
   return launched;
 }
@@ -140,12 +146,7 @@ TEST(EinsumPaths, TooManyDimsRunOnTheHost) {
   EXPECT_EQ(check(got[0], want[0], 1.0), "");
   EXPECT_EQ(launched, 0);
   const Attrs resolved = op.resolve(c.attrs);
-  LaunchContext ctx;
-  ctx.op = &op;
-  for (const Tensor& t : inputs) ctx.inputs.push_back(t.desc());
-  ctx.outputs = {want[0].desc()};
-  ctx.attrs = &resolved;
-  ctx.spec = &device().spec();
+  const LaunchContext ctx = host_context(op, resolved, inputs, want[0]);
   EXPECT_TRUE(op.launches_fn(ctx).empty());
   // Six fit: six batch dims, M and N of one element; then a permute into the output.
   c.inputs = {in(DType::kF32, Shape(6, 3)), in(DType::kF32, Shape(6, 3))};
