@@ -1,8 +1,8 @@
-// vec_chain_f32 (a fused epilogue) gives what its steps give one by one through vec_unary /
-// vec_binary / vec_binary_scalar: seeded random chains of one to six steps over every operand
-// kind (an earlier step, a tile with its own row stride, a value per row, a vector over the
-// columns, a scalar on either side), rows 1 to 300 long (up to three blocks), NaN and infinities
-// among the inputs. Bit for bit: both run the same vector code.
+// vec_chain_f32 (a fused epilogue) and vec_epilogue_f32 give what their steps give one by one
+// through vec_unary / vec_binary / vec_binary_scalar: seeded random chains of one to six steps over
+// every operand kind (an earlier step, a tile with its own row stride, a value per row, a vector
+// over the columns, a scalar on either side), rows 1 to 300 long (up to three blocks), NaN and
+// infinities among the inputs. Bit for bit: both run the same vector code.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -125,6 +125,150 @@ TEST(VecChain, EqualsTheStepsOneByOne) {
   if (__builtin_cpu_supports("avx2")) {
     EXPECT_EQ(fused, 300);
   }
+}
+
+// The epilogue form (vec_epilogue_f32: y = act(t + bias [+ z])) in every spelling the planner
+// writes (bias per row or column, on either side; the residual on either side; hardsigmoid and
+// hardswish as clip(affine(x)) and x * clip(affine(x))) gives what its steps give one by one.
+TEST(VecChain, EpilogueFormEqualsTheStepsOneByOne) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-8.f, 8.f);
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(), 0.f, -0.f};
+  const bool fused_isa = __builtin_cpu_supports("avx2");
+  for (int trial = 0; trial < 400; ++trial) {
+    const int64_t rows = 1 + static_cast<int64_t>(rng() % 6);
+    const int64_t cols = 1 + static_cast<int64_t>(rng() % 200);
+    const int64_t n = rows * cols, ldt = cols + static_cast<int64_t>(rng() % 3);
+    const int act = static_cast<int>(rng() % 9);
+    const bool row_bias = rng() % 2 == 0, residual = rng() % 2 == 0, swap = rng() % 2 == 0;
+    SCOPED_TRACE(testing::Message()
+                 << "trial " << trial << " rows " << rows << " cols " << cols << " act " << act
+                 << " row bias " << row_bias << " residual " << residual << " swapped " << swap);
+    auto random_vec = [&](int64_t count) {
+      std::vector<float> v(static_cast<size_t>(count));
+      for (float& x : v) x = rng() % 40 == 0 ? specials[rng() % 5] : u(rng);
+      return v;
+    };
+    const std::vector<float> t = random_vec(rows * ldt), z = random_vec(rows * ldt);
+    const std::vector<float> bias = random_vec(row_bias ? rows : cols);
+    std::vector<ChainStep> steps;
+    auto step_arg = [](int k) {
+      ChainArg a;
+      a.kind = ChainArg::kStep;
+      a.step = k;
+      return a;
+    };
+    // The reference, step by step over dense [rows, cols] arrays.
+    std::vector<float> x(static_cast<size_t>(n)), b(static_cast<size_t>(n)), zz(x.size());
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < cols; ++j) {
+        x[r * cols + j] = t[r * ldt + j];
+        b[r * cols + j] = row_bias ? bias[r] : bias[j];
+        zz[r * cols + j] = z[r * ldt + j];
+      }
+    ChainStep s0;
+    s0.binary = true;
+    s0.op = static_cast<uint8_t>(BinaryOp::kAdd);
+    s0.a.kind = ChainArg::kTile;
+    s0.a.p = t.data();
+    s0.a.rs = ldt;
+    s0.b.kind = row_bias ? ChainArg::kRow : ChainArg::kCol;
+    s0.b.p = bias.data();
+    if (swap) std::swap(s0.a, s0.b);
+    steps.push_back(s0);
+    vec_binary(BinaryOp::kAdd, DType::kF32, x.data(), b.data(), x.data(), n);
+    if (residual) {
+      ChainStep s;
+      s.binary = true;
+      s.op = static_cast<uint8_t>(BinaryOp::kAdd);
+      s.a = step_arg(0);
+      s.b.kind = ChainArg::kTile;
+      s.b.p = z.data();
+      s.b.rs = ldt;
+      if (swap) std::swap(s.a, s.b);
+      steps.push_back(s);
+      vec_binary(BinaryOp::kAdd, DType::kF32, x.data(), zz.data(), x.data(), n);
+    }
+    const int pre = static_cast<int>(steps.size()) - 1;  // the activation's input
+    auto unary = [&](UnaryOp op, int of, float alpha, float beta, std::vector<float>& v) {
+      ChainStep s;
+      s.op = static_cast<uint8_t>(op);
+      s.a = step_arg(of);
+      s.alpha = alpha;
+      s.beta = beta;
+      steps.push_back(s);
+      vec_unary(op, DType::kF32, v.data(), v.data(), n, alpha, beta);
+    };
+    const UnaryOp single[] = {UnaryOp::kRelu,    UnaryOp::kClip, UnaryOp::kLeakyRelu,
+                              UnaryOp::kSigmoid, UnaryOp::kSilu, UnaryOp::kTanh};
+    if (act >= 1 && act <= 6) {
+      unary(single[act - 1], pre, act == 2 ? -1.5f : 0.1f, act == 2 ? 6.f : 0.f, x);
+    } else if (act >= 7) {  // hardsigmoid, hardswish
+      std::vector<float> h = x;
+      unary(UnaryOp::kAffine, pre, 1.f / 6, 0.5f, h);
+      unary(UnaryOp::kClip, pre + 1, 0.f, 1.f, h);
+      if (act == 8) {
+        ChainStep m;
+        m.binary = true;
+        m.op = static_cast<uint8_t>(BinaryOp::kMul);
+        m.a = step_arg(pre);
+        m.b = step_arg(pre + 2);
+        if (swap) std::swap(m.a, m.b);
+        steps.push_back(m);
+        vec_binary(BinaryOp::kMul, DType::kF32, x.data(), h.data(), x.data(), n);
+      } else {
+        x = h;
+      }
+    }
+    const int64_t ldy = cols + 1;
+    std::vector<float> out(static_cast<size_t>(rows * ldy), 12345.f);
+    const bool ran =
+        vec_epilogue_f32(steps.data(), static_cast<int>(steps.size()), out.data(), ldy, rows, cols);
+    ASSERT_EQ(ran, fused_isa);
+    if (!ran) continue;
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t j = 0; j < cols; ++j)
+        ASSERT_TRUE(same(out[r * ldy + j], x[r * cols + j]))
+            << "(" << r << ", " << j << "): " << out[r * ldy + j] << " vs " << x[r * cols + j];
+      ASSERT_EQ(out[r * ldy + cols], 12345.f) << "past the row";
+    }
+  }
+}
+
+TEST(VecChain, EpilogueFormRefusesOtherChains) {
+  float t[4] = {1, 2, 3, 4}, bias[2] = {1, 2}, y[4] = {7, 7, 7, 7};
+  ChainStep add;
+  add.binary = true;
+  add.op = static_cast<uint8_t>(BinaryOp::kAdd);
+  add.a.kind = ChainArg::kTile;
+  add.a.p = t;
+  add.a.rs = 2;
+  add.b.kind = ChainArg::kRow;
+  add.b.p = bias;
+  ChainStep mul = add;  // a product, not a bias
+  mul.op = static_cast<uint8_t>(BinaryOp::kMul);
+  EXPECT_FALSE(vec_epilogue_f32(&mul, 1, y, 2, 2, 2));
+  ChainStep relu_first[2];  // the activation before the bias
+  relu_first[0].op = static_cast<uint8_t>(UnaryOp::kRelu);
+  relu_first[0].a = add.a;
+  relu_first[1] = add;
+  relu_first[1].a.kind = ChainArg::kStep;
+  relu_first[1].a.step = 0;
+  EXPECT_FALSE(vec_epilogue_f32(relu_first, 2, y, 2, 2, 2));
+  ChainStep exp_after[2] = {add, {}};  // an activation without this form
+  exp_after[1].op = static_cast<uint8_t>(UnaryOp::kExp);
+  exp_after[1].a.kind = ChainArg::kStep;
+  EXPECT_FALSE(vec_epilogue_f32(exp_after, 2, y, 2, 2, 2));
+  ChainStep clip_of_tile[3] = {add, {}, {}};  // clip(affine(x)) whose clip reads another step
+  clip_of_tile[1].op = static_cast<uint8_t>(UnaryOp::kAffine);
+  clip_of_tile[1].a.kind = ChainArg::kStep;
+  clip_of_tile[2].op = static_cast<uint8_t>(UnaryOp::kClip);
+  clip_of_tile[2].a.kind = ChainArg::kStep;
+  clip_of_tile[2].a.step = 0;
+  EXPECT_FALSE(vec_epilogue_f32(clip_of_tile, 3, y, 2, 2, 2));
+  for (float v : y) EXPECT_EQ(v, 7.f);
 }
 
 TEST(VecChain, RefusesOpsWithoutAFusedForm) {

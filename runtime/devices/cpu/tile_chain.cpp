@@ -148,15 +148,14 @@ std::vector<RowChain> find_row_chains(const TileProgram& p, const std::vector<bo
 
 namespace {
 
-// A closed chain of f32 instructions as one vec_chain_f32 pass over [rows, cols]: each operand an
-// earlier instruction's result (kept in L1), a tile, a bias per row or column, or a scalar; only
-// the last result is stored. False (nothing done) where an instruction has no such form.
+// A closed chain of f32 instructions as vec_chain_f32 steps: each operand an earlier
+// instruction's result (kept in L1), a tile, a bias per row or column, or a scalar; only the last
+// result is stored. 0 where an instruction has no such form, else the number of steps.
 template <class RowStride>
-bool run_fused(const TileProgram& p, const RowChain& c, const std::vector<BufState>& st,
-               int64_t rows, int64_t cols, int64_t ld, const RowStride& rs_of) {
+int fused_steps(const TileProgram& p, const RowChain& c, const std::vector<BufState>& st,
+                int64_t ld, const RowStride& rs_of, ChainStep* steps) {
   const int n = static_cast<int>(c.row_ops.size());
-  if (n > kChainMaxSteps) return false;
-  ChainStep steps[kChainMaxSteps];
+  if (n > kChainMaxSteps) return 0;
   const auto f32 = [&](int b) { return p.buffers[b].dtype == DType::kF32; };
   for (int k = 0; k < n; ++k) {
     const Instr& in = p.instrs[c.row_ops[k]];
@@ -177,7 +176,7 @@ bool run_fused(const TileProgram& p, const RowChain& c, const std::vector<BufSta
       a.rs = rs_of(b);
       return a;
     };
-    if (!f32(in.dst) || !f32(in.src[0]) || (in.src[1] >= 0 && !f32(in.src[1]))) return false;
+    if (!f32(in.dst) || !f32(in.src[0]) || (in.src[1] >= 0 && !f32(in.src[1]))) return 0;
     ChainStep& s = steps[k];
     s.op = in.op;
     s.alpha = in.alpha;
@@ -201,11 +200,10 @@ bool run_fused(const TileProgram& p, const RowChain& c, const std::vector<BufSta
         s.b = arg(in.src[1], bcast_of(p, in, ld));
         break;
       default:
-        return false;
+        return 0;
     }
   }
-  const int last = p.instrs[c.row_ops.back()].dst;
-  return vec_chain_f32(steps, n, reinterpret_cast<float*>(st[last].ptr), rs_of(last), rows, cols);
+  return n;
 }
 
 }  // namespace
@@ -222,13 +220,20 @@ void run_row_chain(const TileProgram& p, const RowChain& c, const std::vector<Bu
   const int64_t ld = c.cols;  // a local tile's row stride
   // Row stride per buffer: its GM box's when written there, else the dense tile's.
   auto rs_of = [&](int b) { return b >= 0 && st[b].gm ? st[b].rs : ld; };
-  // Only the last result is read after a closed chain. Where the strips would be single short
-  // rows (a tile of few columns written into GM row by row: a call per row and instruction), one
-  // pass instead, the intermediate results in L1 blocks; long rows keep the strips.
+  // Only the last result is read after a closed chain. An epilogue's form (vec_epilogue_f32)
+  // takes one pass with nothing stored between its steps. Otherwise, where the strips would be
+  // single short rows (a tile of few columns written into GM row by row: a call per row and
+  // instruction), one pass, the intermediate results in L1 blocks; long rows keep the strips.
   const int last = p.instrs[c.row_ops.back()].dst;
-  if (c.closed && cols <= kFusedMaxCols && (cols != ld || rs_of(last) != ld) &&
-      run_fused(p, c, st, rows, cols, ld, rs_of))
-    return;
+  if (c.closed) {
+    ChainStep steps[kChainMaxSteps];
+    const int n = fused_steps(p, c, st, ld, rs_of, steps);
+    float* y = reinterpret_cast<float*>(st[last].ptr);
+    if (n > 0 && (vec_epilogue_f32(steps, n, y, rs_of(last), rows, cols) ||
+                  (cols <= kFusedMaxCols && (cols != ld || rs_of(last) != ld) &&
+                   vec_chain_f32(steps, n, y, rs_of(last), rows, cols))))
+      return;
+  }
   struct Op {
     const Instr* in;
     DType dt;

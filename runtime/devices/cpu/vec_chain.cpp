@@ -3,6 +3,7 @@
 // one store of the last result (a matmul or convolution epilogue — bias, residual, activation —
 // in one call instead of a call per row and instruction). Highway SIMD with runtime dispatch.
 #include <cstring>
+#include <utility>
 
 #include "runtime/devices/cpu/vec.h"
 
@@ -144,6 +145,158 @@ HWY_INLINE void RunBinary(D d, uint8_t op, const Src& a, const Src& b, float* ou
   }
 }
 
+// The form most chains take, a convolution's or matmul's epilogue: y = act(t + bias [+ z]), t and
+// z tiles, bias per row or per column, act none or one of the activations below (hardsigmoid and
+// hardswish as matmul_activation spells them: clip(affine(x)), x * clip(affine(x))). Run in one
+// pass with every value in registers, by the same functors as the steps one by one.
+struct Pattern {
+  enum Act { kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kSilu, kTanh, kHardSigmoid, kHardSwish };
+  const float* t = nullptr;
+  int64_t ldt = 0;
+  const float* bias = nullptr;
+  bool row = false;  // bias per row (else per column)
+  const float* z = nullptr;
+  int64_t ldz = 0;
+  Act act = kNone;
+  P affine{}, p{};  // the affine of hard*, and the activation's (clip) parameters
+};
+
+bool IsStep(const ChainArg& a, int k) {
+  return a.kind == ChainArg::kStep && a.step == k;
+}
+
+bool IsBinary(const ChainStep& s, BinaryOp op) {
+  return s.binary && static_cast<BinaryOp>(s.op) == op;
+}
+
+bool IsUnary(const ChainStep& s, UnaryOp op, int of) {
+  return !s.binary && static_cast<UnaryOp>(s.op) == op && IsStep(s.a, of);
+}
+
+bool Match(const ChainStep* s, int n, Pattern& q) {
+  if (n < 1 || !IsBinary(s[0], BinaryOp::kAdd)) return false;
+  const ChainArg *t = &s[0].a, *b = &s[0].b;
+  if (t->kind != ChainArg::kTile) std::swap(t, b);
+  if (t->kind != ChainArg::kTile || (b->kind != ChainArg::kRow && b->kind != ChainArg::kCol))
+    return false;
+  q.t = t->p;
+  q.ldt = t->rs;
+  q.bias = b->p;
+  q.row = b->kind == ChainArg::kRow;
+  int k = 1;
+  if (k < n && IsBinary(s[k], BinaryOp::kAdd)) {  // + a residual tile
+    const ChainArg *x = &s[k].a, *z = &s[k].b;
+    if (!IsStep(*x, k - 1)) std::swap(x, z);
+    if (!IsStep(*x, k - 1) || z->kind != ChainArg::kTile) return false;
+    q.z = z->p;
+    q.ldz = z->rs;
+    ++k;
+  }
+  const int x = k - 1;  // the activation's input
+  const int rest = n - k;
+  if (rest == 0) return true;
+  const ChainStep& a = s[k];
+  q.p = {a.alpha, a.beta};
+  if (rest == 1 && !a.binary && IsStep(a.a, x)) {
+    switch (static_cast<UnaryOp>(a.op)) {
+      case UnaryOp::kRelu:
+        q.act = Pattern::kRelu;
+        return true;
+      case UnaryOp::kClip:
+        q.act = Pattern::kClip;
+        return true;
+      case UnaryOp::kLeakyRelu:
+        q.act = Pattern::kLeakyRelu;
+        return true;
+      case UnaryOp::kSigmoid:
+        q.act = Pattern::kSigmoid;
+        return true;
+      case UnaryOp::kSilu:
+        q.act = Pattern::kSilu;
+        return true;
+      case UnaryOp::kTanh:
+        q.act = Pattern::kTanh;
+        return true;
+      default:
+        return false;
+    }
+  }
+  if (rest < 2 || !IsUnary(a, UnaryOp::kAffine, x) || !IsUnary(s[k + 1], UnaryOp::kClip, k))
+    return false;
+  q.affine = {a.alpha, a.beta};
+  q.p = {s[k + 1].alpha, s[k + 1].beta};
+  if (rest == 2) {
+    q.act = Pattern::kHardSigmoid;
+    return true;
+  }
+  const ChainStep& m = s[k + 2];
+  if (rest != 3 || !IsBinary(m, BinaryOp::kMul) ||
+      !((IsStep(m.a, x) && IsStep(m.b, k + 1)) || (IsStep(m.b, x) && IsStep(m.a, k + 1))))
+    return false;
+  q.act = Pattern::kHardSwish;
+  return true;
+}
+
+template <bool kRowBias, class F>
+HWY_INLINE void RunPattern(D d, const Pattern& q, float* y, int64_t ldy, int64_t rows, int64_t cols,
+                           const F& act) {
+  const size_t N = hn::Lanes(d), n = static_cast<size_t>(cols);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* t = q.t + r * q.ldt;
+    const float* z = q.z ? q.z + r * q.ldz : nullptr;
+    float* out = y + r * ldy;
+    const V br = hn::Set(d, kRowBias ? q.bias[r] : 0.f);
+    const auto at = [&](size_t j, V v, auto load) HWY_ATTR {
+      V x = hn::Add(v, kRowBias ? br : load(q.bias + j));
+      if (z) x = hn::Add(x, load(z + j));
+      return act(d, x);
+    };
+    size_t j = 0;
+    for (; j + N <= n; j += N)
+      hn::StoreU(
+          at(j, hn::LoadU(d, t + j), [&](const float* p) HWY_ATTR { return hn::LoadU(d, p); }), d,
+          out + j);
+    if (j < n) {
+      const auto m = hn::FirstN(d, n - j);
+      const auto load = [&](const float* p) HWY_ATTR { return hn::MaskedLoad(m, d, p); };
+      hn::BlendedStore(at(j, load(t + j), load), m, d, out + j);
+    }
+  }
+}
+
+template <bool kRowBias>
+void RunPatternOf(D d, const Pattern& q, float* y, int64_t ldy, int64_t rows, int64_t cols) {
+  switch (q.act) {
+#define ASC_PATTERN_ACT(ACT, EXPR) \
+  case Pattern::ACT:               \
+    return RunPattern<kRowBias>(d, q, y, ldy, rows, cols, [&](D d, V x) HWY_ATTR { return EXPR; });
+    ASC_PATTERN_ACT(kNone, ((void)d, x))
+    ASC_PATTERN_ACT(kRelu, OpRelu{q.p}(d, x))
+    ASC_PATTERN_ACT(kClip, OpClip{q.p}(d, x))
+    ASC_PATTERN_ACT(kLeakyRelu, OpLeakyRelu{q.p}(d, x))
+    ASC_PATTERN_ACT(kSigmoid, OpSigmoid{q.p}(d, x))
+    ASC_PATTERN_ACT(kSilu, OpSilu{q.p}(d, x))
+    ASC_PATTERN_ACT(kTanh, OpTanh{q.p}(d, x))
+    ASC_PATTERN_ACT(kHardSigmoid, OpClip{q.p}(d, OpAffine{q.affine}(d, x)))
+    ASC_PATTERN_ACT(kHardSwish, hn::Mul(x, OpClip{q.p}(d, OpAffine{q.affine}(d, x))))
+#undef ASC_PATTERN_ACT
+  }
+}
+
+bool EpilogueF32(const ChainStep* steps, int n, float* y, int64_t ldy, int64_t rows, int64_t cols) {
+#if !HWY_ARCH_X86 || HWY_TARGET > HWY_AVX2
+  (void)steps, (void)n, (void)y, (void)ldy, (void)rows, (void)cols;
+  return false;
+#else
+  Pattern q;
+  if (!Match(steps, n, q)) return false;
+  const D d;
+  q.row ? RunPatternOf<true>(d, q, y, ldy, rows, cols)
+        : RunPatternOf<false>(d, q, y, ldy, rows, cols);
+  return true;
+#endif
+}
+
 bool ChainF32(const ChainStep* steps, int n, float* y, int64_t ldy, int64_t rows, int64_t cols) {
 #if !HWY_ARCH_X86 || HWY_TARGET > HWY_AVX2
   // A row's last vector is read and written masked: only where masked-off lanes cannot fault.
@@ -151,6 +304,7 @@ bool ChainF32(const ChainStep* steps, int n, float* y, int64_t ldy, int64_t rows
   return false;
 #else
   if (n <= 0 || n > kChainMaxSteps) return false;
+  if (EpilogueF32(steps, n, y, ldy, rows, cols)) return true;
   for (int k = 0; k < n; ++k)
     if (!Supported(steps[k])) return false;
   const D d;
@@ -179,21 +333,22 @@ bool ChainF32(const ChainStep* steps, int n, float* y, int64_t ldy, int64_t rows
     for (size_t j = 0; j < static_cast<size_t>(cols); j += width) {
       const size_t len = std::min(width, static_cast<size_t>(cols) - j);
       const size_t nv = (len + N - 1) / N, tail = len % N;
+      float* out = y + r * ldy + j;
       for (int k = 0; k < n; ++k) {
         const ChainStep& s = steps[k];
         const Src a = src(s.a, k, 0, r, j);
+        // The last step of whole vectors stores straight into y.
+        float* to = k + 1 == n && tail == 0 ? out : res[k];
         if (s.binary)
-          RunBinary(d, s.op, a, src(s.b, k, 1, r, j), res[k], nv, tail);
+          RunBinary(d, s.op, a, src(s.b, k, 1, r, j), to, nv, tail);
         else
-          RunUnary(d, s, a, res[k], nv, tail);
+          RunUnary(d, s, a, to, nv, tail);
       }
-      float* out = y + r * ldy + j;
-      for (size_t v = 0; v < nv; ++v) {
-        const V val = hn::Load(d, res[n - 1] + v * N);
-        if (tail == 0 || v + 1 < nv)
-          hn::StoreU(val, d, out + v * N);
-        else
-          hn::BlendedStore(val, hn::FirstN(d, tail), d, out + v * N);
+      if (tail != 0) {
+        for (size_t v = 0; v + 1 < nv; ++v)
+          hn::StoreU(hn::Load(d, res[n - 1] + v * N), d, out + v * N);
+        hn::BlendedStore(hn::Load(d, res[n - 1] + (nv - 1) * N), hn::FirstN(d, tail), d,
+                         out + (nv - 1) * N);
       }
     }
   return true;
@@ -207,6 +362,12 @@ HWY_AFTER_NAMESPACE();
 namespace asc::cpu {
 
 HWY_EXPORT(ChainF32);
+HWY_EXPORT(EpilogueF32);
+
+bool vec_epilogue_f32(const ChainStep* steps, int n, float* y, int64_t ldy, int64_t rows,
+                      int64_t cols) {
+  return HWY_DYNAMIC_DISPATCH(EpilogueF32)(steps, n, y, ldy, rows, cols);
+}
 
 bool vec_chain_f32(const ChainStep* steps, int n, float* y, int64_t ldy, int64_t rows,
                    int64_t cols) {
