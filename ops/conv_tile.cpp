@@ -77,6 +77,15 @@ Im2col im2col_of(const ConvGeom& g, int64_t toh, int64_t tow) {
   return c;
 }
 
+// The columns a tile of tp positions costs the host's micro-kernels: panels in steps of 16 lanes,
+// the last few (up to 11) past a multiple of 16 on a kernel of their own at ~3/4 of the rate
+// (gemm_fill_avx512.cpp, tail_cols).
+double host_columns(int64_t tp) {
+  const int64_t tail = tp % 16;
+  if (tail == 0 || tail > 11) return static_cast<double>(round_up(tp, 16));
+  return static_cast<double>(tp - tail) + static_cast<double>(tail) * 4.0 / 3.0;
+}
+
 }  // namespace
 
 namespace {
@@ -180,6 +189,8 @@ TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epil
       if (tow < ow) spatial.push_back({1, tow});
   const int64_t slots = ctx.optimize ? 2 : 1;
   const double pack_a = spec.host ? 24 : 32, pack_cols = spec.host ? 8 : 32, c_step = 8;
+  const double read_a = 8;  // a pre-packed weight element read from L3 or memory
+  const double cache = static_cast<double>(spec.shared_cache_bytes);
   const double step_fixed = spec.host ? 1e4 : 2.6e5;
   struct Scored {
     double cost;
@@ -202,14 +213,19 @@ TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epil
         const int64_t tiles = g.n * g.group * m_tiles * p_tiles * g.phases();
         const double waves = static_cast<double>(ceil_div(tiles, cores));
         const double m = static_cast<double>(std::min(tm, round_up(mg, am)));
-        const double p = static_cast<double>(round_up(tp, an));
+        const double p = spec.host ? host_columns(tp) : static_cast<double>(round_up(tp, an));
         const double k = static_cast<double>(kp);
         const double steps = static_cast<double>(ceil_div(cg, tc));
         // The weight block is packed once per core for the position tiles it walks (the host
-        // keeps it); an NPU core loads it for every tile.
-        const double a_reuse =
-            spec.host ? static_cast<double>(std::min(p_tiles, ceil_div(tiles, cores))) : 1.0;
-        const double per_tile = m * p * k + pack_a * m * k / a_reuse +
+        // keeps it); an NPU core loads it for every tile. Weights stored pre-packed are not
+        // packed on the host but read, from memory again for each tile unless the block stays
+        // in the core's cache across the position tiles it walks.
+        const bool read_only = spec.host && g.panel > 0;
+        const bool stays = !read_only || static_cast<double>(tm * kb * es) <= 0.5 * cache;
+        const double a_reuse = spec.host && stays
+                                   ? static_cast<double>(std::min(p_tiles, ceil_div(tiles, cores)))
+                                   : 1.0;
+        const double per_tile = m * p * k + (read_only ? read_a : pack_a) * m * k / a_reuse +
                                 pack_cols * k * static_cast<double>(tp) + c_step * m * p * steps +
                                 step_fixed * steps;
         const double working = static_cast<double>((tm * kb + kb * tp) * es + tm * tp * 4);
