@@ -128,8 +128,9 @@ TEST(VecChain, EqualsTheStepsOneByOne) {
 }
 
 // The epilogue form (vec_epilogue_f32: y = act(t + bias [+ z])) in every spelling the planner
-// writes (bias per row or column, on either side; the residual on either side; hardsigmoid and
-// hardswish as clip(affine(x)) and x * clip(affine(x))) gives what its steps give one by one.
+// writes (bias per row or column, on either side; the residual on either side; hardsigmoid,
+// hardswish and gelu as clip(affine(x)), x * clip(affine(x)) and x * affine(erf(x * scale)))
+// gives what its steps give one by one.
 TEST(VecChain, EpilogueFormEqualsTheStepsOneByOne) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> u(-8.f, 8.f);
@@ -141,7 +142,7 @@ TEST(VecChain, EpilogueFormEqualsTheStepsOneByOne) {
     const int64_t rows = 1 + static_cast<int64_t>(rng() % 6);
     const int64_t cols = 1 + static_cast<int64_t>(rng() % 200);
     const int64_t n = rows * cols, ldt = cols + static_cast<int64_t>(rng() % 3);
-    const int act = static_cast<int>(rng() % 9);
+    const int act = static_cast<int>(rng() % 10);
     const bool row_bias = rng() % 2 == 0, residual = rng() % 2 == 0, swap = rng() % 2 == 0;
     SCOPED_TRACE(testing::Message()
                  << "trial " << trial << " rows " << rows << " cols " << cols << " act " << act
@@ -205,6 +206,26 @@ TEST(VecChain, EpilogueFormEqualsTheStepsOneByOne) {
                               UnaryOp::kSigmoid, UnaryOp::kSilu, UnaryOp::kTanh};
     if (act >= 1 && act <= 6) {
       unary(single[act - 1], pre, act == 2 ? -1.5f : 0.1f, act == 2 ? 6.f : 0.f, x);
+    } else if (act == 9) {  // gelu: x * affine(erf(x * scale))
+      std::vector<float> h(x.size());
+      ChainStep sc;
+      sc.binary = true;
+      sc.op = static_cast<uint8_t>(BinaryOp::kMul);
+      sc.a = step_arg(pre);
+      sc.b.kind = ChainArg::kScalar;
+      sc.b.s = 0.70710678f;
+      steps.push_back(sc);
+      vec_binary_scalar(BinaryOp::kMul, DType::kF32, x.data(), sc.b.s, h.data(), n);
+      unary(UnaryOp::kErf, pre + 1, 0.f, 0.f, h);
+      unary(UnaryOp::kAffine, pre + 2, 0.5f, 0.5f, h);
+      ChainStep m;
+      m.binary = true;
+      m.op = static_cast<uint8_t>(BinaryOp::kMul);
+      m.a = step_arg(pre);
+      m.b = step_arg(pre + 3);
+      if (swap) std::swap(m.a, m.b);
+      steps.push_back(m);
+      vec_binary(BinaryOp::kMul, DType::kF32, x.data(), h.data(), x.data(), n);
     } else if (act >= 7) {  // hardsigmoid, hardswish
       std::vector<float> h = x;
       unary(UnaryOp::kAffine, pre, 1.f / 6, 0.5f, h);

@@ -80,8 +80,9 @@ constexpr int kChainMaxSteps = 64;
 bool vec_chain_f32(const ChainStep* steps, int n, float* y, int64_t ldy, int64_t rows,
                    int64_t cols);
 // vec_chain_f32 for the chains of an epilogue's form only, y = act(t + bias [+ z]) (bias per row
-// or column, z a tile, act none, relu, clip, leakyrelu, sigmoid, silu, tanh, hardsigmoid or
-// hardswish as clip(affine(x)) and x * clip(affine(x))), in one pass with no intermediate stored;
+// or column, z a tile, act none, relu, clip, leakyrelu, sigmoid, silu, tanh, hardsigmoid,
+// hardswish or gelu as clip(affine(x)), x * clip(affine(x)) and x * affine(erf(x * scale))), in
+// one pass with no intermediate stored;
 // false (nothing written) for any other chain. vec_chain_f32 takes this path where it applies.
 bool vec_epilogue_f32(const ChainStep* steps, int n, float* y, int64_t ldy, int64_t rows,
                       int64_t cols);

@@ -146,11 +146,23 @@ HWY_INLINE void RunBinary(D d, uint8_t op, const Src& a, const Src& b, float* ou
 }
 
 // The form most chains take, a convolution's or matmul's epilogue: y = act(t + bias [+ z]), t and
-// z tiles, bias per row or per column, act none or one of the activations below (hardsigmoid and
-// hardswish as matmul_activation spells them: clip(affine(x)), x * clip(affine(x))). Run in one
+// z tiles, bias per row or per column, act none or one of the activations below (hardsigmoid,
+// hardswish and gelu as matmul_activation spells them: clip(affine(x)), x * clip(affine(x)),
+// x * affine(erf(x * scale))). Run in one
 // pass with every value in registers, by the same functors as the steps one by one.
 struct Pattern {
-  enum Act { kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kSilu, kTanh, kHardSigmoid, kHardSwish };
+  enum Act {
+    kNone,
+    kRelu,
+    kClip,
+    kLeakyRelu,
+    kSigmoid,
+    kSilu,
+    kTanh,
+    kHardSigmoid,
+    kHardSwish,
+    kGelu
+  };
   const float* t = nullptr;
   int64_t ldt = 0;
   const float* bias = nullptr;
@@ -158,7 +170,8 @@ struct Pattern {
   const float* z = nullptr;
   int64_t ldz = 0;
   Act act = kNone;
-  P affine{}, p{};  // the affine of hard*, and the activation's (clip) parameters
+  P affine{}, p{};    // the affine of hard* and gelu, and the activation's (clip) parameters
+  float scale = 0.f;  // gelu's 1 / sqrt(2)
 };
 
 bool IsStep(const ChainArg& a, int k) {
@@ -221,6 +234,16 @@ bool Match(const ChainStep* s, int n, Pattern& q) {
         return false;
     }
   }
+  if (rest == 4 && IsBinary(a, BinaryOp::kMul) && IsStep(a.a, x) && a.b.kind == ChainArg::kScalar &&
+      IsUnary(s[k + 1], UnaryOp::kErf, k) && IsUnary(s[k + 2], UnaryOp::kAffine, k + 1) &&
+      IsBinary(s[k + 3], BinaryOp::kMul) &&
+      ((IsStep(s[k + 3].a, x) && IsStep(s[k + 3].b, k + 2)) ||
+       (IsStep(s[k + 3].b, x) && IsStep(s[k + 3].a, k + 2)))) {  // x * affine(erf(x * scale))
+    q.scale = a.b.s;
+    q.affine = {s[k + 2].alpha, s[k + 2].beta};
+    q.act = Pattern::kGelu;
+    return true;
+  }
   if (rest < 2 || !IsUnary(a, UnaryOp::kAffine, x) || !IsUnary(s[k + 1], UnaryOp::kClip, k))
     return false;
   q.affine = {a.alpha, a.beta};
@@ -279,6 +302,8 @@ void RunPatternOf(D d, const Pattern& q, float* y, int64_t ldy, int64_t rows, in
     ASC_PATTERN_ACT(kTanh, OpTanh{q.p}(d, x))
     ASC_PATTERN_ACT(kHardSigmoid, OpClip{q.p}(d, OpAffine{q.affine}(d, x)))
     ASC_PATTERN_ACT(kHardSwish, hn::Mul(x, OpClip{q.p}(d, OpAffine{q.affine}(d, x))))
+    ASC_PATTERN_ACT(
+        kGelu, hn::Mul(x, OpAffine{q.affine}(d, OpErf{q.p}(d, hn::Mul(x, hn::Set(d, q.scale))))))
 #undef ASC_PATTERN_ACT
   }
 }
