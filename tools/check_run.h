@@ -36,6 +36,10 @@ struct Row {
   DType dtype = DType::kUndefined, ort_dtype = DType::kUndefined;
   Shape shape;  // ONNX Runtime's
   Metrics metrics;
+  // Outside its rule in the chained run: the node was run alone on ONNX Runtime's inputs
+  // (check_alone.h), and these are that run's metrics; the row passes when they pass.
+  bool alone = false;
+  Metrics alone_metrics;
 };
 
 struct InputInfo {
