@@ -162,7 +162,7 @@ ASC_AVX512 void mmad_f32_a_panels_fill(const float* pa, int64_t a_stride, const 
     fill.fn(fill.ctx, q, k0, kl, panel);
     // A streamed from memory (too large for L2): during a chunk's last pass over the panels,
     // call p fetches panel p's rows of the next chunk, a line per k (the next K step's first
-    // chunk is GemmAhead's: fetching it here too measured no better).
+    // chunk, the next product's, is not fetched: that measured no better).
     const bool stream = !a_in_l2 && q == panels_b - 1 && k0 + kl < k;
     for (int64_t p = 0; p < panels_a; ++p) {
       ahead->issue(it * panels_a + p + 1, panels_b * chunks * panels_a);

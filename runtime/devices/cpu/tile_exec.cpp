@@ -58,7 +58,6 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
   for (auto& slots : packs)
     for (auto& blk : slots.blocks) blk.src = nullptr;
   int64_t vars[kMaxRank * 2] = {};
-  GemmAhead ahead;  // next k blocks of the packed matmul operands, fetched by the next mmad
 
   auto slot_ptr = [&](int b) {
     const BufferDecl& d = p.buffers[b];
@@ -152,28 +151,11 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           s.cs = 1;
           s.rs = d.dims.empty() ? 1 : d.dims.back();
         }
-        // The next loop iteration's block of a matmul operand read where it lies is fetched
-        // while the coming mmad computes, spread over its micro-kernel calls (GemmAhead; of a B
-        // packed panel by panel, the first two panels: the mmad fetches the rest). Other
-        // copy-ins are not prefetched: fetching their whole next box ahead cost more than it
-        // saved (mobilenet_v3_small 7 %, a Qwen 0.5B decoding step 12 %).
-        if (in.prefetch_next && low.view_in[pc] && !low.mmad_direct && !low.map_in[pc]) {
-          const Instr* loop = nullptr;
-          for (int q = pc; q >= 0 && !loop; --q)
-            if (p.instrs[q].kind == InstrKind::kLoopBegin && low.loop_end[q] > pc)
-              loop = &p.instrs[q];
-          if (loop && vars[loop->var] + 1 < loop->count) {
-            ++vars[loop->var];
-            const BoxEval next = eval_box(in.box, vars);
-            --vars[loop->var];
-            const BoxMatrix m = box_matrix(in.box, next);
-            if (!next.empty && m.cs == 1)
-              ahead.add(gm(in.arg) + static_cast<size_t>(next.first) * es,
-                        m.rs * static_cast<int64_t>(es), m.rows,
-                        (low.b_rows_in[pc] ? std::min<int64_t>(m.cols, 64) : m.cols) *
-                            static_cast<int64_t>(es));
-          }
-        }
+        // No copy-in is prefetched (Instr::prefetch_next): the operands read where they lie are
+        // fetched inside the products (the in-kernel streams of gemm_fill_avx512.cpp, the B panel
+        // two ahead of gemm_mmad_b_rows). Fetching the next loop iteration's block as well cost
+        // more than it saved: a 512-channel 3x3 conv on a 7x7 map 13 %, Qwen 0.5B prefill 6 %,
+        // ViT-B/16 4 %, nothing measured faster.
         break;
       }
       case InstrKind::kCopyOut: {
@@ -400,7 +382,7 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           m = std::min(m, c.rows);
           n = std::min(n, c.cols);
         }
-        mmad_product(p, in, c, a, b, m, n, acc, ahead, arena);
+        mmad_product(p, in, c, a, b, m, n, acc, arena);
         break;
       }
     }

@@ -10,8 +10,7 @@
 namespace asc::cpu {
 
 void mmad_product(const TileProgram& p, const Instr& in, BufState& c, const BufState& a,
-                  const BufState& b, int64_t m, int64_t n, bool acc, GemmAhead& ahead,
-                  CoreArena& arena) {
+                  const BufState& b, int64_t m, int64_t n, bool acc, CoreArena& arena) {
   const DType dt = p.buffers[in.src[0]].dtype;
   if (dt == DType::kI8 || dt == DType::kU8) {  // the integer cube (gemm_int8.h)
     c.rows = m;
@@ -34,8 +33,7 @@ void mmad_product(const TileProgram& p, const Instr& in, BufState& c, const BufS
     if (b.lazy && (in.diag > 0 ? mmad_a_panels_diag_map(dt, a.ptr, a.panel_stride, b.map, *b.lazy,
                                                         cp, c.rs, m, n, k, acc)
                                : mmad_a_panels_im2col(dt, a.ptr, a.panel_stride, b.map, *b.lazy, cp,
-                                                      c.rs, m, n, k, acc, &ahead))) {
-      ahead.count = 0;
+                                                      c.rs, m, n, k, acc))) {
       return;  // B read from its map (a block-diagonal A), or packed chunk by chunk in L1
     }
     if (!b.lazy && !b.packed && b.panel_stride == 0 && in.diag == 0 && n <= kNarrowMax &&
@@ -46,8 +44,7 @@ void mmad_product(const TileProgram& p, const Instr& in, BufState& c, const BufS
     if (!b.lazy && !b.packed && b.panel_stride == 0 && in.diag == 0 && b.cs == 1 &&
         p.buffers[in.src[1]].dtype == DType::kF32 &&
         gemm_mmad_a_panels_b_rows(dt, a.ptr, a.panel_stride, reinterpret_cast<const float*>(b.ptr),
-                                  b.rs, cp, c.rs, m, n, k, acc, &ahead)) {
-      ahead.count = 0;
+                                  b.rs, cp, c.rs, m, n, k, acc)) {
       return;  // B's rows copied panel by panel into L1
     }
     std::vector<std::byte> tb;
@@ -65,8 +62,7 @@ void mmad_product(const TileProgram& p, const Instr& in, BufState& c, const BufS
         !gemm_mmad_a_panels_diag(dt, a.ptr, a.panel_stride, bp, reinterpret_cast<float*>(c.ptr),
                                  c.rs, m, n, k, in.diag, acc))
       gemm_mmad_a_panels(dt, a.ptr, a.panel_stride, bp, reinterpret_cast<float*>(c.ptr), c.rs, m, n,
-                         k, acc, &ahead);
-    ahead.count = 0;
+                         k, acc);
     return;
   }
   const int64_t k = a.cols;
@@ -80,11 +76,10 @@ void mmad_product(const TileProgram& p, const Instr& in, BufState& c, const BufS
                   std::to_string(b.rows));
     if (a.packed)
       gemm_mmad_panels(dt, a.ptr, b.ptr, b.panel_stride, reinterpret_cast<float*>(c.ptr), c.rs, m,
-                       n, k, acc, &ahead);
+                       n, k, acc);
     else
       gemm_direct_panels(dt, a.ptr, a.rs, b.ptr, b.panel_stride, reinterpret_cast<float*>(c.ptr),
                          c.rs, m, n, k, acc);
-    ahead.count = 0;
     return;
   }
   if (k == 0) {  // empty contraction: C = 0 (or unchanged when accumulating)
@@ -94,9 +89,8 @@ void mmad_product(const TileProgram& p, const Instr& in, BufState& c, const BufS
     return;
   }
   if (a.packed && b.b_rows &&
-      gemm_mmad_b_rows(dt, a.ptr, b.ptr, b.rs, reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc,
-                       &ahead)) {
-    ahead.count = 0;
+      gemm_mmad_b_rows(dt, a.ptr, b.ptr, b.rs, reinterpret_cast<float*>(c.ptr), c.rs, m, n, k,
+                       acc)) {
     return;
   }
   if (a.packed != b.packed) {  // direct form refused for one operand: pack both
@@ -113,13 +107,11 @@ void mmad_product(const TileProgram& p, const Instr& in, BufState& c, const BufS
       gemm_pack_b(dt, b.ptr, b.rs, b.cs, k, n, tb.data());
       bp = tb.data();
     }
-    gemm_mmad(dt, ap, bp, reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc, &ahead);
-    ahead.count = 0;
+    gemm_mmad(dt, ap, bp, reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc);
     return;
   }
   if (a.packed) {
-    gemm_mmad(dt, a.ptr, b.ptr, reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc, &ahead);
-    ahead.count = 0;
+    gemm_mmad(dt, a.ptr, b.ptr, reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc);
   } else {
     gemm_direct(dt, a.ptr, a.rs, b.ptr, b.rs, reinterpret_cast<float*>(c.ptr), c.rs, m, n, k, acc);
   }

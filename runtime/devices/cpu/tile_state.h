@@ -29,7 +29,6 @@ struct BufState {
 // the product accumulates; picks the GEMM path from the operands' forms (packed, pre-packed
 // panels, GM views, a column matrix read from its map, the integer cube).
 void mmad_product(const TileProgram& p, const Instr& in, BufState& c, const BufState& a,
-                  const BufState& b, int64_t m, int64_t n, bool acc, GemmAhead& ahead,
-                  CoreArena& arena);
+                  const BufState& b, int64_t m, int64_t n, bool acc, CoreArena& arena);
 
 }  // namespace asc::cpu
