@@ -1,6 +1,7 @@
 // Depthwise convolutions packed as block-diagonal groups (pack_conv_weights) run a mmad told where
 // W's zeros are (FusedConv `diag`); the cpu then reads each channel's taps from the feature map
-// (AVX-512) or skips the zero products (other ISAs). Results against a naive depthwise conv over
+// (AVX-512: small 2-D maps with the channels in the vector lanes, others channel by channel) or
+// skips the zero products (other ISAs). Results against a naive depthwise conv over
 // 1-D, 2-D and 3-D maps, strides, dilations, asymmetric pads, maps wider than a vector, batches;
 // and a NaN in one channel stays in that channel.
 #include <gtest/gtest.h>
@@ -104,6 +105,7 @@ TEST(DepthwiseDiag, MatchesANaiveDepthwiseConv) {
       {{11, 40}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},  // rows of three vectors
       {{10, 37}, {3, 5}, {2, 3}, {2, 1}, {0, 3, 2, 1}},  // stride 3, dilation, uneven pads
       {{6, 21}, {2, 3}, {1, 2}, {1, 3}, {1, 0, 0, 2}},   // stride 2 past a vector
+      {{5, 30}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},   // channels in lanes, 2 column blocks
       {{53}, {7}, {1}, {1}, {3, 3}},                     // 1-D
       {{4, 5, 6}, {3, 3, 3}, {1, 2, 1}, {1, 1, 2}, {1, 1, 2, 1, 0, 2}},  // 3-D
   };

@@ -292,8 +292,10 @@ ASC_AVX512 void mmad_f32_diag_map(const float* pa, int64_t a_stride, int64_t mr,
   constexpr int64_t kPlaneMax = 1 << 15;  // floats of scratch planes (128 KiB): an L2-sized map
   const int64_t sr = g.s[1], sc = g.s[2];
   const int64_t ph = (g.span(1) + sr - 1) / sr, pw = (g.span(2) + sc - 1) / sc;
-  if (sc <= 4 && g.k[1] * g.k[2] <= kPlaneTaps &&
-      sr * sc * (ph * pw + pw + 16 * kPlaneVectors) <= kPlaneMax)
+  if (diag_lanes_apply(src, g, m))
+    mmad_f32_diag_lanes(pa, a_stride, mr, src, g, c, ldc, m, n, k, accumulate);
+  else if (sc <= 4 && g.k[1] * g.k[2] <= kPlaneTaps &&
+           sr * sc * (ph * pw + pw + 16 * kPlaneVectors) <= kPlaneMax)
     diag_map_planes(pa, a_stride, mr, src, g, c, ldc, m, n, k, accumulate);
   else
     diag_map_rows(pa, a_stride, mr, src, g, c, ldc, m, n, k, accumulate);

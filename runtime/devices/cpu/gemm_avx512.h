@@ -109,6 +109,16 @@ ASC_AVX512 void mmad_f32_a_panels_rows(const float* pa, int64_t a_stride, const 
 ASC_AVX512 void mmad_f32_diag_map(const float* pa, int64_t a_stride, int64_t mr,
                                   const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
                                   int64_t m, int64_t n, int64_t k, bool accumulate);
+// mmad_f32_diag_map's form for small maps (depthwise_lanes_avx512.cpp): 16 channels in the
+// vector lanes, their padded window gathered into a [rows][columns][16] block of at most
+// kLanePlaneMax positions; 2-D windows of at most kLaneTaps taps, tiles of at least 8 channels
+// (diag_lanes_apply).
+constexpr int64_t kLanePlaneMax = 512;  // 32 KiB of L1
+constexpr int64_t kLaneTaps = 64;
+bool diag_lanes_apply(const Im2colSource& src, const Im2col& g, int64_t m);
+ASC_AVX512 void mmad_f32_diag_lanes(const float* pa, int64_t a_stride, int64_t mr,
+                                    const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
+                                    int64_t m, int64_t n, int64_t k, bool accumulate);
 // gemm_mmad_a_panels_diag's f32 kernel: the kMr rows of an A panel run side by side, each over
 // its own k range, against B's panels of kNr columns.
 ASC_AVX512 void mmad_f32_diag(const float* pa, int64_t a_stride, const float* pb, float* c,
