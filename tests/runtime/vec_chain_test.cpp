@@ -202,6 +202,17 @@ TEST(VecChain, EpilogueFormEqualsTheStepsOneByOne) {
       steps.push_back(s);
       vec_unary(op, DType::kF32, v.data(), v.data(), n, alpha, beta);
     };
+    // x * (step `of`): hardswish's and gelu's last step, either operand order.
+    auto times_x = [&](int of, const std::vector<float>& v) {
+      ChainStep m;
+      m.binary = true;
+      m.op = static_cast<uint8_t>(BinaryOp::kMul);
+      m.a = step_arg(pre);
+      m.b = step_arg(of);
+      if (swap) std::swap(m.a, m.b);
+      steps.push_back(m);
+      vec_binary(BinaryOp::kMul, DType::kF32, x.data(), v.data(), x.data(), n);
+    };
     const UnaryOp single[] = {UnaryOp::kRelu,    UnaryOp::kClip, UnaryOp::kLeakyRelu,
                               UnaryOp::kSigmoid, UnaryOp::kSilu, UnaryOp::kTanh};
     if (act >= 1 && act <= 6) {
@@ -218,30 +229,15 @@ TEST(VecChain, EpilogueFormEqualsTheStepsOneByOne) {
       vec_binary_scalar(BinaryOp::kMul, DType::kF32, x.data(), sc.b.s, h.data(), n);
       unary(UnaryOp::kErf, pre + 1, 0.f, 0.f, h);
       unary(UnaryOp::kAffine, pre + 2, 0.5f, 0.5f, h);
-      ChainStep m;
-      m.binary = true;
-      m.op = static_cast<uint8_t>(BinaryOp::kMul);
-      m.a = step_arg(pre);
-      m.b = step_arg(pre + 3);
-      if (swap) std::swap(m.a, m.b);
-      steps.push_back(m);
-      vec_binary(BinaryOp::kMul, DType::kF32, x.data(), h.data(), x.data(), n);
+      times_x(pre + 3, h);
     } else if (act >= 7) {  // hardsigmoid, hardswish
       std::vector<float> h = x;
       unary(UnaryOp::kAffine, pre, 1.f / 6, 0.5f, h);
       unary(UnaryOp::kClip, pre + 1, 0.f, 1.f, h);
-      if (act == 8) {
-        ChainStep m;
-        m.binary = true;
-        m.op = static_cast<uint8_t>(BinaryOp::kMul);
-        m.a = step_arg(pre);
-        m.b = step_arg(pre + 2);
-        if (swap) std::swap(m.a, m.b);
-        steps.push_back(m);
-        vec_binary(BinaryOp::kMul, DType::kF32, x.data(), h.data(), x.data(), n);
-      } else {
+      if (act == 8)
+        times_x(pre + 2, h);
+      else
         x = h;
-      }
     }
     const int64_t ldy = cols + 1;
     std::vector<float> out(static_cast<size_t>(rows * ldy), 12345.f);

@@ -5,22 +5,11 @@
 
 #include <cmath>
 
-#include "ops/ops.h"
+#include "tests/runtime/test_util.h"
 #include "tools/check_alone.h"
 
 namespace asc::check {
 namespace {
-
-Node node(const std::string& op, std::vector<int> in, std::vector<int> out) {
-  Node n;
-  n.name = op;
-  n.op_type = op;
-  n.opset = 17;
-  n.def = global_registry().find("", op, 17);
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
-}
 
 Tensor filled(const Shape& s, float first, float step) {
   Tensor t(DType::kF32, s);
@@ -39,8 +28,8 @@ struct Chain {
     h = g.add_value("h", {DType::kF32, std::nullopt});
     y = g.add_value("y", {DType::kF32, std::nullopt});
     g.inputs = {x};
-    g.add_node(node("Add", {x, c}, {h}));
-    g.add_node(node("Sigmoid", {h}, {y}));
+    g.add_node(test::node("Add", {x, c}, {h}));
+    g.add_node(test::node("Sigmoid", {h}, {y}));
     g.outputs = {y};
   }
 };

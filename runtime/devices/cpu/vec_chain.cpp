@@ -211,28 +211,16 @@ bool Match(const ChainStep* s, int n, Pattern& q) {
   const ChainStep& a = s[k];
   q.p = {a.alpha, a.beta};
   if (rest == 1 && !a.binary && IsStep(a.a, x)) {
-    switch (static_cast<UnaryOp>(a.op)) {
-      case UnaryOp::kRelu:
-        q.act = Pattern::kRelu;
+    static constexpr std::pair<UnaryOp, Pattern::Act> kOne[] = {
+        {UnaryOp::kRelu, Pattern::kRelu},           {UnaryOp::kClip, Pattern::kClip},
+        {UnaryOp::kLeakyRelu, Pattern::kLeakyRelu}, {UnaryOp::kSigmoid, Pattern::kSigmoid},
+        {UnaryOp::kSilu, Pattern::kSilu},           {UnaryOp::kTanh, Pattern::kTanh}};
+    for (const auto& [op, act] : kOne)
+      if (static_cast<UnaryOp>(a.op) == op) {
+        q.act = act;
         return true;
-      case UnaryOp::kClip:
-        q.act = Pattern::kClip;
-        return true;
-      case UnaryOp::kLeakyRelu:
-        q.act = Pattern::kLeakyRelu;
-        return true;
-      case UnaryOp::kSigmoid:
-        q.act = Pattern::kSigmoid;
-        return true;
-      case UnaryOp::kSilu:
-        q.act = Pattern::kSilu;
-        return true;
-      case UnaryOp::kTanh:
-        q.act = Pattern::kTanh;
-        return true;
-      default:
-        return false;
-    }
+      }
+    return false;
   }
   if (rest == 4 && IsBinary(a, BinaryOp::kMul) && IsStep(a.a, x) && a.b.kind == ChainArg::kScalar &&
       IsUnary(s[k + 1], UnaryOp::kErf, k) && IsUnary(s[k + 2], UnaryOp::kAffine, k + 1) &&
