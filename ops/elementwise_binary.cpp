@@ -74,10 +74,38 @@ constexpr BinaryOpInfo kBinary[] = {
      "C = A / B (integers truncate), B broadcast onto A at `axis` when broadcast = 1"},
 };
 
+// The input that is one value per row of the tile (its view broadcasts the last dim, the other's
+// does not: a squeeze-and-excitation's x * s[c]), where it may be the right operand (B, or A of a
+// commutative op); -1: none. A one-element constant stays a known scalar (ew_copy_in).
+int row_operand(const LaunchContext& ctx, BinaryOp op) {
+  const EwView v = ew_view(ctx);
+  if (v.dims.size() < 2 || v.dims.back() <= 1 || !dtype_is_float(ctx.outputs[0].dtype)) return -1;
+  const bool commutative = op == BinaryOp::kAdd || op == BinaryOp::kMul;
+  for (int i : {1, 0}) {
+    const auto k = static_cast<size_t>(i);
+    const Tensor* c = k < ctx.values.size() ? ctx.values[k] : nullptr;
+    if ((i == 0 && !commutative) || (c && c->numel() == 1)) continue;
+    if (v.strides[k].back() == 0 && v.strides[1 - k].back() != 0) return i;
+  }
+  return -1;
+}
+
 void binary_kernel(TileBuilder& t, BinaryOp op) {
-  Buf a = ew_load(t, 0);
-  Buf b = ew_load(t, 1);
-  ew_store(t, 0, t.binary(op, a, b));
+  const int row = t.spliced() ? -1 : row_operand(t.ctx(), op);  // (spliced: bound whole tiles)
+  if (row < 0) {
+    Buf a = ew_load(t, 0);
+    Buf b = ew_load(t, 1);
+    ew_store(t, 0, t.binary(op, a, b));
+    return;
+  }
+  // The row operand as a [.., TR, 1] box, broadcast along the rows on the vector unit instead of
+  // copied in as a whole tile.
+  GmBox box = ew_box(t.ctx(), t.tiling(), row);
+  box.dims.back() = BoxDim{1, 0, Coord{}, 1};
+  Buf r = t.copy_in(row, box);
+  r = t.cast(r, compute_dtype(t.dtype(r)));
+  Buf x = ew_load(t, 1 - row);
+  ew_store(t, 0, t.bcast_mid(op, x, r, static_cast<int>(t.dims(x).size()) - 1));
 }
 
 }  // namespace

@@ -12,7 +12,8 @@ namespace {
 
 const DType kF32 = DType::kF32, kF16 = DType::kF16, kBF16 = DType::kBF16;
 
-// Broadcast shape pairs: aligned, odd, empty, scalar, row/column/middle broadcasts.
+// Broadcast shape pairs: aligned, odd, empty, scalar, row/column/middle broadcasts (a value per
+// row on either side: the vector unit's per-row broadcast).
 const std::vector<std::pair<Shape, Shape>> kPairs = {
     {{7}, {7}},
     {{1000}, {1000}},
@@ -22,6 +23,7 @@ const std::vector<std::pair<Shape, Shape>> kPairs = {
     {{0, 4}, {4}},
     {{65, 33}, {33}},
     {{65, 33}, {65, 1}},
+    {{65, 1}, {65, 33}},  // A one value per row
     {{2, 1, 17}, {1, 9, 1}},
     {{1}, {2, 3, 4}},
     {{5, 1, 1, 3}, {5, 4, 6, 3}},
