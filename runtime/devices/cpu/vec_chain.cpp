@@ -148,8 +148,8 @@ HWY_INLINE void RunBinary(D d, uint8_t op, const Src& a, const Src& b, float* ou
 // The form most chains take, a convolution's or matmul's epilogue: y = act(t + bias [+ z]), t and
 // z tiles, bias per row or per column, act none or one of the activations below (hardsigmoid,
 // hardswish and gelu as matmul_activation spells them: clip(affine(x)), x * clip(affine(x)),
-// x * affine(erf(x * scale))). Run in one
-// pass with every value in registers, by the same functors as the steps one by one.
+// x * affine(erf(x * scale))). Run in one pass with every value in registers, by the same
+// functors as the steps one by one.
 struct Pattern {
   enum Act {
     kNone,
