@@ -133,11 +133,7 @@ ASC_AVX512 void mmad_loop(const Table& table, const T* pa, const T* pb, float* c
                           int64_t m, int64_t n, int64_t kp, int64_t kc, int64_t elems_per_k,
                           bool accumulate, GemmAhead* ahead, int64_t a_stride) {
   if (a_stride == 0) a_stride = kp * kMr * elems_per_k;
-  if (kp == 0) {
-    if (!accumulate)
-      for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
-    return;
-  }
+  if (kp == 0) return empty_product(c, ldc, m, n, accumulate);
   // Micro-kernel calls in all, for spreading the prefetches of `ahead` over them.
   const int64_t total = (kp + kc - 1) / kc * ((n + kNr - 1) / kNr) * ((m + kMr - 1) / kMr);
   int64_t calls = 0;
@@ -247,11 +243,7 @@ template <DType In>
 ASC_AVX512 void direct_typed(const float* a, int64_t lda, const void* b, int64_t ldb, float* c,
                              int64_t ldc, int64_t m, int64_t n, int64_t k, bool accumulate) {
   constexpr int64_t kElem = In == DType::kF32 ? 4 : 2;
-  if (k == 0) {
-    if (!accumulate)
-      for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
-    return;
-  }
+  if (k == 0) return empty_product(c, ldc, m, n, accumulate);
   if (m == 1) return gemv_rows(In, a, b, ldb, c, n, k, accumulate);
   alignas(64) float ap[kDirectKb * kDirectWide];
   for (int64_t k0 = 0; k0 < k; k0 += kDirectKb) {

@@ -5,6 +5,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "registry/dtype.h"
@@ -35,6 +36,12 @@ constexpr int64_t kKcF32 = 256;
 using UkrF32 = void (*)(const float* a, const float* b, int64_t bs, int64_t k, float* c,
                         int64_t ldc, __mmask16 m0, __mmask16 m1, bool load_c, const float* pf);
 const UkrF32* ukr_f32_table();
+
+// C of an empty contraction (k = 0): zeros, or unchanged when accumulating.
+inline void empty_product(float* c, int64_t ldc, int64_t m, int64_t n, bool accumulate) {
+  if (!accumulate)
+    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+}
 
 ASC_AVX512 inline __mmask16 tail_mask(int64_t cols) {
   return cols >= 16 ? __mmask16(0xffff) : cols <= 0 ? __mmask16(0) : __mmask16((1u << cols) - 1);
@@ -110,7 +117,7 @@ ASC_AVX512 void mmad_f32_diag_map(const float* pa, int64_t a_stride, int64_t mr,
                                   const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
                                   int64_t m, int64_t n, int64_t k, bool accumulate);
 // mmad_f32_diag_map's form for small maps (depthwise_lanes_avx512.cpp): 16 channels in the
-// vector lanes, their padded window gathered into a [rows][columns][16] block of at most
+// vector lanes, their padded window transposed into a [rows][columns][16] block of at most
 // kLanePlaneMax positions; 2-D windows of at most kLaneTaps taps, tiles of at least 8 channels
 // (diag_lanes_apply).
 constexpr int64_t kLanePlaneMax = 512;  // 32 KiB of L1

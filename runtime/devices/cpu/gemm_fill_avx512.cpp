@@ -30,11 +30,7 @@ ASC_AVX512 void mmad_f32_b_rows(const float* pa, const float* b, int64_t ldb, fl
                                 int64_t m, int64_t n, int64_t k, bool accumulate,
                                 GemmAhead* ahead) {
   const UkrF32* table = ukr_f32_table();
-  if (k == 0) {
-    if (!accumulate)
-      for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
-    return;
-  }
+  if (k == 0) return empty_product(c, ldc, m, n, accumulate);
   alignas(64) static thread_local float panel[kKcBRows * kNr];
   const int64_t panels_a = (m + kMr - 1) / kMr, panels_b = (n + kNr - 1) / kNr;
   const int64_t total = (k + kKcBRows - 1) / kKcBRows * panels_b * panels_a;
@@ -140,11 +136,7 @@ ASC_AVX512 void mmad_f32_a_panels_fill(const float* pa, int64_t a_stride, const 
                                        bool accumulate, GemmAhead* ahead) {
   const UkrF32* table = ukr_f32_table();
   static constexpr auto tails = tail_table(std::make_integer_sequence<int, kTailMax>{});
-  if (k == 0) {
-    if (!accumulate)
-      for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
-    return;
-  }
+  if (k == 0) return empty_product(c, ldc, m, n, accumulate);
   alignas(64) static thread_local float panel[kKcF32 * kNr];
   const int64_t panels_a = (m + kMr - 1) / kMr, panels_b = (n + kNr - 1) / kNr;
   const int64_t chunks = (k + kKcF32 - 1) / kKcF32;

@@ -24,9 +24,8 @@ struct Lowering {
   std::vector<int> alias_out;  // per buffer: index of the copy-out it may be written through
   bool mmad_direct = false;    // small-m matmul: skip packing, stream B
   bool has_mmad = false;       // tiles run with denormals flushed to zero (cpu_device.cpp)
-  // Per L0B buffer: B stays a GM view, packed panel by panel inside the mmad
-  // (gemm_mmad_b_rows); per copy-in instr: it feeds such a buffer.
-  std::vector<bool> b_rows, b_rows_in;
+  // Per L0B buffer: B stays a GM view, packed panel by panel inside the mmad (gemm_mmad_b_rows).
+  std::vector<bool> b_rows;
   // Per kLoadL0 of pre-packed panels: the GM argument its L1 source is a view of (the panel the
   // view starts at gives the columns that exist: the panels' padding is never written out).
   std::vector<int> panel_arg;

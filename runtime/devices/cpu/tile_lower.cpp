@@ -241,7 +241,6 @@ Lowering lower(const TileProgram& p) {
   // A B block used once (not kept) that is a GM view is packed panel by panel by the mmad
   // (against an A pre-packed in panels: gemm_mmad_a_panels_b_rows, where the ISA has it).
   low.b_rows.assign(nb, false);
-  low.b_rows_in.assign(ni, false);
   bool a_panels = false;
   for (const auto& in : p.instrs)
     a_panels = a_panels ||
@@ -257,7 +256,6 @@ Lowering lower(const TileProgram& p) {
     const int c = producers[in.src[0]][0];
     if (!low.view_in[c]) continue;
     low.b_rows[in.dst] = true;
-    low.b_rows_in[c] = true;
   }
   return low;
 }
