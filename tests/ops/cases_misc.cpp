@@ -1,6 +1,7 @@
 // Cases of the misc family: every op version; per-tensor and per-axis quantization with u8/i8
 // and values that saturate; integer matmuls with broadcast batches, 1-D operands, per-row and
 // per-column zero points; power-of-two, odd and prime DFT lengths; empty, scalar and odd shapes.
+#include <random>
 #include <tuple>
 
 #include "ops/op_cases.h"
@@ -271,6 +272,21 @@ void add_signal(std::vector<OpCase>& v) {
                    {{"output_datatype", int64_t{6}}}, "i32"));
 }
 
+// Boxes scattered like a batched NMS's (classes offset apart along the diagonal): many small
+// boxes in clusters that overlap, every 50th box huge, in corner form.
+InputSpec scattered_boxes(int64_t n) {
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<double> v;
+  for (int64_t i = 0; i < n; ++i) {
+    const double off = 300.0 * static_cast<double>(i % 9),
+                 side = i % 50 == 0 ? 900 : 5 + 20 * u(gen);
+    const double y = off + 100 * u(gen), x = off + 100 * u(gen);
+    v.insert(v.end(), {y, x, y + side * u(gen), x + side});
+  }
+  return fixed_as<double>(kF32, v, {1, n, 4});
+}
+
 void add_detect(std::vector<OpCase>& v) {
   const auto f32s = [](double x) { return fixed_as<double>(kF32, {x}, {1}); };
   // NonMaxSuppression: random overlapping boxes; every optional input absent or given; corner
@@ -298,6 +314,15 @@ void add_detect(std::vector<OpCase>& v) {
   v.push_back({"NonMaxSuppression",
                11,
                {in(kF32, {3, 0, 4}), in(kF32, {3, 2, 0}), fixed_i64({5})}});  // no boxes
+  // Enough candidates for the grid of kept boxes, one class and three.
+  v.push_back(
+      {"NonMaxSuppression",
+       11,
+       {scattered_boxes(1200), in(kF32, {1, 1, 1200}, 0, 1), fixed_i64({1200}), f32s(0.3)}});
+  v.push_back({"NonMaxSuppression",
+               11,
+               {scattered_boxes(700), in(kF32, {1, 3, 700}, 0, 1), fixed_i64({500}), f32s(0.1),
+                f32s(0.2)}});
 
   // Det: small and batched matrices, f64, f16, a 1x1, an empty batch and 0x0 matrices.
   v.push_back({"Det", 11, {in(kF32, {3, 3})}});
