@@ -301,25 +301,34 @@ void rnn_tile_kernel(RnnKind kind, const LaunchContext& ctx, std::span<const Ten
       }
     }
     float* rd = weights(kRnnR, st->rt, r_scratch, *p->transpose_r, d);
+    // Every step's launches at once (the device runs them in order in one parallel region): each
+    // launch's arguments in `args`, 10 slots a launch.
+    const size_t per_step = split ? 2 : 1;
+    std::vector<void*> args(static_cast<size_t>(max_steps) * per_step * 10, nullptr);
+    std::vector<ProgramLaunch> seq;
     for (int64_t s = 0; s < max_steps; ++s) {
       float* hin = hs.data() + s * B * H;
       float* xws = xw.data() + s * B * GH;
       float* ms = lens ? mask.data() + s * B : nullptr;
+      void** a = args.data() + static_cast<size_t>(s) * per_step * 10;
       if (split) {
-        void* a[] = {xws, hin, rd, nullptr, nullptr, nullptr, nullptr, nullptr, rh.data()};
-        ctx.launch_program(*p->reset[static_cast<size_t>(d)], a);
+        a[0] = xws, a[1] = hin, a[2] = rd, a[8] = rh.data();
+        seq.push_back({p->reset[static_cast<size_t>(d)].get(), std::span<void* const>(a, 9)});
+        a += 10;
       }
       float* cin = lstm ? cs.data() + (s % 2) * B * H : nullptr;
       float* cout = lstm ? cs.data() + ((s + 1) % 2) * B * H : nullptr;
       float* pd = peep.data ? const_cast<float*>(peep.data + d * 3 * H) : nullptr;
-      void* a[] = {xws,         hin,
-                   rd,          cin,
-                   pd,          rbh.empty() ? nullptr : rbh.data(),
-                   ms,          split ? rh.data() : nullptr,
-                   hin + B * H, cout};
-      ctx.launch_program(*p->step[static_cast<size_t>(d)],
-                         std::span<void* const>(a, lstm ? 10 : 9));
+      void* const step_args[] = {xws,         hin,
+                                 rd,          cin,
+                                 pd,          rbh.empty() ? nullptr : rbh.data(),
+                                 ms,          split ? rh.data() : nullptr,
+                                 hin + B * H, cout};
+      std::copy(std::begin(step_args), std::end(step_args), a);
+      seq.push_back(
+          {p->step[static_cast<size_t>(d)].get(), std::span<void* const>(a, lstm ? 10 : 9)});
     }
+    ctx.launch_all(seq);
     // 5. The outputs.
     if (!out.empty()) {
       const std::vector<float> zeros(static_cast<size_t>(H), 0.f);

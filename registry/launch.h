@@ -20,6 +20,12 @@ struct OpDef;
 struct TileProgram;
 class Tensor;
 
+// One launch of a placed program: args[i] is GM argument i (inputs, then outputs).
+struct ProgramLaunch {
+  const TileProgram* program = nullptr;
+  std::span<void* const> args;
+};
+
 struct LaunchContext {
   const OpDef* op = nullptr;
   std::vector<TensorDesc> inputs;
@@ -39,6 +45,12 @@ struct LaunchContext {
   // args[i] being GM argument i (inputs, then outputs, dense as the program's args). Set by the
   // runtime; when empty the op computes on the host.
   std::function<void(const TileProgram&, std::span<void* const> args)> launch_program;
+  // Launches in order, each seeing what the ones before it wrote, as launch_program one after
+  // another would; the device may run them in one parallel region (the cpu device: its workers
+  // take tiles as they come, each waiting only for the launch before to finish), which is what
+  // makes a recurrence's per-step launches cheap. Set by the runtime; launch_all falls back to
+  // launch_program per launch when it is empty.
+  std::function<void(std::span<const ProgramLaunch>)> launch_sequence;
   // Per input: true when it is a model constant (its bytes stay the same while the context
   // lives). May be shorter than `inputs` (missing = not known to be constant).
   std::vector<bool> constant;
@@ -55,6 +67,10 @@ struct LaunchContext {
       parallel_for(n, body);
     else
       body(0, n);
+  }
+  void launch_all(std::span<const ProgramLaunch> launches) const {
+    if (launch_sequence) return launch_sequence(launches);
+    for (const ProgramLaunch& l : launches) launch_program(*l.program, l.args);
   }
   // "Add(in f32[2,3], f32[3]) -> f32[2,3]" for error messages.
   std::string str() const;

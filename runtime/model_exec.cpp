@@ -87,6 +87,7 @@ void Model::prepare_frame(const Plan& plan, RunFrame& f) const {
       ctx->launch_program = [dev](const TileProgram& p, std::span<void* const> args) {
         dev->launch(p, args);
       };
+      ctx->launch_sequence = [dev](std::span<const ProgramLaunch> l) { dev->launch_sequence(l); };
       for (int v : n.inputs)
         ctx->constant.push_back(v >= 0 && plan.storage[v] == Storage::kConstant);
       fs.ctx = std::move(ctx);

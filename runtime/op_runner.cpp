@@ -105,6 +105,11 @@ std::vector<Tensor> run_op(const OpDef& op, const Attrs& attrs, std::span<const 
       if (opts.on_program) opts.on_program(p);
       device.launch(p, args);
     };
+    ctx.launch_sequence = [&device, &opts](std::span<const ProgramLaunch> l) {
+      if (opts.on_program)
+        for (const ProgramLaunch& x : l) opts.on_program(*x.program);
+      device.launch_sequence(l);
+    };
     op.host_kernel_fn(ctx, inputs, outs);
     return outs;
   }

@@ -10,7 +10,10 @@
 #endif
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 #include "runtime/devices/cpu/gemm.h"
@@ -48,6 +51,15 @@ class FlushDenormals {
   unsigned saved_ = 0;
   bool set_ = false;
 };
+
+// The tag of the lowering a program keeps (TileProgram::derived).
+const char kLowering = 0;
+
+void spin_pause() {
+#if defined(__x86_64__) || defined(_M_X64)
+  _mm_pause();
+#endif
+}
 
 // Bytes of the data/unified cache at `level`, from sysfs (sysconf may report 0 in VMs).
 int64_t cache_bytes(int level, int64_t fallback) {
@@ -119,7 +131,6 @@ void CpuDevice::launch(const TileProgram& p, std::span<void* const> args) const 
   const int64_t tiles = p.num_tiles();
   if (tiles <= 0) return;
   // The lowering depends on the program alone: made at its first launch, kept with it.
-  static const char kLowering = 0;
   const std::shared_ptr<const Lowering> lowered =
       p.derived.get<Lowering>(&kLowering, [&] { return lower(p); });
   const Lowering& low = *lowered;
@@ -152,6 +163,65 @@ void CpuDevice::launch(const TileProgram& p, std::span<void* const> args) const 
         },
         tbb::simple_partitioner());
   });
+}
+
+void CpuDevice::launch_sequence(std::span<const ProgramLaunch> launches) const {
+  // Tiles of launch i are tickets [end[i - 1], end[i]).
+  std::vector<int64_t> end;
+  std::vector<std::shared_ptr<const Lowering>> low;
+  for (const ProgramLaunch& l : launches) {
+    const TileProgram& p = *l.program;
+    low.push_back(p.derived.get<Lowering>(&kLowering, [&] { return lower(p); }));
+    end.push_back((end.empty() ? 0 : end.back()) + std::max<int64_t>(p.num_tiles(), 0));
+  }
+  if (threads_ == 1 || launches.size() < 2) {
+    for (const ProgramLaunch& l : launches) launch(*l.program, l.args);
+    return;
+  }
+  const int64_t total = end.back();
+  std::atomic<int64_t> next{0}, done{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;
+  std::mutex error_mu;
+  auto work = [&] {
+    CoreArena& a = impl_->cores.local();
+    size_t i = 0;
+    const TileProgram* reserved = nullptr;
+    try {
+      for (int64_t g = next.fetch_add(1, std::memory_order_relaxed); g < total;
+           g = next.fetch_add(1, std::memory_order_relaxed)) {
+        while (end[i] <= g) ++i;  // tickets only grow
+        const int64_t begin = i ? end[i - 1] : 0;
+        for (int spins = 0; done.load(std::memory_order_acquire) < begin; ++spins) {
+          if (failed.load(std::memory_order_relaxed)) return;
+          if (spins < 4096)
+            spin_pause();
+          else
+            std::this_thread::yield();
+        }
+        const TileProgram& p = *launches[i].program;
+        if (reserved != &p) a.reserve(p), reserved = &p;
+        const FlushDenormals flush(low[i]->has_mmad);
+        run_tiles(p, *low[i], launches[i].args, a, g - begin, g - begin + 1);
+        done.fetch_add(1, std::memory_order_release);
+      }
+    } catch (...) {
+      const std::lock_guard lock(error_mu);
+      if (!error) error = std::current_exception();
+      failed.store(true);
+    }
+  };
+  // A worker busy elsewhere never joins: the others take its tiles, so the region cannot wait on
+  // a task that was not started.
+  impl_->arena.execute([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<int64_t>(0, threads_, 1),
+        [&](const tbb::blocked_range<int64_t>& r) {
+          for (int64_t c = r.begin(); c < r.end(); ++c) work();
+        },
+        tbb::simple_partitioner());
+  });
+  if (error) std::rethrow_exception(error);
 }
 
 void CpuDevice::run(const std::function<void()>& f) const {

@@ -8,6 +8,7 @@
 #include <span>
 
 #include "registry/device_spec.h"
+#include "registry/launch.h"
 #include "registry/tile_program.h"
 
 namespace asc::cpu {
@@ -29,6 +30,12 @@ class CpuDevice {
   // Runs every tile of a placed program: core c of block_dim takes a contiguous range of tiles.
   // args[i] is GM argument i (inputs, then outputs), dense row-major of p.args[i].
   void launch(const TileProgram& p, std::span<void* const> args) const;
+
+  // Runs the launches in order, each after the one before has finished, in one parallel region:
+  // the workers take tiles one at a time from a shared count over all the launches and wait
+  // (spinning) only for the launch before theirs to finish. A recurrence's steps (a GEMV and its
+  // gates, ~10 us each) then pay no task spawn or worker wake-up per step.
+  void launch_sequence(std::span<const ProgramLaunch> launches) const;
 
   // Runs f inside this device's thread arena (for host kernels and whole-graph parallelism).
   void run(const std::function<void()>& f) const;
