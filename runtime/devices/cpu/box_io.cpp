@@ -333,6 +333,47 @@ void box_accumulate(const std::byte* gm, const GmBox& box, const BoxEval& e, std
   accumulate(first_gm, walk_of(box, e, inner), 0, acc + first * 4, op);
 }
 
+namespace {
+
+// The walk's outer dims down to its rows, every tap's source offset by `off` elements.
+bool accumulate_taps(const float* const* src, int64_t taps, int64_t off, const Walk& w, int j,
+                     float* acc, BinaryOp op) {
+  const bool rows = j + 2 == w.rank;
+  if (rows || j + 1 == w.rank) {
+    const int64_t nr = rows ? w.n[j] : 1, rs = rows ? w.gs[j] : 0, ld = rows ? w.ls[j] : 0;
+    return accumulate_taps_f32(op, src, taps, off, rs, w.gs[w.rank - 1], nr, w.n[w.rank - 1], acc,
+                               ld);
+  }
+  for (int64_t i = 0; i < w.n[j]; ++i)
+    if (!accumulate_taps(src, taps, off + i * w.gs[j], w, j + 1, acc + i * w.ls[j], op))
+      return false;
+  return true;
+}
+
+}  // namespace
+
+bool box_accumulate_taps(const std::byte* gm, const GmBox& box, std::span<const BoxEval> e,
+                         std::byte* acc, BinaryOp op) {
+  constexpr size_t kMaxTaps = 64;
+  if (e.empty() || e.size() > kMaxTaps || box.dims.empty()) return false;
+  const BoxEval& e0 = e[0];
+  for (const BoxEval& t : e) {
+    if (t.empty) return false;
+    for (size_t j = 0; j < box.dims.size(); ++j)
+      if (t.lo[j] != e0.lo[j] || t.hi[j] != e0.hi[j]) return false;
+  }
+  int64_t inner[kMaxRank];
+  const int64_t first = inner_sizes(box, e0, inner);
+  const Walk w = walk_of(box, e0, inner);
+  const int64_t cs = w.gs[w.rank - 1];
+  if (cs != 1 && cs != 2) return false;
+  const float* src[kMaxTaps];
+  for (size_t t = 0; t < e.size(); ++t) src[t] = reinterpret_cast<const float*>(gm) + e[t].first;
+  // The first row decides for all: the kernel either takes every row or none.
+  return accumulate_taps(src, static_cast<int64_t>(e.size()), 0, w, 0,
+                         reinterpret_cast<float*>(acc) + first, op);
+}
+
 void box_scatter(std::byte* gm, const GmBox& box, const BoxEval& e, const std::byte* local,
                  DType from, DType to) {
   if (e.empty) return;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "registry/dtype.h"
 #include "registry/tile_program.h"
@@ -59,6 +60,18 @@ bool gather_stride2_f32(const std::byte* src, int64_t rs, int64_t rows, int64_t 
 // max or min, cs 1 or 2, with AVX-512 (box_io_avx512.cpp); false, doing nothing, otherwise.
 bool accumulate_rows_f32(BinaryOp op, const std::byte* src, int64_t rs, int64_t cs, int64_t rows,
                          int64_t n, std::byte* acc, int64_t ld);
+
+// accumulate_rows_f32 for k taps in order, tap t's rows at src[t] + off: each acc row is read and
+// written once for all of them (box_io_avx512.cpp); false, doing nothing, where that one is.
+bool accumulate_taps_f32(BinaryOp op, const float* const* src, int64_t taps, int64_t off,
+                         int64_t rs, int64_t cs, int64_t rows, int64_t n, float* acc, int64_t ld);
+
+// box_accumulate of k boxes in order (`boxes` their dims, equal but for where they start; e their
+// evaluations at this tile) in one pass over acc, when their valid regions have the same extents
+// (a pool's window offsets away from the map's edges). False, doing nothing, when they differ, the
+// inner stride is not 1 or 2, or AVX-512 is absent: the caller accumulates box by box.
+bool box_accumulate_taps(const std::byte* gm, const GmBox& box, std::span<const BoxEval> e,
+                         std::byte* acc, BinaryOp op);
 
 // acc (a dense f32 local buffer of the box's sizes) = op(acc, the box's valid region), op add, max
 // or min: a copy-in and the accumulate reading it as one pass (the rest of acc is unchanged: the

@@ -58,7 +58,60 @@ ASC_AVX512 void accumulate_rows(const float* src, int64_t rs, int64_t s, int64_t
   }
 }
 
+// Rows of n for k taps at once: acc[r * ld + i] = op(.. op(acc[..], src[0][o]) .., src[k-1][o]),
+// o = off + r * rs + i * s. 64 columns of a row stay in registers over every tap, so acc is read
+// and written once instead of once per tap; the next row's first vectors are loaded before this
+// row's stores (as accumulate_rows does).
+template <int Op>
+ASC_AVX512 void accumulate_taps(const float* const* src, int64_t taps, int64_t off, int64_t rs,
+                                int64_t s, int64_t rows, int64_t n, float* acc, int64_t ld) {
+  constexpr int kV = 4;
+  __mmask16 m0[kV];
+  for (int q = 0; q < kV; ++q) m0[q] = tail_mask(n - 16 * q);
+  __m512 next[kV];
+  for (int q = 0; q < kV; ++q) next[q] = _mm512_maskz_loadu_ps(m0[q], acc + 16 * q);
+  for (int64_t r = 0; r < rows; ++r) {
+    float* a = acc + r * ld;
+    for (int64_t i = 0; i < n; i += 16 * kV) {
+      __mmask16 m[kV];
+      int64_t cnt[kV];
+      __m512 v[kV];
+      for (int q = 0; q < kV; ++q) {
+        cnt[q] = n - i - 16 * q;
+        m[q] = tail_mask(cnt[q]);
+        v[q] = i == 0 ? next[q] : _mm512_maskz_loadu_ps(m[q], a + i + 16 * q);
+      }
+      const int64_t o = off + r * rs + i * s;
+      for (int64_t t = 0; t < taps; ++t) {
+        const float* row = src[t] + o;
+        for (int q = 0; q < kV; ++q) {
+          if (cnt[q] <= 0) break;
+          const __m512 x = s == 1 ? _mm512_maskz_loadu_ps(m[q], row + 16 * q)
+                                  : load_evens(row + 32 * q, std::min<int64_t>(cnt[q], 16));
+          v[q] = apply<Op>(v[q], x);
+        }
+      }
+      if (i + 16 * kV >= n && r + 1 < rows)
+        for (int q = 0; q < kV; ++q) next[q] = _mm512_maskz_loadu_ps(m0[q], a + ld + 16 * q);
+      for (int q = 0; q < kV; ++q) _mm512_mask_storeu_ps(a + i + 16 * q, m[q], v[q]);
+    }
+  }
+}
+
 }  // namespace
+
+bool accumulate_taps_f32(BinaryOp op, const float* const* src, int64_t taps, int64_t off,
+                         int64_t rs, int64_t cs, int64_t rows, int64_t n, float* acc, int64_t ld) {
+  if ((cs != 1 && cs != 2) || std::strncmp(gemm_active_isa(), "avx512", 6) != 0) return false;
+  void (*fn)(const float* const*, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, float*,
+             int64_t) = nullptr;
+  if (op == BinaryOp::kAdd) fn = accumulate_taps<0>;
+  if (op == BinaryOp::kMax) fn = accumulate_taps<1>;
+  if (op == BinaryOp::kMin) fn = accumulate_taps<2>;
+  if (!fn) return false;
+  if (rows > 0 && n > 0) fn(src, taps, off, rs, cs, rows, n, acc, ld);
+  return true;
+}
 
 bool accumulate_rows_f32(BinaryOp op, const std::byte* src, int64_t rs, int64_t cs, int64_t rows,
                          int64_t n, std::byte* acc, int64_t ld) {

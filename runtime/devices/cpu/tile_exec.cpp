@@ -58,6 +58,7 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
   for (auto& slots : packs)
     for (auto& blk : slots.blocks) blk.src = nullptr;
   int64_t vars[kMaxRank * 2] = {};
+  std::vector<BoxEval> taps;  // the boxes of a run of accumulated copy-ins (acc_run)
 
   auto slot_ptr = [&](int b) {
     const BufferDecl& d = p.buffers[b];
@@ -119,6 +120,17 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
         break;
       }
       case InstrKind::kCopyIn: {
+        if (low.acc_run[pc] > 1) {
+          const int k = low.acc_run[pc];
+          taps.clear();
+          for (int t = 0; t < k; ++t) taps.push_back(eval_box(p.instrs[pc + 2 * t].box, vars));
+          const Instr& acc = p.instrs[pc + 1];
+          if (box_accumulate_taps(gm(in.arg), in.box, taps, st[acc.dst].ptr,
+                                  static_cast<BinaryOp>(acc.op))) {
+            pc += 2 * k - 1;
+            break;
+          }
+        }
         if (low.acc_in[pc]) {
           const Instr& acc = p.instrs[++pc];
           box_accumulate(gm(in.arg), in.box, eval_box(in.box, vars), st[acc.dst].ptr,

@@ -86,6 +86,34 @@ Lowering lower(const TileProgram& p) {
                     (op == BinaryOp::kMax && std::isinf(f) && f < 0) ||
                     (op == BinaryOp::kMin && std::isinf(f) && f > 0);
   }
+  low.acc_run.assign(ni, 0);
+  // (Extents may differ: a tile's clamp is compared where it runs.)
+  const auto same_shape = [](const GmBox& a, const GmBox& b) {
+    if (a.dims.size() != b.dims.size() || a.fill != b.fill) return false;
+    for (size_t j = 0; j < a.dims.size(); ++j) {
+      const BoxDim &x = a.dims[j], &y = b.dims[j];
+      if (x.stride != y.stride || x.size != y.size || x.start.var != y.start.var ||
+          x.start.scale != y.start.scale || x.strided_view() || y.strided_view())
+        return false;
+    }
+    return true;
+  };
+  for (int i = 0; i + 1 < ni; i += 2) {
+    if (!low.acc_in[i]) {
+      --i;  // pairs start anywhere
+      continue;
+    }
+    int k = 1;
+    const Instr &in = p.instrs[i], &acc = p.instrs[i + 1];
+    while (i + 2 * k + 1 < ni && low.acc_in[i + 2 * k]) {
+      const Instr &c = p.instrs[i + 2 * k], &a = p.instrs[i + 2 * k + 1];
+      if (c.arg != in.arg || a.dst != acc.dst || a.op != acc.op || !same_shape(c.box, in.box))
+        break;
+      ++k;
+    }
+    if (k > 1) low.acc_run[i] = k;
+    i += 2 * (k - 1);
+  }
   low.chains = find_row_chains(p, low.acc_in, low.chain_at);
   // A chain's results may go to GM through any matrix box (written strip by strip, row by row);
   // a closed chain's (no result read outside it but by its copy-out) through a partial one too.
