@@ -186,24 +186,33 @@ void CpuDevice::launch_sequence(std::span<const ProgramLaunch> launches) const {
   auto work = [&] {
     CoreArena& a = impl_->cores.local();
     size_t i = 0;
+    int spins = 0;
     const TileProgram* reserved = nullptr;
     try {
-      for (int64_t g = next.fetch_add(1, std::memory_order_relaxed); g < total;
-           g = next.fetch_add(1, std::memory_order_relaxed)) {
+      // A ticket is taken only once its launch may start, so no thread holds a tile while it
+      // waits: a waiting thread the OS preempts (another process on the core) blocks nobody,
+      // and the others run the sequence without it.
+      for (int64_t g = next.load(std::memory_order_relaxed);;) {
+        if (g >= total) break;
         while (end[i] <= g) ++i;  // tickets only grow
         const int64_t begin = i ? end[i - 1] : 0;
-        for (int spins = 0; done.load(std::memory_order_acquire) < begin; ++spins) {
+        if (done.load(std::memory_order_acquire) < begin) {
           if (failed.load(std::memory_order_relaxed)) return;
-          if (spins < 4096)
+          if (++spins < 4096)
             spin_pause();
           else
             std::this_thread::yield();
+          g = next.load(std::memory_order_relaxed);
+          continue;
         }
+        if (!next.compare_exchange_weak(g, g + 1, std::memory_order_relaxed)) continue;
+        spins = 0;
         const TileProgram& p = *launches[i].program;
         if (reserved != &p) a.reserve(p), reserved = &p;
         const FlushDenormals flush(low[i]->has_mmad);
         run_tiles(p, *low[i], launches[i].args, a, g - begin, g - begin + 1);
         done.fetch_add(1, std::memory_order_release);
+        g = next.load(std::memory_order_relaxed);
       }
     } catch (...) {
       const std::lock_guard lock(error_mu);
