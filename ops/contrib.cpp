@@ -10,6 +10,7 @@ namespace asc {
 
 void register_contrib(Registry& r) {
   contrib::add_norm(r);
+  contrib::add_skip_layer_norm(r);
   contrib::add_rotary(r);
   contrib::add_gqa(r);
 }

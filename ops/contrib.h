@@ -27,9 +27,10 @@ namespace asc::contrib {
 
 inline constexpr const char* kDomain = "com.microsoft";
 
-void add_norm(Registry& r);    // SimplifiedLayerNormalization, SkipSimplifiedLayerNormalization
-void add_rotary(Registry& r);  // RotaryEmbedding
-void add_gqa(Registry& r);     // GroupQueryAttention
+void add_norm(Registry& r);  // SimplifiedLayerNormalization, SkipSimplifiedLayerNormalization
+void add_skip_layer_norm(Registry& r);  // SkipLayerNormalization
+void add_rotary(Registry& r);           // RotaryEmbedding
+void add_gqa(Registry& r);              // GroupQueryAttention
 
 // SimplifiedLayerNormalization's tile kernel, tiling and reference: input 0 X, input 1 scale (may
 // be absent: no scale), attributes axis and epsilon, optional output 1 inv_std_var. Shared with

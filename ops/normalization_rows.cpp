@@ -92,7 +92,10 @@ void moments_kernel(TileBuilder& t, const MomentsSpec& s) {
   const RowCursor tile = row_tile(v, t.tiling());
   bool looped = false;
   const Shape kept = row_kept(v, tile, looped);
-  auto load = [&](const RowCursor& c) { return t.cast(t.copy_in(0, row_in_box(v, c)), cdt); };
+  auto load = [&](const RowCursor& c, bool last = false) {
+    if (s.load) return s.load(t, c, last);
+    return t.cast(t.copy_in(0, row_in_box(v, c)), cdt);
+  };
   auto inv_std = [&](Buf var) {
     if (s.eps_on_std) return t.unary(UnaryOp::kReciprocal, sqrt(var) + s.eps);
     return t.unary(UnaryOp::kRsqrt, var + s.eps);
@@ -110,7 +113,7 @@ void moments_kernel(TileBuilder& t, const MomentsSpec& s) {
   }
   Buf mean, var;
   if (!looped) {
-    Buf x = load(tile);
+    Buf x = load(tile, true);
     mean = row_reduce_box(t, ReduceOp::kSum, x, v) / n;
     Buf d = bcast_to(t, BinaryOp::kSub, x, mean);
     var = sum_squares(t, d, v) / n;
@@ -132,7 +135,7 @@ void moments_kernel(TileBuilder& t, const MomentsSpec& s) {
   var = ss / n;
   Buf rstd = inv_std(var);
   row_chunks(t, v, [&](const RowCursor& c) {
-    finish(c, bcast_to(t, BinaryOp::kSub, load(c), mean), rstd);
+    finish(c, bcast_to(t, BinaryOp::kSub, load(c, true), mean), rstd);
   });
   if (s.stats) s.stats(t, mean, var, rstd, tile);
 }

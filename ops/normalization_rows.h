@@ -16,6 +16,9 @@ struct MomentsSpec {
   RowView view;
   double eps = 1e-5;
   bool eps_on_std = false;  // rstd = 1 / (sqrt(var) + eps) instead of 1 / sqrt(var + eps)
+  // x for the chunk at the cursor (compute dtype); null: input 0. `last` marks the pass that
+  // writes Y (a load may write a by-product there: SkipLayerNormalization's input + skip).
+  std::function<Buf(TileBuilder&, const RowCursor&, bool last)> load;
   // y -> y * scale + bias for the chunk at the cursor (compute dtype); null: none.
   std::function<Buf(TileBuilder&, Buf y, const RowCursor&)> affine;
   // Writes statistics outputs; mean, var and rstd have the tile's kept box (reduced dims 1).

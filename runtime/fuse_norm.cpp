@@ -10,6 +10,12 @@
 //
 // When the weight's Mul cannot be taken in (normed is exposed or read elsewhere), the norm without
 // it is fused.
+//
+// A residual Add and the LayerNormalization after it (over the last axis; scale and bias [H];
+// Mean and InvStdDev unread) -> com.microsoft SkipLayerNormalization (ops/contrib_skip_norm.cpp),
+// as ONNX Runtime fuses them; the Add's sum is its input_skip_bias_sum where anything else reads
+// it (a pre-norm block's residual stream).
+#include "ops/ops.h"
 #include "registry/error.h"
 #include "registry/infer.h"
 #include "runtime/fusion.h"
@@ -46,7 +52,65 @@ bool last_axis_weight(const TensorType& w, const TensorType& x) {
   return (h.known() && xh.known() && h.value() == xh.value()) || (h.symbolic() && h == xh);
 }
 
+// v is [H] of dtype dt, H the last dim of x.
+bool hidden_vector(const TensorType& v, DType dt, const TensorType& x) {
+  if (v.dtype != dt || !v.shape || v.shape->size() != 1) return false;
+  const Dim &h = v.shape->front(), &xh = x.shape->back();
+  return (h.known() && xh.known() && h.value() == xh.value()) || (h.symbolic() && h == xh);
+}
+
 }  // namespace
+
+int fuse_skip_layer_norm(FuseGraph& fg) {
+  Graph& g = fg.graph();
+  int made = 0;
+  for (int ln = 0; ln < fg.num_nodes(); ++ln) {
+    if (!is_op(fg, ln, "LayerNormalization")) continue;
+    const Node& n = g.nodes[ln];
+    const int s = n.inputs[0], add = fg.producer(s, "Add");
+    if (add < 0) continue;
+    const int a = g.nodes[add].inputs[0], b = g.nodes[add].inputs[1];
+    const TensorType& ts = fg.type(s);
+    if (!float_storage(ts.dtype) || !ts.shape || ts.shape->empty() ||
+        fg.type(a).dtype != ts.dtype || fg.type(b).dtype != ts.dtype ||
+        !same_shape(fg.type(a), ts) || !same_shape(fg.type(b), ts))
+      continue;  // (a broadcast Add is no skip)
+    const auto rank = static_cast<int64_t>(ts.shape->size());
+    const int64_t axis = n.attrs.i("axis", -1);
+    if ((axis != -1 && axis != rank - 1) || n.attrs.i("stash_type", 1) != 1) continue;
+    const int gamma = n.inputs[1], beta = n.inputs.size() > 2 ? n.inputs[2] : -1;
+    if (!hidden_vector(fg.type(gamma), ts.dtype, ts) ||
+        (beta >= 0 && !hidden_vector(fg.type(beta), ts.dtype, ts)))
+      continue;
+    bool stats = false;  // LayerNormalization's Mean / InvStdDev read: the op has other ones
+    for (size_t k = 1; k < n.outputs.size(); ++k) {
+      const int o = n.outputs[k];
+      stats = stats || (o >= 0 && (!fg.consumers(o).empty() || fg.is_output(o) || fg.kept(o)));
+    }
+    if (stats) continue;
+    // The sum is an output too where something else reads it (a pre-norm block's residual).
+    const bool sum_read = fg.consumers(s).size() > 1 || fg.is_output(s) || fg.kept(s);
+    std::vector<int> outs = {n.outputs[0]};
+    if (sum_read) outs.push_back(s);
+    const int nodes[] = {add, ln};
+    if (!can_fuse(fg, nodes, outs)) continue;
+    Node f;
+    f.name = n.name;
+    f.op_type = "SkipLayerNormalization";
+    f.domain = "com.microsoft";
+    f.opset = 1;
+    f.def = global_registry().find(f.domain, f.op_type, f.opset);
+    if (!f.def)
+      throw UnsupportedError("fusion: com.microsoft.SkipLayerNormalization is not registered");
+    f.attrs.set("epsilon", n.attrs.has("epsilon") ? n.attrs.f("epsilon") : 1e-5f);
+    f.inputs = {a, b, gamma, beta};
+    f.outputs = {n.outputs[0]};
+    if (sum_read) f.outputs.insert(f.outputs.end(), {-1, -1, s});
+    fg.replace(nodes, std::move(f));
+    ++made;
+  }
+  return made;
+}
 
 int fuse_rms_norm(FuseGraph& fg) {
   Graph& g = fg.graph();

@@ -167,6 +167,7 @@ FuseReport fuse(Graph& g, const FuseOptions& o) {
   // Specific patterns first; the generic elementwise pass takes what is left.
   const Pass passes[] = {{o.attention, "FusedAttention", fuse_attention},
                          {o.rms_norm, "FusedRMSNorm", fuse_rms_norm},
+                         {o.skip_layer_norm, "SkipLayerNormalization", fuse_skip_layer_norm},
                          {o.swiglu, "FusedSwiGLU", fuse_swiglu},
                          {o.matmul_bias, "FusedMatMulBias", fuse_matmul_bias},
                          {o.conv, "FusedConv", fuse_conv},

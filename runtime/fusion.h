@@ -21,9 +21,10 @@ struct FuseOptions {
   bool attention =
       true;  // the decoder attention block -> FusedAttention (runtime/fuse_attention.h)
   bool rms_norm =
-      true;            // Pow, ReduceMean, Add, Sqrt, Div (or Reciprocal, Mul), Mul -> FusedRMSNorm
-  bool swiglu = true;  // Sigmoid(g), Mul(g, .), Mul(., up) -> FusedSwiGLU
-  bool matmul_bias = true;  // MatMul, Add(bias), activation -> FusedMatMulBias
+      true;  // Pow, ReduceMean, Add, Sqrt, Div (or Reciprocal, Mul), Mul -> FusedRMSNorm
+  bool skip_layer_norm = true;  // Add, LayerNormalization -> com.microsoft SkipLayerNormalization
+  bool swiglu = true;           // Sigmoid(g), Mul(g, .), Mul(., up) -> FusedSwiGLU
+  bool matmul_bias = true;      // MatMul, Add(bias), activation -> FusedMatMulBias
   bool conv = true;    // Conv (BatchNormalization, per-channel scale/shift folded), Add(residual),
                        // activation -> FusedConv
   bool rotary = true;  // Slice, Slice, Neg, Concat, Mul, Mul, Add -> FusedRotary
@@ -106,6 +107,7 @@ bool spliceable(const Node& n, const std::vector<TensorType>& inputs, const Tens
 // The patterns (runtime/fuse_*.cpp); each returns the fused nodes it made.
 int fuse_attention(FuseGraph& fg);  // first: the chain passes would take its scale and mask Add
 int fuse_rms_norm(FuseGraph& fg);
+int fuse_skip_layer_norm(FuseGraph& fg);
 int fuse_swiglu(FuseGraph& fg);
 int fuse_matmul_bias(FuseGraph& fg);
 int fuse_conv(FuseGraph& fg);

@@ -1,9 +1,9 @@
 // Cases of the com.microsoft contrib family: RMS norms in both domains, over trailing dims from an
-// axis, with skip/bias and rows long enough to chunk; RotaryEmbedding 3-D and 4-D, per-token and
-// single start positions, interleaved and partial rotation; GroupQueryAttention prompts and decode
-// steps with batch > 1, ragged seqlens, past length 0 and > 0, GQA ratios 1/2/7, packed QKV,
-// rotary, local window, softcap, smooth softmax, later prompt chunks and query blocks past one work
-// item. f32, f16 and bf16; odd sizes throughout.
+// axis, with skip/bias and rows long enough to chunk; SkipLayerNormalization; RotaryEmbedding 3-D
+// and 4-D, per-token and single start positions, interleaved and partial rotation;
+// GroupQueryAttention prompts and decode steps with batch > 1, ragged seqlens, past length 0 and >
+// 0, GQA ratios 1/2/7, packed QKV, rotary, local window, softcap, smooth softmax, later prompt
+// chunks and query blocks past one work item. f32, f16 and bf16; odd sizes throughout.
 #include "ops/op_cases.h"
 #include "registry/strings.h"
 
@@ -53,6 +53,28 @@ void add_norms(std::vector<OpCase>& v) {
   skip(kF32, {2, 4100}, true, "long_row");
   skip(kF16, {3, 2, 24}, true, "");
   skip(kBF16, {7, 40}, false, "");
+
+  // SkipLayerNormalization: every optional input and output, 1-D to 4-D, rows long enough to
+  // chunk, f16 / bf16, the default epsilon.
+  auto skip_ln = [&](DType dt, Shape x, bool beta, bool bias, size_t outputs, Attrs a,
+                     std::string label) {
+    const Shape h = {x.back()};
+    std::vector<InputSpec> ins = {in(dt, x), in(dt, x), in(dt, h, 0.5, 1.5)};
+    ins.push_back(beta ? in(dt, h, -0.5, 0.5) : absent());
+    if (bias) ins.push_back(in(dt, h, -0.5, 0.5));
+    OpCase c = ms({"SkipLayerNormalization", 1, ins, a, label});
+    c.num_outputs = outputs;
+    v.push_back(c);
+  };
+  skip_ln(kF32, {2, 3, 16}, true, true, 4, {{"epsilon", 1e-5f}}, "all");
+  skip_ln(kF32, {5, 33}, false, false, 1, {}, "plain");
+  skip_ln(kF32, {1, 197, 768}, true, false, 4, {{"epsilon", 1e-6f}}, "vit");
+  skip_ln(kF32, {2, 5000}, true, true, 4, {}, "long_row");
+  skip_ln(kF32, {7}, true, true, 3, {}, "rank1");
+  skip_ln(kF32, {2, 3, 4, 9}, false, true, 2, {}, "rank4");
+  skip_ln(kF32, {0, 8}, true, true, 4, {}, "empty");
+  skip_ln(kF16, {3, 2, 24}, true, true, 4, {}, "");
+  skip_ln(kBF16, {7, 40}, true, false, 1, {}, "");
 }
 
 // RMSNormalization-23 (ai.onnx): the scale's dtype is Y's (f16 scale on f32 X too).
