@@ -298,7 +298,7 @@ void add_norm(Registry& r) {
             .output("mean", "U", Arity::kOptional)
             .output("inv_std_var", "U", Arity::kOptional)
             .output("input_skip_bias_sum", "T", Arity::kOptional)
-            .attr("epsilon", AttrKind::kFloat, 1e-5f)
+            .attr("epsilon", AttrKind::kFloat, 1e-12f)
             .type_constraint("T", {DType::kF32, DType::kF16, DType::kBF16})
             .type_constraint("U", {DType::kF32})
             .trait(kNormalization)

@@ -79,6 +79,32 @@ TEST(ContribErrors, SkipSimplifiedLayerNormalization) {
   EXPECT_HAS(e, "input f32[1,2,3,8] must be [batch, seq, hidden] or [tokens, hidden]");
 }
 
+TEST(ContribErrors, SkipLayerNormalization) {
+  const char* op = "SkipLayerNormalization";
+  std::string e = error_of(kMs, op, {f32({2, 3, 8}), f32({2, 4, 8}), f32({8})});
+  EXPECT_HAS(e, "SkipLayerNormalization: skip f32[2,4,8] must have the input's shape f32[2,3,8]");
+  e = error_of(kMs, op, {f32({2, 8}), f32({2, 8}), f32({7})});
+  EXPECT_HAS(e, "gamma f32[7] must be [hidden] for input f32[2,8]");
+  e = error_of(kMs, op, {f32({2, 8}), f32({2, 8}), f32({8}), f32({1, 8})});
+  EXPECT_HAS(e, "beta f32[1,8] must be [hidden]");
+  e = error_of(kMs, op, {f32({2, 8}), f32({2, 8}), f32({8}), Tensor(), f32({9})});
+  EXPECT_HAS(e, "bias f32[9] must be [hidden]");
+  e = error_of(kMs, op, {f32({}), f32({}), f32({1})});
+  EXPECT_HAS(e, "must have rank >= 1");
+  e = error_of(kMs, op, {f32({3, 0}), f32({3, 0}), f32({0})});
+  EXPECT_HAS(e, "the hidden size is 0");
+}
+
+// The skip norms' epsilon defaults to ONNX Runtime's (1e-12), the plain norms' to 1e-5.
+TEST(ContribErrors, EpsilonDefaultsAreOnnxRuntimes) {
+  const auto eps = [](const char* domain, const char* op) {
+    return global_registry().lookup(domain, op, 1).resolve({}).f("epsilon");
+  };
+  EXPECT_FLOAT_EQ(eps(kMs, "SkipLayerNormalization"), 1e-12f);
+  EXPECT_FLOAT_EQ(eps(kMs, "SkipSimplifiedLayerNormalization"), 1e-12f);
+  EXPECT_FLOAT_EQ(eps(kMs, "SimplifiedLayerNormalization"), 1e-5f);
+}
+
 TEST(ContribErrors, RotaryEmbedding) {
   const Tensor cache = f32({16, 4});
   std::string e = error_of(kMs, "RotaryEmbedding",
