@@ -52,6 +52,14 @@ class FlushDenormals {
   bool set_ = false;
 };
 
+// Bytes a launch of p reads and writes (its arguments).
+int64_t launch_bytes(const TileProgram& p) {
+  int64_t bytes = 0;
+  for (const TensorDesc& d : p.args)
+    bytes += numel(d.shape) * static_cast<int64_t>(dtype_size(d.dtype));
+  return bytes;
+}
+
 // The tag of the lowering a program keeps (TileProgram::derived).
 const char kLowering = 0;
 
@@ -148,10 +156,7 @@ void CpuDevice::launch(const TileProgram& p, std::span<void* const> args) const 
   };
   // A launch too small to pay for handing tiles to other threads runs them all here, in the
   // order the cores would (results do not depend on which thread runs a tile).
-  int64_t bytes = 0;
-  for (const TensorDesc& d : p.args)
-    bytes += numel(d.shape) * static_cast<int64_t>(dtype_size(d.dtype));
-  if (cores == 1 || threads_ == 1 || bytes < spec_.inline_bytes) {
+  if (cores == 1 || threads_ == 1 || launch_bytes(p) < spec_.inline_bytes) {
     for (int64_t c = 0; c < cores; ++c) run_core(c);
     return;
   }
@@ -169,12 +174,14 @@ void CpuDevice::launch_sequence(std::span<const ProgramLaunch> launches) const {
   // Tiles of launch i are tickets [end[i - 1], end[i]).
   std::vector<int64_t> end;
   std::vector<std::shared_ptr<const Lowering>> low;
+  bool spread = false;  // some launch has tiles for other threads and pays for handing them off
   for (const ProgramLaunch& l : launches) {
     const TileProgram& p = *l.program;
     low.push_back(p.derived.get<Lowering>(&kLowering, [&] { return lower(p); }));
     end.push_back((end.empty() ? 0 : end.back()) + std::max<int64_t>(p.num_tiles(), 0));
+    spread = spread || (p.num_tiles() > 1 && launch_bytes(p) >= spec_.inline_bytes);
   }
-  if (threads_ == 1 || launches.size() < 2) {
+  if (threads_ == 1 || launches.size() < 2 || !spread) {
     for (const ProgramLaunch& l : launches) launch(*l.program, l.args);
     return;
   }
