@@ -1,8 +1,9 @@
 // box_accumulate_taps: k boxes of one shape at different starts accumulated into an f32 buffer in
 // one pass give what k box_accumulate calls give, on an accumulator that is not op's identity
 // (each row's own values must be read), rows longer than the 64 columns kept in registers, rows
-// back to back (ld == n), strides 1 and 2; boxes clamped differently are refused, and so is
-// everything without AVX-512 (the avx2 run forces that).
+// back to back (ld == n), strides 1 and 2, boxes clamped differently at the map's edges (the
+// common region in one pass, each box's rim after it); boxes with no region in common are
+// refused, and so is everything without AVX-512 (the avx2 run forces that).
 #include <gtest/gtest.h>
 
 #include <random>
@@ -26,10 +27,13 @@ GmBox box_at(int64_t h, int64_t w, int64_t rows, int64_t cols, int64_t s, int64_
   return b;
 }
 
-void check(BinaryOp op, int64_t rows, int64_t cols, int64_t s, int taps) {
+// `pad` shifts the boxes up and left by one and leaves the map one row and column past the last
+// box start: taps then clamp at either edge, differently from one another.
+void check(BinaryOp op, int64_t rows, int64_t cols, int64_t s, int taps, bool pad = false) {
   SCOPED_TRACE("rows " + std::to_string(rows) + " cols " + std::to_string(cols) + " stride " +
-               std::to_string(s) + " taps " + std::to_string(taps));
-  const int64_t h = rows + taps, w = cols * s + taps + 1;
+               std::to_string(s) + " taps " + std::to_string(taps) + (pad ? " padded" : ""));
+  const int64_t h = pad ? rows + 1 : rows + taps, w = pad ? cols * s + 1 : cols * s + taps + 1;
+  const int64_t shift = pad ? 1 : 0;
   std::mt19937 gen(static_cast<unsigned>(rows * 131 + cols));
   std::uniform_real_distribution<float> u(-1, 1);
   std::vector<float> map(static_cast<size_t>(h * w)), acc(static_cast<size_t>(rows * cols));
@@ -40,9 +44,9 @@ void check(BinaryOp op, int64_t rows, int64_t cols, int64_t s, int taps) {
   std::vector<BoxEval> e;
   const int64_t vars[16] = {};
   for (int t = 0; t < taps; ++t) {
-    boxes.push_back(box_at(h, w, rows, cols, s, t % 3, t / 3, t % s));
+    boxes.push_back(box_at(h, w, rows, cols, s, t % 3 - shift, t / 3 - shift, t % s));
     e.push_back(eval_box(boxes.back(), vars));
-    ASSERT_TRUE(e.back().full);
+    ASSERT_TRUE(e.back().full || pad);
     box_accumulate(reinterpret_cast<const std::byte*>(map.data()), boxes.back(), e.back(),
                    reinterpret_cast<std::byte*>(want.data()), op);
   }
@@ -59,19 +63,23 @@ TEST(BoxAccumulateTaps, MatchesBoxByBox) {
     for (int64_t s : {1, 2})
       for (int64_t cols : {1, 13, 16, 55, 64, 99, 150}) check(op, 5, cols, s, 9);
   check(BinaryOp::kMax, 1, 70, 2, 2);
+  for (BinaryOp op : {BinaryOp::kMax, BinaryOp::kAdd})
+    for (int64_t s : {1, 2})
+      for (int64_t cols : {3, 13, 55, 99}) check(op, 6, cols, s, 9, /*pad=*/true);
   gemm_force_isa("avx2");
   check(BinaryOp::kMax, 3, 40, 2, 4);
+  check(BinaryOp::kMax, 3, 40, 2, 4, true);
   gemm_force_isa(nullptr);
 }
 
-TEST(BoxAccumulateTaps, RefusesBoxesClampedDifferently) {
+TEST(BoxAccumulateTaps, RefusesBoxesWithNoRegionInCommon) {
   const int64_t h = 6, w = 20;
   std::vector<float> map(static_cast<size_t>(h * w), 1.f), acc(4 * 8, 0.f);
   const int64_t vars[16] = {};
-  const GmBox inside = box_at(h, w, 4, 8, 2, 0, 0, 0), edge = box_at(h, w, 4, 8, 2, 3, 0, 0);
-  const std::vector<BoxEval> e{eval_box(inside, vars), eval_box(edge, vars)};
-  ASSERT_FALSE(e[1].full);
-  EXPECT_FALSE(box_accumulate_taps(reinterpret_cast<const std::byte*>(map.data()), inside, e,
+  const GmBox top = box_at(h, w, 4, 8, 2, -2, 0, 0), bottom = box_at(h, w, 4, 8, 2, 4, 0, 0);
+  const std::vector<BoxEval> e{eval_box(top, vars), eval_box(bottom, vars)};
+  ASSERT_FALSE(e[0].empty || e[1].empty);  // rows 0-1 of the map against rows 4-5
+  EXPECT_FALSE(box_accumulate_taps(reinterpret_cast<const std::byte*>(map.data()), top, e,
                                    reinterpret_cast<std::byte*>(acc.data()), BinaryOp::kMax));
   EXPECT_EQ(acc, std::vector<float>(4 * 8, 0.f));
 }

@@ -350,28 +350,69 @@ bool accumulate_taps(const float* const* src, int64_t taps, int64_t off, const W
   return true;
 }
 
+// e restricted to [lo, hi) per dim (inside e's own valid region): the first element moves with it.
+BoxEval restrict_eval(const GmBox& box, const BoxEval& e, const int64_t* lo, const int64_t* hi) {
+  BoxEval r = e;
+  r.full = false;
+  for (size_t j = 0; j < box.dims.size(); ++j) {
+    r.first += (lo[j] - e.lo[j]) * box.dims[j].stride;
+    r.lo[j] = lo[j];
+    r.hi[j] = hi[j];
+    r.empty = r.empty || hi[j] <= lo[j];
+  }
+  return r;
+}
+
 }  // namespace
 
 bool box_accumulate_taps(const std::byte* gm, const GmBox& box, std::span<const BoxEval> e,
                          std::byte* acc, BinaryOp op) {
   constexpr size_t kMaxTaps = 64;
-  if (e.empty() || e.size() > kMaxTaps || box.dims.empty()) return false;
-  const BoxEval& e0 = e[0];
-  for (const BoxEval& t : e) {
-    if (t.empty) return false;
-    for (size_t j = 0; j < box.dims.size(); ++j)
-      if (t.lo[j] != e0.lo[j] || t.hi[j] != e0.hi[j]) return false;
+  const size_t r = box.dims.size();
+  if (e.empty() || e.size() > kMaxTaps || r == 0) return false;
+  // The region every tap covers: one pass there, then each tap's own rim box by box.
+  int64_t lo[kMaxRank], hi[kMaxRank];
+  bool alike = true;
+  for (size_t j = 0; j < r; ++j) {
+    lo[j] = e[0].lo[j], hi[j] = e[0].hi[j];
+    for (const BoxEval& t : e) {
+      if (t.empty) return false;
+      lo[j] = std::max(lo[j], t.lo[j]), hi[j] = std::min(hi[j], t.hi[j]);
+      alike = alike && t.lo[j] == e[0].lo[j] && t.hi[j] == e[0].hi[j];
+    }
+    if (hi[j] <= lo[j]) return false;
   }
+  BoxEval common[kMaxTaps];
+  for (size_t t = 0; t < e.size(); ++t) common[t] = alike ? e[t] : restrict_eval(box, e[t], lo, hi);
   int64_t inner[kMaxRank];
-  const int64_t first = inner_sizes(box, e0, inner);
-  const Walk w = walk_of(box, e0, inner);
+  const int64_t first = inner_sizes(box, common[0], inner);
+  const Walk w = walk_of(box, common[0], inner);
   const int64_t cs = w.gs[w.rank - 1];
   if (cs != 1 && cs != 2) return false;
   const float* src[kMaxTaps];
-  for (size_t t = 0; t < e.size(); ++t) src[t] = reinterpret_cast<const float*>(gm) + e[t].first;
+  for (size_t t = 0; t < e.size(); ++t)
+    src[t] = reinterpret_cast<const float*>(gm) + common[t].first;
   // The first row decides for all: the kernel either takes every row or none.
-  return accumulate_taps(src, static_cast<int64_t>(e.size()), 0, w, 0,
-                         reinterpret_cast<float*>(acc) + first, op);
+  if (!accumulate_taps(src, static_cast<int64_t>(e.size()), 0, w, 0,
+                       reinterpret_cast<float*>(acc) + first, op))
+    return false;
+  if (alike) return true;
+  // Tap by tap (each element still sees its taps in order): the slabs of its region outside the
+  // common one, dim j outside [lo, hi) with the dims before it inside and those after it whole.
+  for (const BoxEval& t : e)
+    for (size_t j = 0; j < r; ++j)
+      for (const bool before : {true, false}) {
+        int64_t sl[kMaxRank], sh[kMaxRank];
+        for (size_t i = 0; i < r; ++i) {
+          sl[i] = i < j ? lo[i] : t.lo[i];
+          sh[i] = i < j ? hi[i] : t.hi[i];
+        }
+        sl[j] = before ? t.lo[j] : hi[j];
+        sh[j] = before ? lo[j] : t.hi[j];
+        const BoxEval slab = restrict_eval(box, t, sl, sh);
+        if (!slab.empty) box_accumulate(gm, box, slab, acc, op);
+      }
+  return true;
 }
 
 void box_scatter(std::byte* gm, const GmBox& box, const BoxEval& e, const std::byte* local,

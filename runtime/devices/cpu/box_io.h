@@ -66,10 +66,11 @@ bool accumulate_rows_f32(BinaryOp op, const std::byte* src, int64_t rs, int64_t 
 bool accumulate_taps_f32(BinaryOp op, const float* const* src, int64_t taps, int64_t off,
                          int64_t rs, int64_t cs, int64_t rows, int64_t n, float* acc, int64_t ld);
 
-// box_accumulate of k boxes in order (`boxes` their dims, equal but for where they start; e their
-// evaluations at this tile) in one pass over acc, when their valid regions have the same extents
-// (a pool's window offsets away from the map's edges). False, doing nothing, when they differ, the
-// inner stride is not 1 or 2, or AVX-512 is absent: the caller accumulates box by box.
+// box_accumulate of k boxes in order (`box` their dims, equal but for where they start; e their
+// evaluations at this tile): the region all of them cover in one pass over acc (each acc row
+// read and written once for every box), then each box's own rim (a pool's padded edges) box by
+// box. False, doing nothing, when they share no region, the inner stride is not 1 or 2, or
+// AVX-512 is absent: the caller accumulates box by box.
 bool box_accumulate_taps(const std::byte* gm, const GmBox& box, std::span<const BoxEval> e,
                          std::byte* acc, BinaryOp op);
 
