@@ -1,9 +1,9 @@
 // MaxPool / AveragePool windows on the cpu: a copy-in read only by the accumulate after it is one
-// pass (box_accumulate, stride-2 rows with AVX-512 permutes), and a tile whose window offsets are
-// all clamped alike (no pads at its edges) runs every offset in one pass over the accumulator
-// (box_accumulate_taps). Results against a naive pool over strides 1-3, pads, dilations and maps
-// narrower and wider than a vector and than the 64 columns kept in registers, with the AVX-512
-// rows and with the scalar ones (avx2).
+// pass (box_accumulate, stride-2 rows with AVX-512 permutes), and a tile's window offsets run in
+// one pass over the region they all cover, then each offset's padded rim (box_accumulate_taps).
+// Results against a naive pool over strides 1-3, pads, dilations and maps narrower and wider than a
+// vector and than the 64 columns kept in registers, with the AVX-512 rows and with the scalar ones
+// (avx2).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -42,8 +42,8 @@ struct Lowering {
   // padding its identity): the two run as one pass over the box (box_accumulate).
   std::vector<bool> acc_in;
   // Per kCopyIn starting a run of such pairs into one accumulator, same op, arg and box but for
-  // its start (a pool's window offsets): the number of pairs (0 elsewhere). Tiles whose boxes
-  // have the same valid extents run them in one pass over acc (box_accumulate_taps).
+  // its start (a pool's window offsets): the number of pairs (0 elsewhere). A tile runs them in
+  // one pass over the region all its boxes cover, then each box's rim (box_accumulate_taps).
   std::vector<int> acc_run;
   // The order a core walks its tiles: walk[q] is the grid axis at position q, the last fastest
   // (the grid's own order, but an axis a costly column matrix does not depend on goes last, so
