@@ -1,11 +1,14 @@
 // The com.microsoft contrib ops onnxruntime-genai's decoder exports use (contrib_norm.cpp,
-// contrib_rotary.cpp, contrib_gqa.cpp), with ONNX Runtime's contrib-op semantics, and the helpers
-// they share: rows of f32/f16/bf16 converted to f32 for host kernels, the rotary rotation.
+// contrib_rotary.cpp, contrib_gqa.cpp) and SkipLayerNormalization (contrib_skip_norm.cpp), with
+// ONNX Runtime's contrib-op semantics, and the helpers they share: the skip norms' shape checks,
+// rows of f32/f16/bf16 converted to f32 for host kernels, the rotary rotation.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "registry/dsl.h"
@@ -38,6 +41,12 @@ void add_gqa(Registry& r);              // GroupQueryAttention
 TilingData rms_norm_tiling(const LaunchContext& ctx);
 void rms_norm_kernel(TileBuilder& t);
 void rms_norm_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out);
+
+// The skip norms' shape checks (SkipLayerNormalization, SkipSimplifiedLayerNormalization): skip has
+// the input's shape, and each present input of `params` (input index, name) is [hidden], hidden
+// the input's last dim. ShapeError names `op` and the shapes. The input's shape must be known.
+void check_skip_shapes(const char* op, const InferContext& c,
+                       std::initializer_list<std::pair<size_t, const char*>> params);
 
 // Element i.. i+n of a float buffer (f32, f16, bf16) as f32, and back.
 void load_f32(DType dt, const void* base, int64_t i, int64_t n, float* out);

@@ -100,27 +100,14 @@ std::vector<TensorType> infer_rms_normalization(const InferContext& c) {
 }
 
 std::vector<TensorType> infer_skip(const InferContext& c) {
-  const TensorType &x = c.inputs[0], &skip = c.inputs[1];
+  const TensorType& x = c.inputs[0];
   const TensorType f32_unknown{DType::kF32, std::nullopt};
   if (!x.shape) return {x, f32_unknown, f32_unknown, x};
   const SymShape& xs = *x.shape;
   if (xs.size() != 2 && xs.size() != 3)
     throw ShapeError(cat("SkipSimplifiedLayerNormalization: input ", x.str(),
                          " must be [batch, seq, hidden] or [tokens, hidden]"));
-  if (skip.shape) {
-    bool same = skip.shape->size() == xs.size();
-    for (size_t i = 0; same && i < xs.size(); ++i) same = !dims_differ((*skip.shape)[i], xs[i]);
-    if (!same)
-      throw ShapeError(cat("SkipSimplifiedLayerNormalization: skip ", skip.str(),
-                           " must have the input's shape ", x.str()));
-  }
-  for (size_t k : {size_t{2}, size_t{3}}) {
-    if (k >= c.inputs.size() || c.inputs[k].dtype == DType::kUndefined) continue;
-    const TensorType& p = c.inputs[k];
-    if (p.shape && (p.shape->size() != 1 || dims_differ((*p.shape)[0], xs.back())))
-      throw ShapeError(cat("SkipSimplifiedLayerNormalization: ", k == 2 ? "gamma " : "bias ",
-                           p.str(), " must be [hidden] for input ", x.str()));
-  }
+  check_skip_shapes("SkipSimplifiedLayerNormalization", c, {{2, "gamma"}, {3, "bias"}});
   const TensorType stats{DType::kF32, stats_shape(xs, xs.size() - 1)};
   return {x, stats, stats, x};
 }

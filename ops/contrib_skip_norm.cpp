@@ -26,32 +26,15 @@ bool has(const std::vector<TensorDesc>& d, int k) {
   return static_cast<int>(d.size()) > k && d[k].dtype != DType::kUndefined;
 }
 
-bool dims_differ(const Dim& a, const Dim& b) {
-  return a.known() && b.known() && a.value() != b.value();
-}
-
 std::vector<TensorType> infer_skip_ln(const InferContext& c) {
-  const TensorType &x = c.inputs[kInput], &skip = c.inputs[kSkip];
+  const TensorType& x = c.inputs[kInput];
   const TensorType f32_unknown{DType::kF32, std::nullopt};
   if (!x.shape) return {x, f32_unknown, f32_unknown, x};
   const SymShape& xs = *x.shape;
   if (xs.empty())
     throw ShapeError(cat("SkipLayerNormalization: input ", x.str(), " must have rank >= 1"));
-  if (skip.shape) {
-    bool same = skip.shape->size() == xs.size();
-    for (size_t i = 0; same && i < xs.size(); ++i) same = !dims_differ((*skip.shape)[i], xs[i]);
-    if (!same)
-      throw ShapeError(cat("SkipLayerNormalization: skip ", skip.str(),
-                           " must have the input's shape ", x.str()));
-  }
-  const char* names[] = {"", "", "gamma", "beta", "bias"};
-  for (int k : {kGamma, kBeta, kBias}) {
-    if (static_cast<int>(c.inputs.size()) <= k || c.inputs[k].dtype == DType::kUndefined) continue;
-    const TensorType& p = c.inputs[k];
-    if (p.shape && (p.shape->size() != 1 || dims_differ((*p.shape)[0], xs.back())))
-      throw ShapeError(cat("SkipLayerNormalization: ", names[k], " ", p.str(),
-                           " must be [hidden] for input ", x.str()));
-  }
+  check_skip_shapes("SkipLayerNormalization", c,
+                    {{kGamma, "gamma"}, {kBeta, "beta"}, {kBias, "bias"}});
   SymShape stats = xs;
   stats.back() = Dim(int64_t{1});
   return {x, {DType::kF32, stats}, {DType::kF32, stats}, x};

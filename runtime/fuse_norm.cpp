@@ -15,7 +15,6 @@
 // Mean and InvStdDev unread) -> com.microsoft SkipLayerNormalization (ops/contrib_skip_norm.cpp),
 // as ONNX Runtime fuses them; the Add's sum is its input_skip_bias_sum where anything else reads
 // it (a pre-norm block's residual stream).
-#include "ops/ops.h"
 #include "registry/error.h"
 #include "registry/infer.h"
 #include "runtime/fusion.h"
@@ -94,18 +93,12 @@ int fuse_skip_layer_norm(FuseGraph& fg) {
     if (sum_read) outs.push_back(s);
     const int nodes[] = {add, ln};
     if (!can_fuse(fg, nodes, outs)) continue;
-    Node f;
-    f.name = n.name;
-    f.op_type = "SkipLayerNormalization";
-    f.domain = "com.microsoft";
-    f.opset = 1;
-    f.def = global_registry().find(f.domain, f.op_type, f.opset);
-    if (!f.def)
-      throw UnsupportedError("fusion: com.microsoft.SkipLayerNormalization is not registered");
-    f.attrs.set("epsilon", n.attrs.has("epsilon") ? n.attrs.f("epsilon") : 1e-5f);
-    f.inputs = {a, b, gamma, beta};
-    f.outputs = {n.outputs[0]};
-    if (sum_read) f.outputs.insert(f.outputs.end(), {-1, -1, s});
+    Attrs attrs;
+    attrs.set("epsilon", n.attrs.has("epsilon") ? n.attrs.f("epsilon") : 1e-5f);
+    std::vector<int> f_outs = {n.outputs[0]};
+    if (sum_read) f_outs.insert(f_outs.end(), {-1, -1, s});
+    Node f = fused_node("SkipLayerNormalization", n.name, {a, b, gamma, beta}, std::move(f_outs),
+                        std::move(attrs), "com.microsoft");
     fg.replace(nodes, std::move(f));
     ++made;
   }

@@ -127,15 +127,14 @@ bool same_shape(const TensorType& a, const TensorType& b) {
 }
 
 Node fused_node(const std::string& type, std::string name, std::vector<int> inputs,
-                std::vector<int> outputs, Attrs attrs) {
+                std::vector<int> outputs, Attrs attrs, const std::string& domain) {
   Node n;
   n.name = std::move(name);
   n.op_type = type;
-  n.domain = fused::kDomain;
+  n.domain = domain;
   n.opset = 1;
   n.def = global_registry().find(n.domain, type, n.opset);
-  if (!n.def)
-    throw UnsupportedError(cat("fusion: op ", fused::kDomain, ".", type, " is not registered"));
+  if (!n.def) throw UnsupportedError(cat("fusion: op ", domain, ".", type, " is not registered"));
   n.attrs = std::move(attrs);
   n.inputs = std::move(inputs);
   n.outputs = std::move(outputs);

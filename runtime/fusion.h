@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/fused.h"
 #include "runtime/graph.h"
 
 namespace asc {
@@ -133,8 +134,10 @@ struct Activation {
 };
 Activation activation_after(const FuseGraph& fg, int z);
 
-// A fused node of op `type` (ai.asc, opset 1) named `name`, def looked up in the registry.
+// A fused node of op `type` (ai.asc, or `domain`; opset 1) named `name`, def looked up in the
+// registry.
 Node fused_node(const std::string& type, std::string name, std::vector<int> inputs,
-                std::vector<int> outputs, Attrs attrs = {});
+                std::vector<int> outputs, Attrs attrs = {},
+                const std::string& domain = fused::kDomain);
 
 }  // namespace asc
