@@ -63,6 +63,11 @@ std::vector<UnaryCase> unary_cases() {
       {UnaryOp::kSign, -3, 3, 0, 0, 0, 0, 0, [](double x) { return double((x > 0) - (x < 0)); }},
       {UnaryOp::kSquare, -100, 100, u, 0, x64, 0, 0, [](double x) { return x * x; }},
       {UnaryOp::kSilu, -30, 30, e, 1e-7, e64, 0, 0, [](double x) { return x * sigmoid(x); }},
+      // The tails, where e^-|x| nears and passes f32's underflow (tiny and subnormal results).
+      {UnaryOp::kSigmoid, -110, -20, e, 1e-44, e64, 0, 0, sigmoid},
+      {UnaryOp::kSilu, -110, -20, e, 1e-42, e64, 0, 0, [](double x) { return x * sigmoid(x); }},
+      {UnaryOp::kSigmoid, 10, 110, e, 0, e64, 0, 0, sigmoid},
+      {UnaryOp::kSilu, 10, 110, e, 0, e64, 0, 0, [](double x) { return x * sigmoid(x); }},
       {UnaryOp::kLeakyRelu, -100, 100, u, 0, x64, 0.1f, 0,
        [](double x) { return x < 0 ? double(0.1f) * x : x; }},
       {UnaryOp::kClip, -10, 10, 0, 0, 0, -2.5f, 3.f,

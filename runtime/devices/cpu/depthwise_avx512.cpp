@@ -189,34 +189,6 @@ ASC_AVX512 inline void plane_taps_n(const float* x, const int64_t* off, const fl
   plane_taps<NV>(x, off, w, taps, dst, add);
 }
 
-// Input row xr's columns [lo, hi) into phase-plane rows: column u to row `dst[u % sc]` at u / sc.
-ASC_AVX512 inline void split_row(const float* xr, int64_t xs, int64_t lo, int64_t hi, int64_t sc,
-                                 float* const* dst) {
-  if (xs == 1 && sc == 1) {  // (short rows: a library copy call costs more than the copy)
-    for (int64_t u = lo; u < hi; u += 16) {
-      const __mmask16 m = tail_mask(hi - u);
-      _mm512_mask_storeu_ps(dst[0] + u, m, _mm512_maskz_loadu_ps(m, xr + u));
-    }
-    return;
-  }
-  int64_t u = lo;
-  if (xs == 1 && sc == 2) {
-    if (u < hi && u % 2 == 1) {
-      dst[1][u / 2] = xr[u];
-      ++u;
-    }
-    for (; u < hi; u += 32) {
-      const int64_t cnt = std::min<int64_t>(32, hi - u);
-      const __m512 v0 = _mm512_maskz_loadu_ps(tail_mask(cnt), xr + u);
-      const __m512 v1 = _mm512_maskz_loadu_ps(tail_mask(cnt - 16), xr + u + 16);
-      _mm512_mask_storeu_ps(dst[0] + u / 2, tail_mask((cnt + 1) / 2), even_lanes(v0, v1));
-      _mm512_mask_storeu_ps(dst[1] + u / 2, tail_mask(cnt / 2), odd_lanes(v0, v1));
-    }
-    return;
-  }
-  for (; u < hi; ++u) dst[u % sc][u / sc] = xr[u * xs];
-}
-
 ASC_AVX512 void diag_map_planes(const float* pa, int64_t a_stride, int64_t mr,
                                 const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
                                 int64_t m, int64_t n, int64_t k, bool accumulate) {

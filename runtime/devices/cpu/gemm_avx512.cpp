@@ -21,23 +21,6 @@ namespace {
 
 constexpr int64_t kKcBf16 = 512;  // in k (= 256 pairs)
 
-// C[MR rows, 32 cols] (masked by m0/m1) = (load_c ? C : 0) + acc.
-template <int MR>
-ASC_AVX512 inline void store_tile(const __m512* acc0, const __m512* acc1, float* c, int64_t ldc,
-                                  __mmask16 m0, __mmask16 m1, bool load_c) {
-#pragma GCC unroll 16
-  for (int i = 0; i < MR; ++i) {
-    float* ci = c + i * ldc;
-    __m512 r0 = acc0[i], r1 = acc1[i];
-    if (load_c) {
-      r0 = _mm512_add_ps(r0, _mm512_maskz_loadu_ps(m0, ci));
-      r1 = _mm512_add_ps(r1, _mm512_maskz_loadu_ps(m1, ci + 16));
-    }
-    _mm512_mask_storeu_ps(ci, m0, r0);
-    _mm512_mask_storeu_ps(ci + 16, m1, r1);
-  }
-}
-
 // f32: a = A panel chunk (kMr per k), b = B panel chunk (bs = kNr per k), MR valid rows. pf, when
 // not null, is a stream fetched into L2 a line per k (the A block of a later call, on its way
 // from memory while this one computes).

@@ -30,6 +30,10 @@ constexpr int kNr = 32;
 // k chunk of the L1 blocking: one B panel chunk is kKcF32 * kNr * 4 bytes.
 constexpr int64_t kKcF32 = 256;
 
+// Products with B made panel by panel: the packed A block that stays in L2 while every B panel
+// passes (larger: k chunks outermost, so A is read from memory once per chunk).
+constexpr int64_t kAInL2Bytes = 1 << 20;
+
 // The f32 micro-kernels by valid rows (table[rows - 1], rows 1..kMr): C[rows, 32] (+)= an A panel
 // chunk (kMr per k) x a B panel chunk (bs per k), columns masked by m0/m1; pf, when not null, a
 // stream fetched into L2 a line per k (gemm_avx512.cpp's ukr_f32).
@@ -62,6 +66,51 @@ ASC_AVX512 inline __m512 load_evens(const float* p, int64_t cnt) {
   const int64_t span = 2 * cnt - 1;
   return even_lanes(_mm512_maskz_loadu_ps(tail_mask(span), p),
                     _mm512_maskz_loadu_ps(tail_mask(span - 16), p + 16));
+}
+
+// C[MR rows, 32 cols] (masked by m0/m1) = (load_c ? C : 0) + acc.
+template <int MR>
+ASC_AVX512 inline void store_tile(const __m512* acc0, const __m512* acc1, float* c, int64_t ldc,
+                                  __mmask16 m0, __mmask16 m1, bool load_c) {
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) {
+    float* ci = c + i * ldc;
+    __m512 r0 = acc0[i], r1 = acc1[i];
+    if (load_c) {
+      r0 = _mm512_add_ps(r0, _mm512_maskz_loadu_ps(m0, ci));
+      r1 = _mm512_add_ps(r1, _mm512_maskz_loadu_ps(m1, ci + 16));
+    }
+    _mm512_mask_storeu_ps(ci, m0, r0);
+    _mm512_mask_storeu_ps(ci + 16, m1, r1);
+  }
+}
+
+// Input row xr's columns [lo, hi) into phase-plane rows: column u to row `dst[u % sc]` at u / sc.
+ASC_AVX512 inline void split_row(const float* xr, int64_t xs, int64_t lo, int64_t hi, int64_t sc,
+                                 float* const* dst) {
+  if (xs == 1 && sc == 1) {  // (short rows: a library copy call costs more than the copy)
+    for (int64_t u = lo; u < hi; u += 16) {
+      const __mmask16 m = tail_mask(hi - u);
+      _mm512_mask_storeu_ps(dst[0] + u, m, _mm512_maskz_loadu_ps(m, xr + u));
+    }
+    return;
+  }
+  int64_t u = lo;
+  if (xs == 1 && sc == 2) {
+    if (u < hi && u % 2 == 1) {
+      dst[1][u / 2] = xr[u];
+      ++u;
+    }
+    for (; u < hi; u += 32) {
+      const int64_t cnt = std::min<int64_t>(32, hi - u);
+      const __m512 v0 = _mm512_maskz_loadu_ps(tail_mask(cnt), xr + u);
+      const __m512 v1 = _mm512_maskz_loadu_ps(tail_mask(cnt - 16), xr + u + 16);
+      _mm512_mask_storeu_ps(dst[0] + u / 2, tail_mask((cnt + 1) / 2), even_lanes(v0, v1));
+      _mm512_mask_storeu_ps(dst[1] + u / 2, tail_mask(cnt / 2), odd_lanes(v0, v1));
+    }
+    return;
+  }
+  for (; u < hi; ++u) dst[u % sc][u / sc] = xr[u * xs];
 }
 
 // 16 columns of B element type In at b[idx..], widened to f32 (masked).
@@ -111,6 +160,12 @@ ASC_AVX512 void mmad_f32_a_panels_fill(const float* pa, int64_t a_stride, const 
 ASC_AVX512 void mmad_f32_a_panels_rows(const float* pa, int64_t a_stride, const float* b,
                                        int64_t ldb, float* c, int64_t ldc, int64_t m, int64_t n,
                                        int64_t k, bool accumulate, GemmAhead* ahead);
+
+// mmad_a_panels_planes' kernel (im2col.h; conv_planes_avx512.cpp): false, doing nothing, where
+// the window does not apply or (unless `force`) packing would cost less.
+ASC_AVX512 bool mmad_f32_planes(const float* pa, int64_t a_stride, const Im2colSource& src,
+                                const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n,
+                                int64_t k, bool accumulate, GemmAhead* ahead, bool force);
 
 // mmad_a_panels_diag_map's kernel (im2col.h) (depthwise_avx512.cpp).
 ASC_AVX512 void mmad_f32_diag_map(const float* pa, int64_t a_stride, int64_t mr,

@@ -82,8 +82,6 @@ namespace {
 // rows (kMr of a zmm's 16 lanes) with the columns broadcast: T FMAs per k where the micro-kernel
 // spends a whole zmm per row on them. b: the chunk at its first such column (kNr per k).
 constexpr int kTailMax = 11;
-// mmad_f32_a_panels_fill: the packed A block that stays in L2 while every B panel passes.
-constexpr int64_t kAInL2Bytes = 1 << 20;
 
 template <int T>
 ASC_AVX512 void tail_cols(const float* a, const float* b, int64_t k, float* c, int64_t ldc,

@@ -46,6 +46,15 @@ bool mmad_a_panels_im2col(DType in, const void* pa, int64_t a_stride, const Im2c
                           const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
                           bool accumulate, GemmAhead* ahead = nullptr);
 
+// The same product read from the map's zero-padded stride-phase planes instead of a column
+// matrix (conv_planes_avx512.cpp): f32 on AVX-512, a 2-D window of column stride up to 4 over
+// unit-stride map rows. mmad_a_panels_im2col takes it where the outputs it computes and drops
+// cost less than packing; `force` takes it wherever it applies (tests). false, doing nothing,
+// elsewhere.
+bool mmad_a_panels_planes(DType in, const void* pa, int64_t a_stride, const Im2colSource& src,
+                          const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                          bool accumulate, bool force);
+
 // The B side in f32 panels of 32 for a window of column stride 1 or 2 with AVX-512
 // (im2col_avx512.cpp); false, doing nothing, where that does not apply.
 bool im2col_pack_avx512(DType in, const Im2colSource& src, const Im2col& g, int64_t k, float* dst);

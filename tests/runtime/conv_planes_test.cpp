@@ -1,0 +1,139 @@
+// The dense convolution read from the map's stride-phase planes (mmad_a_panels_planes, im2col.h)
+// against a naive convolution of the same box: pads on every side (the padding holds garbage the
+// kernel must never read), strides 1-3 in each dim, dilation, a last output row cut short (n
+// below the box's positions), channels past the map (zero), weight panels of 1..12 rows (the
+// wide kernel of few rows), k spanning several chunks, a weight block larger than L2 (k chunks
+// outermost), and accumulation into C.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "runtime/devices/cpu/gemm.h"
+#include "runtime/devices/cpu/im2col.h"
+
+namespace asc::cpu {
+namespace {
+
+struct Case {
+  int64_t channels, m;  // input channels packed (k = channels * window), output channels
+  int64_t k1, k2, s1, s2, d1, d2, oh, ow;
+  int64_t lo[3], hi[3];  // valid box region per dim (channel, row, column); the rest is padding
+  int64_t cut = 0;       // positions short of oh * ow
+  bool accumulate = false;
+};
+
+std::string name(const Case& c) {
+  return "C " + std::to_string(c.channels) + " M " + std::to_string(c.m) + " k " +
+         std::to_string(c.k1) + "x" + std::to_string(c.k2) + " s " + std::to_string(c.s1) + "x" +
+         std::to_string(c.s2) + " d " + std::to_string(c.d1) + "x" + std::to_string(c.d2) +
+         " out " + std::to_string(c.oh) + "x" + std::to_string(c.ow) + " cut " +
+         std::to_string(c.cut) + (c.accumulate ? " acc" : "");
+}
+
+void check(const Case& c) {
+  SCOPED_TRACE(name(c));
+  Im2col g;
+  g.k[1] = c.k1, g.k[2] = c.k2, g.s[1] = c.s1, g.s[2] = c.s2, g.d[1] = c.d1, g.d[2] = c.d2;
+  g.out[1] = c.oh, g.out[2] = c.ow;
+  const int64_t h = g.span(1), w = g.span(2), win = g.window(), k = c.channels * win;
+  const int64_t n = c.oh * c.ow - c.cut, ldc = n + 3;
+  std::mt19937 rng(static_cast<uint32_t>(k * 31 + n));
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  const auto inside = [&](int64_t ch, int64_t y, int64_t x) {
+    return ch >= c.lo[0] && ch < c.hi[0] && y >= c.lo[1] && y < c.hi[1] && x >= c.lo[2] &&
+           x < c.hi[2];
+  };
+  std::vector<float> map(static_cast<size_t>(c.channels * h * w));
+  for (int64_t ch = 0; ch < c.channels; ++ch)
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x)
+        map[static_cast<size_t>((ch * h + y) * w + x)] = inside(ch, y, x) ? u(rng) : 1e30f;
+  std::vector<float> wt(static_cast<size_t>(c.m * k)), c0(static_cast<size_t>(c.m * ldc));
+  for (float& v : wt) v = u(rng);
+  for (float& v : c0) v = u(rng);
+  std::vector<std::byte> pa(gemm_packed_a_bytes(DType::kF32, c.m, k));
+  gemm_pack_a(DType::kF32, wt.data(), k, 1, c.m, k, pa.data());
+  const int64_t a_stride = gemm_kernel(DType::kF32).mr * k;
+
+  Im2colSource src;
+  src.gm = reinterpret_cast<const std::byte*>(map.data());
+  const int64_t strides[4] = {h * w, h * w, w, 1};
+  const int64_t lo[4] = {c.lo[0], 0, c.lo[1], c.lo[2]}, hi[4] = {c.hi[0], 1, c.hi[1], c.hi[2]};
+  for (int j = 0; j < 4; ++j) src.stride[j] = strides[j], src.lo[j] = lo[j], src.hi[j] = hi[j];
+
+  std::vector<float> got = c0;
+  ASSERT_TRUE(mmad_a_panels_planes(DType::kF32, pa.data(), a_stride, src, g, got.data(), ldc, c.m,
+                                   n, k, c.accumulate, true));
+  for (int64_t r = 0; r < c.m; ++r)
+    for (int64_t p = 0; p < ldc; ++p) {
+      const float have = got[static_cast<size_t>(r * ldc + p)];
+      const float before = c0[static_cast<size_t>(r * ldc + p)];
+      if (p >= n) {  // past the tile's positions: untouched
+        ASSERT_EQ(have, before) << "row " << r << " column " << p;
+        continue;
+      }
+      const int64_t oy = p / c.ow, ox = p % c.ow;
+      double want = c.accumulate ? before : 0.0;
+      for (int64_t ch = 0; ch < c.channels; ++ch)
+        for (int64_t b = 0; b < c.k1; ++b)
+          for (int64_t e = 0; e < c.k2; ++e) {
+            const int64_t y = oy * c.s1 + b * c.d1, x = ox * c.s2 + e * c.d2;
+            if (!inside(ch, y, x)) continue;
+            want += double(wt[static_cast<size_t>(r * k + (ch * c.k1 + b) * c.k2 + e)]) *
+                    map[static_cast<size_t>((ch * h + y) * w + x)];
+          }
+      ASSERT_NEAR(have, want, 1e-4 * (1 + std::abs(want))) << "row " << r << " position " << p;
+    }
+}
+
+TEST(ConvPlanes, MatchesANaiveConvolution) {
+  if (!gemm_detail::gemm_isa_avx512())
+    GTEST_SKIP() << "no AVX-512 on this CPU: the planes path does not exist here";
+  std::vector<Case> cases = {
+      // resnet's 3x3 pad 1 on 56-wide rows: a top tile (pad above and on both sides), k 576.
+      {64, 64, 3, 3, 1, 1, 1, 1, 8, 56, {0, 1, 1}, {64, 10, 57}},
+      // a bottom tile with its last row cut short, pad below.
+      {16, 30, 3, 3, 1, 1, 1, 1, 5, 28, {0, 0, 1}, {16, 6, 29}, 9},
+      // stride 2 both ways, odd sizes, 13 output channels (a panel of one row).
+      {33, 13, 3, 3, 2, 2, 1, 1, 6, 13, {0, 1, 1}, {33, 13, 26}},
+      // a stem: 7x7 stride 2 over 3 channels, pad 3.
+      {3, 16, 7, 7, 2, 2, 1, 1, 4, 23, {0, 3, 3}, {3, 13, 48}},
+      // dilation 2, five output channels (the wide kernel), channels past the map.
+      {17, 5, 3, 3, 1, 1, 2, 2, 7, 9, {0, 2, 2}, {12, 13, 11}},
+      // column stride 3, row stride 1, a 1x5 and a 5x1 window.
+      {8, 12, 3, 3, 1, 3, 1, 1, 5, 11, {0, 1, 1}, {8, 6, 32}},
+      {20, 7, 1, 5, 1, 1, 1, 1, 1, 40, {0, 0, 2}, {20, 1, 42}},
+      {20, 25, 5, 1, 1, 1, 1, 1, 9, 6, {0, 2, 0}, {20, 11, 6}},
+      // accumulating, the whole box inside the map, outputs ending 1 past a block.
+      {24, 36, 3, 3, 1, 1, 1, 1, 3, 11, {0, 0, 0}, {24, 5, 13}, 0, true},
+      // weights of 1.2 MB (past kAInL2Bytes): k chunks outermost, the next chunk streamed.
+      {256, 128, 3, 3, 1, 1, 1, 1, 4, 12, {0, 1, 1}, {256, 6, 13}},
+  };
+  for (const Case& c : cases) check(c);
+}
+
+TEST(ConvPlanes, RefusesWhatItDoesNotCover) {
+  Im2col g;
+  g.k[0] = 2, g.out[1] = 4, g.out[2] = 4;  // a 3-D window
+  Im2colSource src;
+  src.stride[3] = 1;
+  src.hi[0] = src.hi[1] = src.hi[2] = src.hi[3] = 4;
+  std::vector<float> a(64), c(64);
+  EXPECT_FALSE(
+      mmad_a_panels_planes(DType::kF32, a.data(), 12, src, g, c.data(), 16, 1, 16, 2, false, true));
+  g.k[0] = 1, g.k[1] = g.k[2] = 3, g.s[2] = 5;  // column stride past 4
+  EXPECT_FALSE(
+      mmad_a_panels_planes(DType::kF32, a.data(), 12, src, g, c.data(), 16, 1, 16, 9, false, true));
+  g.s[2] = 1;  // f16
+  EXPECT_FALSE(
+      mmad_a_panels_planes(DType::kF16, a.data(), 12, src, g, c.data(), 16, 1, 16, 9, false, true));
+  g.k[1] = g.k[2] = 1;  // a 1x1 window: no column matrix to spare
+  EXPECT_FALSE(
+      mmad_a_panels_planes(DType::kF32, a.data(), 12, src, g, c.data(), 16, 1, 16, 1, false, true));
+}
+
+}  // namespace
+}  // namespace asc::cpu
