@@ -35,14 +35,10 @@ HWY_INLINE V ExpFull(D d, V v) {
 }
 
 #if HWY_TARGET <= HWY_AVX3
-// sigmoid over a full f32 zmm in half the vector ops of the division form (which made the SiLU
-// epilogues of efficientnet's convolutions port-bound): e = e^-|x| by 2^n e^-r (n = round(-|x|
-// log2 e), r = |x| + n ln 2 in [-ln2/2, ln2/2] with ln 2 in two parts, a degree-7 Taylor
-// polynomial, vscalefps for 2^n: 0 past 2^-149), 1 / (1 + e) by rcp14 and one Newton step (the
-// divisor lies in [1, 2]: no special case, relative error ~2^-28), and e / (1 + e) for x < 0.
-// |x| is capped at 105 (e = 0 there) by a min that keeps a NaN, so NaN propagates.
-HWY_INLINE __m512 SigmoidAvx512(__m512 x) {
-  const __m512 a = _mm512_min_ps(_mm512_set1_ps(105.0f), _mm512_abs_ps(x));
+// e^-a for a >= 0 over a full f32 zmm (a NaN stays NaN): 2^n e^-r with n = round(-a log2 e) and
+// r = a + n ln 2 in [-ln2/2, ln2/2] (ln 2 in two parts), e^-r by its degree-7 Taylor polynomial,
+// 2^n by vscalefps (0 past 2^-149). Callers cap a where the result is 0 anyway.
+HWY_INLINE __m512 ExpNegAvx512(__m512 a) {
   const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(a, _mm512_set1_ps(-1.44269504088896341f)),
                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(0.693359375f), a);  // ln 2's high part: 9 bits
@@ -55,11 +51,50 @@ HWY_INLINE __m512 SigmoidAvx512(__m512 x) {
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(-1.0f));
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  const __m512 e = _mm512_scalef_ps(p, n);
-  const __m512 den = _mm512_add_ps(_mm512_set1_ps(1.0f), e);
-  const __m512 r0 = _mm512_rcp14_ps(den);
-  const __m512 inv = _mm512_mul_ps(r0, _mm512_fnmadd_ps(den, r0, _mm512_set1_ps(2.0f)));
+  return _mm512_scalef_ps(p, n);
+}
+
+// 1 / d for d in [1, 2]: rcp14 and one Newton step (relative error ~2^-28; no special case).
+HWY_INLINE __m512 RecipNearOneAvx512(__m512 d) {
+  const __m512 r0 = _mm512_rcp14_ps(d);
+  return _mm512_mul_ps(r0, _mm512_fnmadd_ps(d, r0, _mm512_set1_ps(2.0f)));
+}
+
+// sigmoid over a full f32 zmm in half the vector ops of the division form (which made the SiLU
+// epilogues of efficientnet's convolutions port-bound): e = e^-|x|, 1 / (1 + e), and e / (1 + e)
+// for x < 0. |x| is capped at 105 (e = 0 there) by a min that keeps a NaN, so NaN propagates.
+HWY_INLINE __m512 SigmoidAvx512(__m512 x) {
+  const __m512 e = ExpNegAvx512(_mm512_min_ps(_mm512_set1_ps(105.0f), _mm512_abs_ps(x)));
+  const __m512 inv = RecipNearOneAvx512(_mm512_add_ps(_mm512_set1_ps(1.0f), e));
   return _mm512_mask_mul_ps(inv, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), e, inv);
+}
+
+// erf over a full f32 zmm in half the vector ops of ErfF32 (GELU epilogues were port-bound):
+// |x| < 1/2: x P(x^2), the Maclaurin series to x^13 (truncation < 3e-8 relative); beyond,
+// 1 - t Q(t) e^-x^2 with t = 1 / (1 + p |x|) (Abramowitz and Stegun 7.1.26: absolute error
+// <= 1.5e-7, so <= 3e-7 relative where erf >= erf(1/2)), |x| capped at 10 (erf = 1 there) by a
+// min that keeps a NaN; the sign restored.
+HWY_INLINE __m512 ErfAvx512(__m512 x) {
+  static constexpr float kTaylor[7] = {1.1283791671e+00f,  -3.7612638903e-01f, 1.1283791671e-01f,
+                                       -2.6866170645e-02f, 5.2239776254e-03f,  -8.5483270234e-04f,
+                                       1.2055332982e-04f};
+  const __m512 ax = _mm512_min_ps(_mm512_set1_ps(10.0f), _mm512_abs_ps(x));
+  const __m512 s = _mm512_mul_ps(x, x);
+  __m512 p = _mm512_set1_ps(kTaylor[6]);
+  for (int k = 5; k >= 0; --k) p = _mm512_fmadd_ps(p, s, _mm512_set1_ps(kTaylor[k]));
+  const __m512 small = _mm512_mul_ps(x, p);
+  const __m512 t =
+      RecipNearOneAvx512(_mm512_fmadd_ps(ax, _mm512_set1_ps(0.3275911f), _mm512_set1_ps(1.0f)));
+  __m512 q = _mm512_set1_ps(1.061405429f);
+  q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(-1.453152027f));
+  q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(1.421413741f));
+  q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(-0.284496736f));
+  q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(0.254829592f));
+  q = _mm512_mul_ps(q, t);
+  const __m512 big = _mm512_fnmadd_ps(q, ExpNegAvx512(_mm512_mul_ps(ax, ax)), _mm512_set1_ps(1.0f));
+  const __m512 sign = _mm512_and_ps(x, _mm512_set1_ps(-0.0f));
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ax, _mm512_set1_ps(0.5f), _CMP_LT_OQ),
+                              _mm512_or_ps(big, sign), small);
 }
 #endif
 
@@ -98,7 +133,7 @@ HWY_INLINE V LogFull(D d, V v) {
   return hn::IfThenElse(hn::Or(hn::Lt(v, hn::Zero(d)), IsNan(v)), hn::NaN(d), out);
 }
 
-// erf for f32, max error ~2e-7 relative:
+// erf for f32 (a full AVX-512 vector takes ErfAvx512 instead), max error ~2e-7 relative:
 //  |x| < 1: erf(x) = x * sum_k c_k x^(2k), the Maclaurin series c_k = 2/sqrt(pi) (-1)^k /
 //           (k! (2k + 1)) cut after k = 10 (truncation error < 2e-9 at |x| = 1);
 //  |x| >= 1: erf(x) = sign(x) (1 - exp(-x^2) h(|x|)), h(t) = erfc(t) exp(t^2) as a degree-11
@@ -108,6 +143,9 @@ HWY_INLINE V LogFull(D d, V v) {
 //  exp(-x^2) uses x^2 = hi + lo (FMA residual) so the rounding of x^2 does not cost accuracy.
 template <class D, class V>
 HWY_INLINE V ErfF32(D d, V x) {
+#if HWY_TARGET <= HWY_AVX3
+  if constexpr (std::is_same_v<decltype(x.raw), __m512>) return V{ErfAvx512(x.raw)};
+#endif
   static constexpr float kTaylor[11] = {1.1283791671e+00f,  -3.7612638903e-01f, 1.1283791671e-01f,
                                         -2.6866170645e-02f, 5.2239776254e-03f,  -8.5483270234e-04f,
                                         1.2055332982e-04f,  -1.4925650358e-05f, 1.6462114365e-06f,
