@@ -106,6 +106,9 @@ TEST(DepthwiseDiag, MatchesANaiveDepthwiseConv) {
       {{10, 37}, {3, 5}, {2, 3}, {2, 1}, {0, 3, 2, 1}},  // stride 3, dilation, uneven pads
       {{6, 21}, {2, 3}, {1, 2}, {1, 3}, {1, 0, 0, 2}},   // stride 2 past a vector
       {{5, 30}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},   // channels in lanes, 2 column blocks
+      {{30, 45}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 0, 1}},  // lanes: a wide strided window
+      {{28, 26}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}},  // lanes: a wide window of 25 taps
+      {{24, 60}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},  // a wide stride-1 3x3: the planes
       {{53}, {7}, {1}, {1}, {3, 3}},                     // 1-D
       {{4, 5, 6}, {3, 3, 3}, {1, 2, 1}, {1, 1, 2}, {1, 1, 2, 1, 0, 2}},  // 3-D
   };

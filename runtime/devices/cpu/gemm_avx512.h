@@ -171,11 +171,15 @@ ASC_AVX512 bool mmad_f32_planes(const float* pa, int64_t a_stride, const Im2colS
 ASC_AVX512 void mmad_f32_diag_map(const float* pa, int64_t a_stride, int64_t mr,
                                   const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
                                   int64_t m, int64_t n, int64_t k, bool accumulate);
-// mmad_f32_diag_map's form for small maps (depthwise_lanes_avx512.cpp): 16 channels in the
-// vector lanes, their padded window transposed into a [rows][columns][16] block of at most
-// kLanePlaneMax positions; 2-D windows of at most kLaneTaps taps, tiles of at least 8 channels
+// mmad_f32_diag_map's form with 16 channels in the vector lanes (depthwise_lanes_avx512.cpp),
+// their padded window transposed into a [rows][columns][16] block: small maps (at most 16
+// columns and kLanePlaneMax positions), and larger windows of up to kLaneWindowMax positions
+// that are strided or of at least kLaneWideTaps taps (a stride-1 3x3 over a wide map runs faster
+// on the planes); 2-D windows of at most kLaneTaps taps, tiles of at least 8 channels
 // (diag_lanes_apply).
-constexpr int64_t kLanePlaneMax = 512;  // 32 KiB of L1
+constexpr int64_t kLanePlaneMax = 512;     // 32 KiB of L1
+constexpr int64_t kLaneWindowMax = 16384;  // 1 MiB of L2
+constexpr int64_t kLaneWideTaps = 25;
 constexpr int64_t kLaneTaps = 64;
 bool diag_lanes_apply(const Im2colSource& src, const Im2col& g, int64_t m);
 ASC_AVX512 void mmad_f32_diag_lanes(const float* pa, int64_t a_stride, int64_t mr,
