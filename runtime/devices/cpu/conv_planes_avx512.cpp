@@ -173,9 +173,8 @@ ASC_AVX512 bool mmad_f32_planes(const float* pa, int64_t a_stride, const Im2colS
       if (inside) split_row(xc + h * src.stride[2], 1, c_lo, c_hi, o.sc, rows);
     }
   }
-  // Row kk = (ch, b, e) of the column matrix: plane (ch, phase of b and e) at its shifted start;
-  // 16 more so a kernel may look ahead.
-  off_buf.resize(static_cast<size_t>(k + 16));
+  // Row kk = (ch, b, e) of the column matrix: plane (ch, phase of b and e) at its shifted start.
+  off_buf.resize(static_cast<size_t>(k));
   int32_t* off = off_buf.data();
   for (int64_t t = 0; t < win; ++t) {
     const int64_t b = (t / k2) * g.d[1], e = (t % k2) * g.d[2];
@@ -183,7 +182,6 @@ ASC_AVX512 bool mmad_f32_planes(const float* pa, int64_t a_stride, const Im2colS
         static_cast<int32_t>(((b % o.sr) * o.sc + e % o.sc) * phase + (b / o.sr) * o.pw + e / o.sc);
   }
   for (int64_t kk = win; kk < k; ++kk) off[kk] = off[kk - win] + static_cast<int32_t>(o.cs);
-  std::fill(off + k, off + k + 16, 0);
 
   // C' [m][qb]: blocks of 32 outputs, k chunks and A panels in gemm_fill's order; a panel of few
   // rows takes two blocks at once, at the even one.
