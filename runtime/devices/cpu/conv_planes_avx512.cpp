@@ -77,10 +77,11 @@ constexpr std::array<std::array<UkrPlanes, 4>, sizeof...(R)> planes_table(
 }
 
 // Lanes the packed path's micro-kernels spend on n positions: whole vectors, but a last panel's
-// 1..11 columns past a multiple of 16 at about 3/4 of a lane each (tail_cols).
+// 1..11 columns past a multiple of 16 run on tail_cols, one FMA per column for kMr rows where the
+// micro-kernel spends 12/16 of one: 4/3 of a lane each (the tiling's host_columns, ops/conv_tile).
 double packed_lanes(int64_t n) {
   const int64_t r = n % 16;
-  return static_cast<double>(n - r) + (r > 11 ? 16.0 : 0.75 * static_cast<double>(r));
+  return static_cast<double>(n - r) + (r > 11 ? 16.0 : 4.0 / 3.0 * static_cast<double>(r));
 }
 
 float* align64(float* p) {
