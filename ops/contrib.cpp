@@ -17,23 +17,24 @@ void register_contrib(Registry& r) {
 
 namespace contrib {
 
+bool dims_differ(const Dim& a, const Dim& b) {
+  return a.known() && b.known() && a.value() != b.value();
+}
+
 void check_skip_shapes(const char* op, const InferContext& c,
                        std::initializer_list<std::pair<size_t, const char*>> params) {
-  const auto differ = [](const Dim& a, const Dim& b) {
-    return a.known() && b.known() && a.value() != b.value();
-  };
   const TensorType &x = c.inputs[0], &skip = c.inputs[1];
   const SymShape& xs = *x.shape;
   if (skip.shape) {
     bool same = skip.shape->size() == xs.size();
-    for (size_t i = 0; same && i < xs.size(); ++i) same = !differ((*skip.shape)[i], xs[i]);
+    for (size_t i = 0; same && i < xs.size(); ++i) same = !dims_differ((*skip.shape)[i], xs[i]);
     if (!same)
       throw ShapeError(cat(op, ": skip ", skip.str(), " must have the input's shape ", x.str()));
   }
   for (const auto& [k, name] : params) {
     if (k >= c.inputs.size() || c.inputs[k].dtype == DType::kUndefined) continue;
     const TensorType& p = c.inputs[k];
-    if (p.shape && (p.shape->size() != 1 || differ((*p.shape)[0], xs.back())))
+    if (p.shape && (p.shape->size() != 1 || dims_differ((*p.shape)[0], xs.back())))
       throw ShapeError(cat(op, ": ", name, " ", p.str(), " must be [hidden] for input ", x.str()));
   }
 }

@@ -42,6 +42,9 @@ TilingData rms_norm_tiling(const LaunchContext& ctx);
 void rms_norm_kernel(TileBuilder& t);
 void rms_norm_reference(const Attrs& a, std::span<const Tensor> in, std::span<Tensor> out);
 
+// Two dims that are both known and unequal (unknown dims are taken to agree).
+bool dims_differ(const Dim& a, const Dim& b);
+
 // The skip norms' shape checks (SkipLayerNormalization, SkipSimplifiedLayerNormalization): skip has
 // the input's shape, and each present input of `params` (input index, name) is [hidden], hidden
 // the input's last dim. ShapeError names `op` and the shapes. The input's shape must be known.

@@ -45,10 +45,6 @@ int64_t norm_axis(bool skip, const Attrs& a, int64_t rank) {
   return skip ? rank - 1 : normalize_axis(a.i("axis"), rank);
 }
 
-bool dims_differ(const Dim& a, const Dim& b) {
-  return a.known() && b.known() && a.value() != b.value();
-}
-
 // p must be shaped like x[from:] (leading 1s allowed).
 void check_param(const char* op, const char* name, const TensorType& p, const SymShape& x,
                  size_t from) {

@@ -236,12 +236,12 @@ bool mmad_a_panels_im2col(DType in, const void* pa, int64_t a_stride, const Im2c
   ahead->start();
   if (m > 0 && n > 0) {
     const auto* a = static_cast<const float*>(pa);
-    if (gemm_detail::mmad_f32_planes(a, a_stride, src, g, c, ldc, m, n, k, accumulate, ahead,
-                                     false))
-      ;  // read from the map's phase planes
-    else if (g.s[2] == 2)
+    const bool planes =  // read from the map's phase planes where that is cheaper
+        gemm_detail::mmad_f32_planes(a, a_stride, src, g, c, ldc, m, n, k, accumulate, ahead,
+                                     false);
+    if (!planes && g.s[2] == 2)
       mmad_im2col<2>(a, a_stride, src, g, c, ldc, m, n, k, accumulate, ahead);
-    else
+    else if (!planes)
       mmad_im2col<1>(a, a_stride, src, g, c, ldc, m, n, k, accumulate, ahead);
   }
   ahead->issue(1, 1);

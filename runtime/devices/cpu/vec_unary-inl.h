@@ -34,6 +34,12 @@ HWY_INLINE V ExpFull(D d, V v) {
   return hn::IfThenElse(IsNan(v), v, big);
 }
 
+// erf's Maclaurin series x sum_k c_k x^(2k), c_k = 2/sqrt(pi) (-1)^k / (k! (2k + 1)), k <= 10.
+inline constexpr float kErfTaylor[11] = {1.1283791671e+00f,  -3.7612638903e-01f, 1.1283791671e-01f,
+                                         -2.6866170645e-02f, 5.2239776254e-03f,  -8.5483270234e-04f,
+                                         1.2055332982e-04f,  -1.4925650358e-05f, 1.6462114365e-06f,
+                                         -1.6365844691e-07f, 1.4807192815e-08f};
+
 #if HWY_TARGET <= HWY_AVX3
 // e^-a for a >= 0 over a full f32 zmm (a NaN stays NaN): 2^n e^-r with n = round(-a log2 e) and
 // r = a + n ln 2 in [-ln2/2, ln2/2] (ln 2 in two parts), e^-r by its degree-7 Taylor polynomial,
@@ -75,13 +81,10 @@ HWY_INLINE __m512 SigmoidAvx512(__m512 x) {
 // <= 1.5e-7, so <= 3e-7 relative where erf >= erf(1/2)), |x| capped at 10 (erf = 1 there) by a
 // min that keeps a NaN; the sign restored.
 HWY_INLINE __m512 ErfAvx512(__m512 x) {
-  static constexpr float kTaylor[7] = {1.1283791671e+00f,  -3.7612638903e-01f, 1.1283791671e-01f,
-                                       -2.6866170645e-02f, 5.2239776254e-03f,  -8.5483270234e-04f,
-                                       1.2055332982e-04f};
   const __m512 ax = _mm512_min_ps(_mm512_set1_ps(10.0f), _mm512_abs_ps(x));
   const __m512 s = _mm512_mul_ps(x, x);
-  __m512 p = _mm512_set1_ps(kTaylor[6]);
-  for (int k = 5; k >= 0; --k) p = _mm512_fmadd_ps(p, s, _mm512_set1_ps(kTaylor[k]));
+  __m512 p = _mm512_set1_ps(kErfTaylor[6]);
+  for (int k = 5; k >= 0; --k) p = _mm512_fmadd_ps(p, s, _mm512_set1_ps(kErfTaylor[k]));
   const __m512 small = _mm512_mul_ps(x, p);
   const __m512 t =
       RecipNearOneAvx512(_mm512_fmadd_ps(ax, _mm512_set1_ps(0.3275911f), _mm512_set1_ps(1.0f)));
@@ -146,18 +149,14 @@ HWY_INLINE V ErfF32(D d, V x) {
 #if HWY_TARGET <= HWY_AVX3
   if constexpr (std::is_same_v<decltype(x.raw), __m512>) return V{ErfAvx512(x.raw)};
 #endif
-  static constexpr float kTaylor[11] = {1.1283791671e+00f,  -3.7612638903e-01f, 1.1283791671e-01f,
-                                        -2.6866170645e-02f, 5.2239776254e-03f,  -8.5483270234e-04f,
-                                        1.2055332982e-04f,  -1.4925650358e-05f, 1.6462114365e-06f,
-                                        -1.6365844691e-07f, 1.4807192815e-08f};
   static constexpr float kCheb[12] = {2.444257528e-01f,  -1.358986289e-01f, 3.563511415e-02f,
                                       -8.884098618e-03f, 2.118423998e-03f,  -4.853987640e-04f,
                                       1.072737543e-04f,  -2.293663335e-05f, 4.756867990e-06f,
                                       -9.589556037e-07f, 1.880687538e-07f,  -3.482829958e-08f};
   const V ax = hn::Abs(x);
   const V s = hn::Mul(x, x);
-  V p = hn::Set(d, kTaylor[10]);
-  for (int k = 9; k >= 0; --k) p = hn::MulAdd(p, s, hn::Set(d, kTaylor[k]));
+  V p = hn::Set(d, kErfTaylor[10]);
+  for (int k = 9; k >= 0; --k) p = hn::MulAdd(p, s, hn::Set(d, kErfTaylor[k]));
   const V small = hn::Mul(x, p);
 
   const V t = hn::Min(hn::Max(ax, hn::Set(d, 1.0f)), hn::Set(d, 4.0f));
