@@ -9,7 +9,13 @@
 
 namespace asc {
 
-Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+Tensor::Tensor(DType dtype, Shape shape) : Tensor(dtype, std::move(shape), true) {}
+
+Tensor Tensor::uninitialized(DType dtype, Shape shape) {
+  return Tensor(dtype, std::move(shape), false);
+}
+
+Tensor::Tensor(DType dtype, Shape shape, bool zero) : dtype_(dtype), shape_(std::move(shape)) {
   // Refuse before allocating: negative dims, element counts whose byte size overflows, and sizes
   // no allocation can satisfy get a message naming the shape instead of std::bad_alloc.
   int64_t n = 1;
@@ -41,7 +47,7 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
   if (!p)
     throw ShapeError(cat("tensor ", dtype_name(dtype_), to_string(shape_), " (", nbytes(),
                          " bytes): out of memory"));
-  std::memset(p, 0, bytes == 0 ? 64 : bytes);
+  if (zero) std::memset(p, 0, bytes == 0 ? 64 : bytes);
   owner_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
   data_ = p;
 }

@@ -144,7 +144,8 @@ void Model::execute(const Plan& plan, std::span<const Tensor* const> fed, std::s
   for (size_t k = 0; k < outputs.size(); ++k) {
     const int v = graph_.outputs[k];
     if (plan.storage[v] != Storage::kOutput || f.first_output[k] != k) continue;
-    if (!outputs[k].defined()) outputs[k] = Tensor(plan.desc[v].dtype, plan.desc[v].shape);
+    if (!outputs[k].defined())  // written in full by its producer, as the arena's values are
+      outputs[k] = Tensor::uninitialized(plan.desc[v].dtype, plan.desc[v].shape);
     f.bound[v].set_data(outputs[k].data());
   }
 

@@ -4,7 +4,9 @@
 // chunks, output widths whose last panel ends 1..15 columns past a multiple of 16 (the tail
 // columns run on their own kernel), strides 1 and 2, pads, dilation, output channels that are
 // not a multiple of the weight panel. Results against a naive convolution, on AVX-512 and with
-// the avx2 kernels (which pack the whole matrix).
+// the avx2 kernels (which pack the whole matrix). The epilogues after the product: bias + relu,
+// bias + residual + relu (vec_epilogue_f32's form), and a scale and shift after the relu
+// (vec_chain_f32's).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -25,12 +27,16 @@ struct Case {
   int64_t c, m, h, w, k, s, pad, d;
 };
 
+enum class Epilogue { kRelu, kResidual, kPostAffine };
+constexpr float kScale = 1.5f, kShift = 0.25f;
+
 int64_t out_dim(int64_t in, const Case& t) {
   return (in + 2 * t.pad - t.d * (t.k - 1) - 1) / t.s + 1;
 }
 
-// y = relu(b + conv(x, w)) for one image.
-Tensor naive(const Tensor& x, const Tensor& w, const Tensor& b, const Case& t) {
+// y = relu(b + conv(x, w) [+ z]) [* kScale + kShift] for one image.
+Tensor naive(const Tensor& x, const Tensor& w, const Tensor& b, const Tensor& z, Epilogue e,
+             const Case& t) {
   const int64_t oh = out_dim(t.h, t), ow = out_dim(t.w, t);
   Tensor y(DType::kF32, {1, t.m, oh, ow});
   for (int64_t m = 0; m < t.m; ++m)
@@ -44,16 +50,20 @@ Tensor naive(const Tensor& x, const Tensor& w, const Tensor& b, const Case& t) {
               if (ih < 0 || ih >= t.h || iw < 0 || iw >= t.w) continue;
               acc += w.at(((m * t.c + c) * t.k + a) * t.k + e) * x.at((c * t.h + ih) * t.w + iw);
             }
-        y.set((m * oh + i) * ow + j, acc < 0 ? 0.0 : acc);
+        const int64_t at = (m * oh + i) * ow + j;
+        if (e == Epilogue::kResidual) acc += z.at(at);
+        acc = acc < 0 ? 0.0 : acc;
+        y.set(at, e == Epilogue::kPostAffine ? acc * kScale + kShift : acc);
       }
   return y;
 }
 
-void check(const Case& t, int threads, const char* isa) {
+void check(const Case& t, int threads, const char* isa, Epilogue e = Epilogue::kRelu) {
   SCOPED_TRACE(std::string(isa) + " C " + std::to_string(t.c) + " M " + std::to_string(t.m) +
                " HxW " + std::to_string(t.h) + "x" + std::to_string(t.w) + " k " +
                std::to_string(t.k) + " s " + std::to_string(t.s) + " pad " + std::to_string(t.pad) +
-               " d " + std::to_string(t.d) + " threads " + std::to_string(threads));
+               " d " + std::to_string(t.d) + " threads " + std::to_string(threads) + " epilogue " +
+               std::to_string(static_cast<int>(e)));
   Builder bl;
   const int x = bl.input("x", {1, t.c, t.h, t.w});
   const Tensor w = random({t.m, t.c, t.k, t.k}, 5), b = random({t.m}, 6);
@@ -61,13 +71,24 @@ void check(const Case& t, int threads, const char* isa) {
                 {"strides", V{t.s, t.s}},
                 {"pads", V{t.pad, t.pad, t.pad, t.pad}},
                 {"dilations", V{t.d, t.d}}};
-  const int y = bl.op("Conv", "conv", {x, bl.constant("w", w), bl.constant("b", b)}, a);
-  bl.g.outputs = {bl.op("Relu", "relu", {y}, {})};
+  int y = bl.op("Conv", "conv", {x, bl.constant("w", w), bl.constant("b", b)}, a);
   const Tensor xt = random({1, t.c, t.h, t.w}, 7);
+  const Tensor zt = random({1, t.m, out_dim(t.h, t), out_dim(t.w, t)}, 8);
+  std::vector<NamedTensor> feeds = {{"x", xt}};
+  if (e == Epilogue::kResidual) {
+    y = bl.op("Add", "residual", {y, bl.input("z", zt.shape())}, {});
+    feeds.push_back({"z", zt});
+  }
+  y = bl.op("Relu", "relu", {y}, {});
+  if (e == Epilogue::kPostAffine) {
+    y = bl.op("Mul", "mul", {y, bl.constant("scale", test::scalar(kScale))}, {});
+    y = bl.op("Add", "add", {y, bl.constant("shift", test::scalar(kShift))}, {});
+  }
+  bl.g.outputs = {y};
   ModelOptions o;
   o.threads = threads;
-  const auto out = Model(bl.g, o).run({{"x", xt}});
-  const Tensor want = naive(xt, w, b, t);
+  const auto out = Model(bl.g, o).run(feeds);
+  const Tensor want = naive(xt, w, b, zt, e, t);
   ASSERT_EQ(out[0].tensor.shape(), want.shape());
   for (int64_t i = 0; i < want.numel(); ++i)
     ASSERT_NEAR(out[0].tensor.at(i), want.at(i), 2e-4 * (1 + std::abs(want.at(i))))
@@ -94,6 +115,20 @@ TEST(Im2colConv, MatchesANaiveConvolution) {
       for (int threads : {1, 2}) check(t, threads, isa);
     cpu::gemm_force_isa(nullptr);
   }
+}
+
+TEST(Im2colConv, ResidualAndPostAffineEpilogues) {
+  const std::vector<Case> cases = {
+      {64, 64, 20, 56, 3, 1, 1, 1},  // k 576 on 56-wide rows (the phase planes)
+      {29, 30, 14, 14, 3, 1, 1, 1},  // k 261: two chunks
+      {33, 25, 11, 13, 3, 2, 1, 1},  // stride 2, odd sizes
+      {3, 16, 23, 23, 7, 2, 3, 1},   // a stem
+      {64, 70, 7, 7, 1, 1, 0, 1},    // pointwise: X's rows
+      {1024, 64, 9, 9, 3, 1, 1, 1},  // k 9216: the tiling steps over channels (a k loop)
+  };
+  for (const Case& t : cases)
+    for (Epilogue e : {Epilogue::kResidual, Epilogue::kPostAffine})
+      for (int threads : {1, 2}) check(t, threads, "auto", e);
 }
 
 }  // namespace

@@ -210,13 +210,17 @@ int fused_steps(const TileProgram& p, const RowChain& c, const std::vector<BufSt
 
 void run_row_chain(const TileProgram& p, const RowChain& c, const std::vector<BufState>& st) {
   int64_t cols = c.cols, rows = c.n / cols;
-  for (int q : c.row_ops) {
-    const BufState& d = st[p.instrs[q].dst];
-    if (c.closed && d.gm) {
-      rows = std::min(rows, d.rows);
-      cols = std::min(cols, d.cols);
+  // A closed chain stops at its result's valid region in GM, which is that of an operand read in
+  // GM (Lowering::view_chain_in: the same box).
+  const auto clamp = [&](int b) {
+    if (b >= 0 && st[b].gm) {
+      rows = std::min(rows, st[b].rows);
+      cols = std::min(cols, st[b].cols);
     }
-  }
+  };
+  for (int q : c.row_ops)
+    if (c.closed)
+      for (int b : {p.instrs[q].dst, p.instrs[q].src[0], p.instrs[q].src[1]}) clamp(b);
   const int64_t ld = c.cols;  // a local tile's row stride
   // Row stride per buffer: its GM box's when written there, else the dense tile's.
   auto rs_of = [&](int b) { return b >= 0 && st[b].gm ? st[b].rs : ld; };

@@ -147,6 +147,16 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
         const BoxEval e = eval_box(in.box, vars);
         std::byte* src = gm(in.arg) + static_cast<size_t>(e.first) * es;
         s.map.gm = nullptr;
+        s.gm = false;
+        if (low.view_chain_in[pc] && !e.empty) {  // read in GM by its chain, through rs
+          BoxMatrix m;
+          if (box_matrix_of(in.box, e, d.dims.empty() ? 1 : d.dims.back(), m) && m.cs == 1) {
+            s.ptr = src;
+            s.rs = m.rs, s.cs = 1, s.rows = m.rows, s.cols = m.cols;
+            s.gm = true;
+            break;
+          }
+        }
         if (low.view_in[pc] && low.map_in[pc]) {
           s.map = map_view(gm(in.arg), in.box, e);
         } else if (low.view_in[pc]) {

@@ -38,6 +38,10 @@ struct Lowering {
   // the chain starting there (-1: none).
   std::vector<RowChain> chains;
   std::vector<int> chain_at;
+  // Per kCopyIn: an f32 tile only the row ops of a closed chain read, over the same box of a
+  // tensor of the same shape as the chain's copy-out (a convolution's residual): read where it
+  // lies in GM through its row stride instead of gathered (valid region = the result's).
+  std::vector<bool> view_chain_in;
   // Per kCopyIn: only the in-place accumulate after it reads the block (add / max / min, f32,
   // padding its identity): the two run as one pass over the box (box_accumulate).
   std::vector<bool> acc_in;

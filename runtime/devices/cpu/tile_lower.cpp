@@ -136,6 +136,39 @@ Lowering lower(const TileProgram& p) {
       chain_row[p.instrs[q].dst] = !d.empty() && d.back() == c.cols;
     }
   }
+  low.view_chain_in.assign(ni, false);
+  const auto same_box = [](const GmBox& a, const GmBox& b) {
+    if (a.offset != b.offset || a.fill != b.fill || a.dims.size() != b.dims.size()) return false;
+    for (size_t j = 0; j < a.dims.size(); ++j) {
+      const BoxDim &x = a.dims[j], &y = b.dims[j];
+      if (x.extent != y.extent || x.stride != y.stride || x.size != y.size ||
+          x.start.var != y.start.var || x.start.scale != y.start.scale ||
+          x.start.offset != y.start.offset || x.strided_view() || y.strided_view())
+        return false;
+    }
+    return true;
+  };
+  for (const RowChain& c : low.chains) {
+    if (low.chain_at[c.begin] < 0 || !c.closed) continue;
+    const int last = p.instrs[c.row_ops.back()].dst;
+    if (consumers[last].size() != 1) continue;
+    const Instr& out = p.instrs[consumers[last][0]];
+    if (out.kind != InstrKind::kCopyOut) continue;
+    for (int q = c.begin; q <= c.end; ++q) {
+      const Instr& in = p.instrs[q];
+      if (in.kind != InstrKind::kCopyIn || low.acc_in[q] || low.view_in[q] ||
+          p.buffers[in.dst].dtype != DType::kF32 || p.args[in.arg].dtype != DType::kF32 ||
+          numel(p.buffers[in.dst].dims) != c.n || p.buffers[in.dst].dims.back() != c.cols ||
+          !in.box.unit_inner() || p.args[in.arg].shape != p.args[out.arg].shape ||
+          !same_box(in.box, out.box))
+        continue;
+      bool only_rows = true;
+      for (int u : consumers[in.dst])
+        only_rows =
+            only_rows && std::find(c.row_ops.begin(), c.row_ops.end(), u) != c.row_ops.end();
+      low.view_chain_in[q] = only_rows;
+    }
+  }
   for (int b = 0; b < nb; ++b) {
     if (producers[b].empty() || consumers[b].size() != 1) continue;
     const Instr& out = p.instrs[consumers[b][0]];
