@@ -203,8 +203,11 @@ ASC_AVX512 bool mmad_f32_planes(const float* pa, int64_t a_stride, const Im2colS
       const bool wide = rows <= kWideRows;
       if (wide && q % 2 == 1) continue;
       const int64_t nv = std::min<int64_t>(wide ? 4 : 2, vecs - 2 * q);
+      const float* pf = stream              ? a + kl * kMr
+                        : a_in_l2 && q == 0 ? next_a_chunk(pa, a_stride, p, panels_a, k0, kl, k)
+                                            : nullptr;
       table[rows - 1][nv - 1](a, planes + q * 32, off + k0, kl, cq + p * kMr * o.qb + q * 32, o.qb,
-                              k0 > 0, stream ? a + kl * kMr : nullptr);
+                              k0 > 0, pf);
     }
   }
   // C' (pitch pw per output row) into C's positions (pitch OW).

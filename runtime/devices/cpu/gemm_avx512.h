@@ -41,6 +41,16 @@ using UkrF32 = void (*)(const float* a, const float* b, int64_t bs, int64_t k, f
                         int64_t ldc, __mmask16 m0, __mmask16 m1, bool load_c, const float* pf);
 const UkrF32* ukr_f32_table();
 
+// With panels outermost (A held in L2), the first B panel's pass reads each A chunk for the first
+// time, from memory where the weight is not cached: the chunk read after panel p's at k0 — the
+// next panel's, else the next chunk's first panel's — for the micro-kernel to fetch into L2 a line
+// per k (its pf stream) while panel p runs.
+inline const float* next_a_chunk(const float* pa, int64_t a_stride, int64_t p, int64_t panels_a,
+                                 int64_t k0, int64_t kl, int64_t k) {
+  if (p + 1 < panels_a) return pa + (p + 1) * a_stride + k0 * kMr;
+  return k0 + kl < k ? pa + (k0 + kl) * kMr : nullptr;
+}
+
 // C of an empty contraction (k = 0): zeros, or unchanged when accumulating.
 inline void empty_product(float* c, int64_t ldc, int64_t m, int64_t n, bool accumulate) {
   if (!accumulate)

@@ -157,7 +157,9 @@ ASC_AVX512 void mmad_f32_a_panels_fill(const float* pa, int64_t a_stride, const 
     for (int64_t p = 0; p < panels_a; ++p) {
       ahead->issue(it * panels_a + p + 1, panels_b * chunks * panels_a);
       const float* a = pa + p * a_stride + k0 * kMr;
-      const float* pf = stream ? a + kl * kMr : nullptr;
+      const float* pf = stream              ? a + kl * kMr
+                        : a_in_l2 && q == 0 ? next_a_chunk(pa, a_stride, p, panels_a, k0, kl, k)
+                                            : nullptr;
       float* cp = c + p * kMr * ldc + q * kNr;
       const int64_t rows = std::min<int64_t>(kMr, m - p * kMr);
       if (body > 0) table[rows - 1](a, panel, kNr, kl, cp, ldc, m0, m1, load_c, pf);
