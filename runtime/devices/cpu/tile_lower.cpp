@@ -137,15 +137,11 @@ Lowering lower(const TileProgram& p) {
     }
   }
   low.view_chain_in.assign(ni, false);
-  const auto same_box = [](const GmBox& a, const GmBox& b) {
-    if (a.offset != b.offset || a.fill != b.fill || a.dims.size() != b.dims.size()) return false;
-    for (size_t j = 0; j < a.dims.size(); ++j) {
-      const BoxDim &x = a.dims[j], &y = b.dims[j];
-      if (x.extent != y.extent || x.stride != y.stride || x.size != y.size ||
-          x.start.var != y.start.var || x.start.scale != y.start.scale ||
-          x.start.offset != y.start.offset || x.strided_view() || y.strided_view())
+  const auto same_box = [&](const GmBox& a, const GmBox& b) {  // same_shape, at the same start
+    if (!same_shape(a, b) || a.offset != b.offset) return false;
+    for (size_t j = 0; j < a.dims.size(); ++j)
+      if (a.dims[j].extent != b.dims[j].extent || a.dims[j].start.offset != b.dims[j].start.offset)
         return false;
-    }
     return true;
   };
   for (const RowChain& c : low.chains) {
