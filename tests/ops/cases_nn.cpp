@@ -277,6 +277,33 @@ void add_pools(std::vector<OpCase>& c) {
           {{"kernel_shape", V{3, 3}}, {"pads", V{1, 1, 1, 1}}},
           "i8_y_only"});
   y_only({"MaxPool", 12, {in(f16, {1, 2, 5, 6, 7})}, {{"kernel_shape", V{2, 2, 3}}}, "3d_y_only"});
+  // The cpu device's separable windows (box_taps.cpp): long rows with vector tails, padding at
+  // either end of both dims, stride 1 and 2, dilations, and rows of a 3-D window.
+  y_only({"MaxPool",
+          12,
+          {in(f32, {1, 3, 11, 150})},
+          {{"kernel_shape", V{3, 3}}, {"strides", V{2, 2}}, {"pads", V{1, 1, 1, 1}}},
+          "wide_s2_y_only"});
+  y_only({"MaxPool",
+          12,
+          {in(f32, {1, 4, 27, 27})},
+          {{"kernel_shape", V{3, 3}}, {"strides", V{2, 2}}, {"ceil_mode", int64_t{1}}},
+          "ceil_end_y_only"});
+  y_only({"MaxPool",
+          12,
+          {in(f32, {1, 2, 19, 40})},
+          {{"kernel_shape", V{5, 5}}, {"pads", V{2, 2, 2, 2}}},
+          "s1_k5_y_only"});
+  y_only({"MaxPool",
+          12,
+          {in(f32, {2, 3, 10, 37})},
+          {{"kernel_shape", V{2, 3}}, {"dilations", V{2, 3}}, {"pads", V{1, 2, 0, 1}}},
+          "dil_y_only"});
+  y_only({"MaxPool",
+          12,
+          {in(f32, {1, 2, 5, 6, 33})},
+          {{"kernel_shape", V{3, 2, 3}}, {"strides", V{2, 1, 2}}, {"pads", V{1, 0, 1, 1, 1, 0}}},
+          "3d_f32_y_only"});
   c.push_back({"AveragePool", 1, {in(f32, {1, 3, 8, 8})}, {{"kernel_shape", V{2, 2}}}, "no_pads"});
   c.push_back({"AveragePool",
                6,

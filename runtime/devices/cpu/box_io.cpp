@@ -370,6 +370,7 @@ bool box_accumulate_taps(const std::byte* gm, const GmBox& box, std::span<const 
   constexpr size_t kMaxTaps = 64;
   const size_t r = box.dims.size();
   if (e.empty() || e.size() > kMaxTaps || r == 0) return false;
+  if (box_accumulate_taps_separable(gm, box, e, acc, op)) return true;
   // The region every tap covers: one pass there, then each tap's own rim box by box.
   int64_t lo[kMaxRank], hi[kMaxRank];
   bool alike = true;

@@ -66,6 +66,22 @@ bool accumulate_rows_f32(BinaryOp op, const std::byte* src, int64_t rs, int64_t 
 bool accumulate_taps_f32(BinaryOp op, const float* const* src, int64_t taps, int64_t off,
                          int64_t rs, int64_t cs, int64_t rows, int64_t n, float* acc, int64_t ld);
 
+// The two passes of box_accumulate_taps_separable (box_io_avx512.cpp), f32, op max or min: rows
+// sets v[u] = op over q < n_rows of rows[q][u] for u < nu; cols sets acc[x] = op(acc[x],
+// v[off[i] + x * cs]) for every i < k, x < n. Null without AVX-512 (or for cs other than 1, 2).
+struct TapsKernels {
+  void (*rows)(const float* const* rows, int64_t n_rows, int64_t nu, float* v) = nullptr;
+  void (*cols)(const float* v, const int64_t* off, int64_t k, int64_t n, float* acc) = nullptr;
+};
+TapsKernels taps_kernels_f32(BinaryOp op, int64_t cs);
+
+// box_accumulate_taps for max and min when the boxes form a window of rows of taps (a pool's,
+// tap g * kw + i one step of the last dim's window after tap g * kw, and sharing its rows): per
+// output row the valid rows combined once over the columns they span, then their kw column taps
+// (box_taps.cpp). False, doing nothing, for any other op or layout.
+bool box_accumulate_taps_separable(const std::byte* gm, const GmBox& box,
+                                   std::span<const BoxEval> e, std::byte* acc, BinaryOp op);
+
 // box_accumulate of k boxes in order (`box` their dims, equal but for where they start; e their
 // evaluations at this tile): the region all of them cover in one pass over acc (each acc row
 // read and written once for every box), then each box's own rim (a pool's padded edges) box by

@@ -98,7 +98,52 @@ ASC_AVX512 void accumulate_taps(const float* const* src, int64_t taps, int64_t o
   }
 }
 
+template <int Op>
+ASC_AVX512 void taps_rows(const float* const* rows, int64_t n_rows, int64_t nu, float* v) {
+  constexpr int kV = 4;
+  int64_t u = 0;
+  for (; u + 16 * kV <= nu; u += 16 * kV) {
+    __m512 x[kV];
+    for (int q = 0; q < kV; ++q) x[q] = _mm512_loadu_ps(rows[0] + u + 16 * q);
+    for (int64_t r = 1; r < n_rows; ++r)
+      for (int q = 0; q < kV; ++q) x[q] = apply<Op>(x[q], _mm512_loadu_ps(rows[r] + u + 16 * q));
+    for (int q = 0; q < kV; ++q) _mm512_storeu_ps(v + u + 16 * q, x[q]);
+  }
+  for (; u < nu; u += 16) {
+    const __mmask16 m = tail_mask(nu - u);
+    __m512 x = _mm512_maskz_loadu_ps(m, rows[0] + u);
+    for (int64_t r = 1; r < n_rows; ++r) x = apply<Op>(x, _mm512_maskz_loadu_ps(m, rows[r] + u));
+    _mm512_mask_storeu_ps(v + u, m, x);
+  }
+}
+
+template <int Op, int S>
+ASC_AVX512 void taps_cols(const float* v, const int64_t* off, int64_t k, int64_t n, float* acc) {
+  for (int64_t x = 0; x < n; x += 16) {
+    const int64_t cnt = std::min<int64_t>(16, n - x);
+    const __mmask16 m = tail_mask(cnt);
+    __m512 a = _mm512_maskz_loadu_ps(m, acc + x);
+    for (int64_t i = 0; i < k; ++i) {
+      const float* p = v + off[i] + x * S;
+      a = apply<Op>(a, S == 1 ? _mm512_maskz_loadu_ps(m, p) : load_evens(p, cnt));
+    }
+    _mm512_mask_storeu_ps(acc + x, m, a);
+  }
+}
+
 }  // namespace
+
+TapsKernels taps_kernels_f32(BinaryOp op, int64_t cs) {
+  TapsKernels k;
+  if ((cs != 1 && cs != 2) || (op != BinaryOp::kMax && op != BinaryOp::kMin) ||
+      std::strncmp(gemm_active_isa(), "avx512", 6) != 0)
+    return k;
+  const bool max = op == BinaryOp::kMax;
+  k.rows = max ? taps_rows<1> : taps_rows<2>;
+  k.cols = cs == 1 ? (max ? taps_cols<1, 1> : taps_cols<2, 1>)
+                   : (max ? taps_cols<1, 2> : taps_cols<2, 2>);
+  return k;
+}
 
 bool accumulate_taps_f32(BinaryOp op, const float* const* src, int64_t taps, int64_t off,
                          int64_t rs, int64_t cs, int64_t rows, int64_t n, float* acc, int64_t ld) {
