@@ -219,9 +219,10 @@ TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epil
         // The weight block is packed once per core for the position tiles it walks (the host
         // keeps it); an NPU core loads it for every tile. Weights stored pre-packed are not
         // packed on the host but read, from memory again for each tile unless the block stays
-        // in the core's cache across the position tiles it walks.
+        // in the core's cache across the position tiles it walks: every K step's block, the
+        // tile's rows of the whole W (a tile walks them all before the next tile starts).
         const bool read_only = spec.host && g.panel > 0;
-        const bool stays = !read_only || static_cast<double>(tm * kb * es) <= 0.5 * cache;
+        const bool stays = !read_only || static_cast<double>(tm * kp * es) <= 0.5 * cache;
         const double a_reuse = spec.host && stays
                                    ? static_cast<double>(std::min(p_tiles, ceil_div(tiles, cores)))
                                    : 1.0;
