@@ -1,6 +1,7 @@
 // MaxPool / AveragePool windows on the cpu: a copy-in read only by the accumulate after it is one
 // pass (box_accumulate, stride-2 rows with AVX-512 permutes), and a tile's window offsets run in
-// one pass over the region they all cover, then each offset's padded rim (box_accumulate_taps).
+// one pass over the region they all cover, then each offset's padded rim (box_accumulate_taps;
+// max windows of several rows and columns run separably, box_taps.cpp, pool_taps_test.cpp).
 // Results against a naive pool over strides 1-3, pads, dilations and maps narrower and wider than a
 // vector and than the 64 columns kept in registers, with the AVX-512 rows and with the scalar ones
 // (avx2).
