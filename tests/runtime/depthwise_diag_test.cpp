@@ -75,8 +75,7 @@ Graph depthwise(int64_t c, const Case& k, uint32_t seed) {
   return b.g;
 }
 
-void check(const Case& k, const char* isa) {
-  const int64_t c = 2 * cpu::gemm_kernel(DType::kF32).mr;
+void check(const Case& k, const char* isa, int64_t c = 2 * cpu::gemm_kernel(DType::kF32).mr) {
   SCOPED_TRACE(std::string(isa) + " c " + std::to_string(c) + " spatial " +
                std::to_string(k.spatial.size()) + "-D, first " + std::to_string(k.spatial[0]));
   const Graph orig = depthwise(c, k, 7);
@@ -118,6 +117,39 @@ TEST(DepthwiseDiag, MatchesANaiveDepthwiseConv) {
     check(k, "avx2");
     cpu::gemm_force_isa(nullptr);
   }
+}
+
+// On small maps the blocks are 4 or 2 micro-kernel panels of channels where a block's column
+// matrix over the output plane fits in L0B and the channels make at least 8 blocks; results as
+// above (the model packs for its own device's L0B, so it may take either size).
+TEST(DepthwiseDiag, LargerBlocksOnSmallMaps) {
+  const int64_t mr = cpu::gemm_kernel(DType::kF32).mr;
+  const Case k5{{7, 7}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}};
+  const Case k3{{14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}};
+  for (const int64_t b : {4 * mr, 2 * mr}) {
+    const int64_t c = 8 * b * (b == 2 * mr ? 1 : 2);  // 2 * mr: 4 * mr would make 4 blocks
+    SCOPED_TRACE("block " + std::to_string(b));
+    Graph g = depthwise(c, k5, 5);
+    fuse(g);
+    const int64_t need = b * 25 * 49 * 4;  // a block's column matrix over the 7x7 plane
+    Graph small = g;
+    ASSERT_EQ(pack_conv_weights(small, need - 1), 1);  // does not fit: the next size down
+    EXPECT_EQ(small.nodes[0].attrs.i("group"), c / (b / 2));
+    ASSERT_EQ(pack_conv_weights(g, need), 1);
+    EXPECT_EQ(g.nodes[0].attrs.i("group"), c / b);
+    EXPECT_EQ(g.nodes[0].attrs.i("diag", 0), 1);
+    for (const Case& k : {k5, k3}) {
+      check(k, "auto", c);
+      cpu::gemm_force_isa("avx2");
+      check(k, "avx2", c);
+      cpu::gemm_force_isa(nullptr);
+    }
+  }
+  // Fewer than 8 blocks of 4 * mr: 2 * mr.
+  Graph g = depthwise(8 * 2 * mr, k5, 6);
+  fuse(g);
+  ASSERT_EQ(pack_conv_weights(g, int64_t{1} << 30), 1);
+  EXPECT_EQ(g.nodes[0].attrs.i("group"), 8);
 }
 
 // A NaN in channel 0's map: the other channels of its block-diagonal group are untouched (the
