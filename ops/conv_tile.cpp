@@ -107,7 +107,8 @@ ConvGeom geom_of(const LaunchContext& ctx, int x_arg, int w_arg) {
     g.panel = a.i("panel");
     g.k_pack = a.i("k_pack");
     g.diag = a.i("diag", 0) > 0;
-    const Shape want{g.group, g.panels(), g.kp() * g.panel};
+    g.tail = a.i("tail", 0);
+    const Shape want{g.group, g.panels(), g.panel_row()};
     if (g.k_pack < 1 || ctx.inputs[1].shape != want)
       throw ShapeError(cat("FusedConv: packed W ", to_string(ctx.inputs[1].shape), " is not the ",
                            to_string(want), " of a ", to_string(ws), " weight in panels of ",
@@ -295,7 +296,7 @@ ConvTile conv_accumulate(TileBuilder& t, const ConvGeom& g) {
     if (g.pointwise)  // X_g [channels, positions] as it is
       x.dims = {x.dims[0], x.dims[1], x.dims[2], BoxDim{w.in[2], 1, t.grid(kAxisW, tow), tow}};
     if (g.panel > 0) {  // whole panels of the packed W, the K step's rows of each
-      const int64_t row = g.kp() * g.panel;
+      const int64_t row = g.panel_row();
       wb.dims = {BoxDim{g.group, g.panels() * row, t.grid(kAxisG), 1},
                  BoxDim{g.panels(), row, t.grid(kAxisM, tm / g.panel), tm / g.panel},
                  BoxDim{row, 1, Coord{kv.var, tc * win * g.panel, 0},

@@ -23,6 +23,8 @@ struct ConvGeom {
   // W block diagonal (FusedConv's `diag`): output channel i of a group reads only input channel
   // i, so row i of W_g is zero outside K columns [i * window, (i + 1) * window).
   bool diag = false;
+  // Elements each packed panel's row carries after its KP * panel (FusedConv's `tail`).
+  int64_t tail = 0;
   // The integer form (ConvInteger, QLinearConv): X and W of i8/u8 at inputs x_arg and w_arg,
   // their zero points at xz_arg / wz_arg (-1: none; W's one or one per output channel), the
   // accumulator i32 (the integer cube: docs/DSL.md).
@@ -35,6 +37,7 @@ struct ConvGeom {
   int64_t phases() const { return phase[0] * phase[1] * phase[2]; }
   int64_t kp() const { return (k() + k_pack - 1) / k_pack * k_pack; }
   int64_t panels() const { return panel > 0 ? (mg() + panel - 1) / panel : 0; }
+  int64_t panel_row() const { return kp() * panel + tail; }  // a packed panel's elements
   // One input and one output channel per group.
   bool depthwise() const { return group == c && group == m && group > 1; }
   // The vector unit's form (ops/conv_depthwise.cpp): depthwise, W as it is, and a window of at

@@ -9,7 +9,9 @@
 // (runtime/devices/cpu/gemm.h), Wp [G, ceil(M/G / panel), KP * panel] with KP = K rounded up to
 // k_pack, and its own shape is `w_shape`: Ascend's weights stored ND -> fractal ahead of time.
 // `diag` > 0: W is a depthwise weight as block-diagonal groups (runtime/weight_pack.cpp), output
-// channel i of a group reading only input channel i: the mmad is told (TileBuilder::mmad).
+// channel i of a group reading only input channel i: the mmad is told (TileBuilder::mmad). `tail`
+// > 0: each panel's row carries that many more elements after its KP * panel (the cpu's compact
+// copy of a block-diagonal weight's taps), Wp [G, panels, KP * panel + tail].
 //
 // One tile is Conv's (ops/conv_tile.h), the epilogue on the vector unit before the copy-out:
 //   c (L0C f32 [TM, positions]) = W_g[m0 : +TM] x cols(X[n, g])
@@ -81,11 +83,12 @@ void ref_fused_conv(const Attrs& a, std::span<const Tensor> in, std::span<Tensor
     const int64_t panel = a.i("panel"), k_pack = a.i("k_pack"), group = a.i("group");
     const int64_t mg = ws[0] / group, k = numel(ws) / ws[0];
     const int64_t kp = (k + k_pack - 1) / k_pack * k_pack, panels = (mg + panel - 1) / panel;
+    const int64_t row = kp * panel + a.i("tail", 0);
     Tensor w(DType::kF64, ws);
     for (int64_t m = 0; m < ws[0]; ++m)
       for (int64_t kk = 0; kk < k; ++kk) {
         const int64_t gi = m / mg, r = m % mg;
-        const int64_t at = (gi * panels + r / panel) * kp * panel + (kk / k_pack) * panel * k_pack +
+        const int64_t at = (gi * panels + r / panel) * row + (kk / k_pack) * panel * k_pack +
                            (r % panel) * k_pack + kk % k_pack;
         w.set(m * k + kk, in[1].at(at));
       }
@@ -136,6 +139,7 @@ void add_conv(Registry& r) {
           .attr("k_pack", AttrKind::kInt, int64_t{1})
           .attr("w_shape", AttrKind::kInts, std::vector<int64_t>{})
           .attr("diag", AttrKind::kInt, int64_t{0})
+          .attr("tail", AttrKind::kInt, int64_t{0})
           .type_constraint("T", cube_types())
           .trait(kContraction)
           .describe("Y = act(Conv(X, W) + B + Z) * post_scale + post_shift: a convolution with its "

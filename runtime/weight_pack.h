@@ -70,7 +70,8 @@ int use_packed_weights(Graph& g, const WeightPacking& p);
 // M) becomes a grouped conv of block-diagonal blocks of b channels (b a divisor of C, 4 to 48;
 // the larger ones on maps small enough that a block's column matrix fits in `l0b_bytes`):
 // the cube then multiplies b times the useful products, faster on this device than the vector
-// form; a non-finite input then also reaches the b - 1 other outputs of its block (as NaN). A
+// form; a non-finite input then also reaches the b - 1 other outputs of its block (as NaN). Its
+// f32 panels also carry their rows' taps compactly after K (FusedConv's `tail`). A
 // weight shared with a node that is not such a FusedConv stays as it is. Returns the weights
 // packed.
 int pack_conv_weights(Graph& g, int64_t l0b_bytes = 0);

@@ -1,7 +1,8 @@
 // Depthwise convolutions packed as block-diagonal groups (pack_conv_weights) run a mmad told where
 // W's zeros are (FusedConv `diag`); the cpu then reads each channel's taps from the feature map
-// (AVX-512: small 2-D maps with the channels in the vector lanes, others channel by channel) or
-// skips the zero products (other ISAs). Results against a naive depthwise conv over
+// (AVX-512: small 2-D maps with the channels in the vector lanes, others channel by channel; the
+// weights from the compact copy of the taps after each panel's K, FusedConv `tail`) or skips the
+// zero products (other ISAs). Results against a naive depthwise conv over
 // 1-D, 2-D and 3-D maps, strides, dilations, asymmetric pads, maps wider than a vector, batches;
 // and a NaN in one channel stays in that channel.
 #include <gtest/gtest.h>

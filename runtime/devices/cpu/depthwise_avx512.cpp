@@ -86,7 +86,7 @@ bool outside_map(int64_t r, int64_t win, int64_t k, const Im2colSource& src, flo
 // Row by row: each output row's taps over a copy of each input row it reads (any strides).
 ASC_AVX512 void diag_map_rows(const float* pa, int64_t a_stride, int64_t mr,
                               const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
-                              int64_t m, int64_t n, int64_t k, bool accumulate) {
+                              int64_t m, int64_t n, int64_t k, bool accumulate, int64_t taps_k) {
   constexpr int kChunks = 8;  // 128 outputs of a row in registers at a time
   const float* map = reinterpret_cast<const float*>(src.gm);
   const int64_t win = g.window(), ow_n = g.out[2], k2 = g.k[2], s2 = g.s[2], d2 = g.d[2];
@@ -99,7 +99,8 @@ ASC_AVX512 void diag_map_rows(const float* pa, int64_t a_stride, int64_t mr,
   for (int64_t r = 0; r < m; ++r) {
     float* out = c + r * ldc;
     if (outside_map(r, win, k, src, out, n, accumulate)) continue;
-    const float* w = pa + (r / mr) * a_stride + (r * win) * mr + r % mr;  // w[t * mr]: tap t
+    const float* w =
+        pa + (r / mr) * a_stride + diag_taps_k(r, win, taps_k) * mr + r % mr;  // tap t: w[t * mr]
     const float* xc = map + src.base + r * src.stride[0];
     for (int64_t od = 0; od < g.out[0]; ++od)
       for (int64_t oh = 0; oh < g.out[1]; ++oh) {
@@ -191,7 +192,7 @@ ASC_AVX512 inline void plane_taps_n(const float* x, const int64_t* off, const fl
 
 ASC_AVX512 void diag_map_planes(const float* pa, int64_t a_stride, int64_t mr,
                                 const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
-                                int64_t m, int64_t n, int64_t k, bool accumulate) {
+                                int64_t m, int64_t n, int64_t k, bool accumulate, int64_t taps_k) {
   const float* map = reinterpret_cast<const float*>(src.gm);
   const int64_t win = g.window(), sr = g.s[1], sc = g.s[2], k1 = g.k[1], k2 = g.k[2];
   const int64_t oh_n = g.out[1], ow_n = g.out[2], taps = k1 * k2;
@@ -228,7 +229,8 @@ ASC_AVX512 void diag_map_planes(const float* pa, int64_t a_stride, int64_t mr,
   for (int64_t r = 0; r < m; ++r) {
     float* out = c + r * ldc;
     if (outside_map(r, win, k, src, out, n, accumulate)) continue;
-    const float* w = pa + (r / mr) * a_stride + (r * win) * mr + r % mr;  // w[t * mr]: tap t
+    const float* w =
+        pa + (r / mr) * a_stride + diag_taps_k(r, win, taps_k) * mr + r % mr;  // tap t: w[t * mr]
     const float* xc = map + src.base + r * src.stride[0];
     for (int64_t od = 0; od < g.out[0]; ++od) {
       bool any = false;
@@ -270,17 +272,18 @@ ASC_AVX512 void diag_map_planes(const float* pa, int64_t a_stride, int64_t mr,
 
 ASC_AVX512 void mmad_f32_diag_map(const float* pa, int64_t a_stride, int64_t mr,
                                   const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
-                                  int64_t m, int64_t n, int64_t k, bool accumulate) {
+                                  int64_t m, int64_t n, int64_t k, bool accumulate,
+                                  int64_t taps_k) {
   constexpr int64_t kPlaneMax = 1 << 15;  // floats of scratch planes (128 KiB): an L2-sized map
   const int64_t sr = g.s[1], sc = g.s[2];
   const int64_t ph = (g.span(1) + sr - 1) / sr, pw = (g.span(2) + sc - 1) / sc;
   if (diag_lanes_apply(src, g, m))
-    mmad_f32_diag_lanes(pa, a_stride, mr, src, g, c, ldc, m, n, k, accumulate);
+    mmad_f32_diag_lanes(pa, a_stride, mr, src, g, c, ldc, m, n, k, accumulate, taps_k);
   else if (sc <= 4 && g.k[1] * g.k[2] <= kPlaneTaps &&
            sr * sc * (ph * pw + pw + 16 * kPlaneVectors) <= kPlaneMax)
-    diag_map_planes(pa, a_stride, mr, src, g, c, ldc, m, n, k, accumulate);
+    diag_map_planes(pa, a_stride, mr, src, g, c, ldc, m, n, k, accumulate, taps_k);
   else
-    diag_map_rows(pa, a_stride, mr, src, g, c, ldc, m, n, k, accumulate);
+    diag_map_rows(pa, a_stride, mr, src, g, c, ldc, m, n, k, accumulate, taps_k);
 }
 
 ASC_AVX512 void mmad_f32_diag(const float* pa, int64_t a_stride, const float* pb, float* c,
@@ -330,14 +333,14 @@ namespace asc::cpu {
 
 bool mmad_a_panels_diag_map(DType in, const void* pa, int64_t a_stride, const Im2colSource& src,
                             const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
-                            bool accumulate) {
+                            bool accumulate, int64_t taps_k) {
   const GemmKernel& kern = gemm_kernel(in);
   if (in != DType::kF32 || kern.packed != DType::kF32 || kern.k_pack != 1 ||
       std::string_view(gemm_active_isa()).substr(0, 6) != "avx512")
     return false;
   if (m > 0 && n > 0)
     gemm_detail::mmad_f32_diag_map(static_cast<const float*>(pa), a_stride, kern.mr, src, g, c, ldc,
-                                   m, n, k, accumulate);
+                                   m, n, k, accumulate, taps_k);
   return true;
 }
 

@@ -89,7 +89,8 @@ bool diag_lanes_apply(const Im2colSource& src, const Im2col& g, int64_t m) {
 
 ASC_AVX512 void mmad_f32_diag_lanes(const float* pa, int64_t a_stride, int64_t mr,
                                     const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
-                                    int64_t m, int64_t n, int64_t k, bool accumulate) {
+                                    int64_t m, int64_t n, int64_t k, bool accumulate,
+                                    int64_t taps_k) {
   const float* map = reinterpret_cast<const float*>(src.gm);
   const int64_t win = g.window(), k2 = g.k[2];
   const int64_t hp = g.span(1), wp = g.span(2), ow_n = g.out[2];
@@ -127,7 +128,7 @@ ASC_AVX512 void mmad_f32_diag_lanes(const float* pa, int64_t a_stride, int64_t m
     for (int64_t i = 0; i < nc; ++i) {
       const int64_t r = r0 + i;
       live[i] = r * win < k && r >= src.lo[0] && r < src.hi[0];
-      w_at[i] = (r / mr) * a_stride + r * win * mr + r % mr;  // tap t at + t * mr
+      w_at[i] = (r / mr) * a_stride + diag_taps_k(r, win, taps_k) * mr + r % mr;  // tap t: + t * mr
     }
     __m512 w[kLaneTaps];
     alignas(64) float wl[16];

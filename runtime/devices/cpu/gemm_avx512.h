@@ -177,10 +177,16 @@ ASC_AVX512 bool mmad_f32_planes(const float* pa, int64_t a_stride, const Im2colS
                                 const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n,
                                 int64_t k, bool accumulate, GemmAhead* ahead, bool force);
 
+// The k column of row r's first tap in its A panel: r * window in the block-diagonal layout, or
+// `taps_k` for every row where the panels carry their taps compactly after K (taps_k >= 0:
+// mmad_a_panels_diag_map).
+inline int64_t diag_taps_k(int64_t r, int64_t window, int64_t taps_k) {
+  return taps_k >= 0 ? taps_k : r * window;
+}
 // mmad_a_panels_diag_map's kernel (im2col.h) (depthwise_avx512.cpp).
 ASC_AVX512 void mmad_f32_diag_map(const float* pa, int64_t a_stride, int64_t mr,
                                   const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
-                                  int64_t m, int64_t n, int64_t k, bool accumulate);
+                                  int64_t m, int64_t n, int64_t k, bool accumulate, int64_t taps_k);
 // mmad_f32_diag_map's form with 16 channels in the vector lanes (depthwise_lanes_avx512.cpp),
 // their padded window transposed into a [rows][columns][16] block: small maps (at most 16
 // columns and kLanePlaneMax positions), and larger windows of up to kLaneWindowMax positions
@@ -194,7 +200,8 @@ constexpr int64_t kLaneTaps = 64;
 bool diag_lanes_apply(const Im2colSource& src, const Im2col& g, int64_t m);
 ASC_AVX512 void mmad_f32_diag_lanes(const float* pa, int64_t a_stride, int64_t mr,
                                     const Im2colSource& src, const Im2col& g, float* c, int64_t ldc,
-                                    int64_t m, int64_t n, int64_t k, bool accumulate);
+                                    int64_t m, int64_t n, int64_t k, bool accumulate,
+                                    int64_t taps_k);
 // gemm_mmad_a_panels_diag's f32 kernel: the kMr rows of an A panel run side by side, each over
 // its own k range, against B's panels of kNr columns.
 ASC_AVX512 void mmad_f32_diag(const float* pa, int64_t a_stride, const float* pb, float* c,

@@ -33,10 +33,12 @@ void im2col_pack(DType in, bool a_side, const Im2colSource& src, const Im2col& g
 
 // gemm_mmad_a_panels_diag (gemm.h) with B the column matrix of `g` over `src`, read from the map
 // itself instead of being packed: a depthwise convolution's taps as vector FMAs along the map's
-// rows. f32 A and map on AVX-512 only; false (nothing done) elsewhere.
+// rows. `taps_k` >= 0: each A panel also holds its rows' taps compactly from k column `taps_k` on
+// (tap t of row i at (taps_k + t) * mr + i: runtime/weight_pack.cpp), read there instead of on the
+// diagonal. f32 A and map on AVX-512 only; false (nothing done) elsewhere.
 bool mmad_a_panels_diag_map(DType in, const void* pa, int64_t a_stride, const Im2colSource& src,
                             const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
-                            bool accumulate);
+                            bool accumulate, int64_t taps_k = -1);
 
 // gemm_mmad_a_panels (gemm.h) with B the column matrix of `g` over `src`, packed one k chunk of
 // one panel at a time into L1 right before the micro-kernels read it (the whole matrix is never

@@ -30,8 +30,11 @@ void mmad_product(const TileProgram& p, const Instr& in, BufState& c, const BufS
     c.rows = m;
     c.cols = n;
     float* cp = reinterpret_cast<float*>(c.ptr);
+    // A depthwise weight's panels with its taps compactly after K (runtime/weight_pack.cpp).
+    const int64_t mr = gemm_kernel(dt).mr;
+    const int64_t taps_k = in.diag > 0 && a.panel_stride == (a.cols + in.diag) * mr ? a.cols : -1;
     if (b.lazy && (in.diag > 0 ? mmad_a_panels_diag_map(dt, a.ptr, a.panel_stride, b.map, *b.lazy,
-                                                        cp, c.rs, m, n, k, acc)
+                                                        cp, c.rs, m, n, k, acc, taps_k)
                                : mmad_a_panels_im2col(dt, a.ptr, a.panel_stride, b.map, *b.lazy, cp,
                                                       c.rs, m, n, k, acc))) {
       return;  // B read from its map (a block-diagonal A), or packed chunk by chunk in L1
