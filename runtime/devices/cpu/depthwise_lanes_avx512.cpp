@@ -131,10 +131,29 @@ ASC_AVX512 void mmad_f32_diag_lanes(const float* pa, int64_t a_stride, int64_t m
       w_at[i] = (r / mr) * a_stride + diag_taps_k(r, win, taps_k) * mr + r % mr;  // tap t: + t * mr
     }
     __m512 w[kLaneTaps];
-    alignas(64) float wl[16];
-    for (int64_t t = 0; t < win; ++t) {
-      for (int64_t i = 0; i < 16; ++i) wl[i] = live[i] ? pa[w_at[i] + t * mr] : 0.f;
-      w[t] = _mm512_load_ps(wl);
+    if (taps_k >= 0) {  // compact taps: a panel's channels of one tap are consecutive
+      __mmask16 lanes = 0;
+      for (int64_t i = 0; i < nc; ++i) lanes |= live[i] ? __mmask16(1u << i) : __mmask16(0);
+      __mmask16 seg[16];  // the block's runs of lanes in one panel, and where each tap's begins
+      const float* at[16];
+      int segs = 0;
+      for (int64_t i = 0; i < nc;) {
+        const int64_t r = r0 + i, run = std::min<int64_t>(nc - i, mr - r % mr);
+        seg[segs] = static_cast<__mmask16>(tail_mask(i + run) & ~tail_mask(i));
+        at[segs++] = pa + w_at[i];
+        i += run;
+      }
+      for (int64_t t = 0; t < win; ++t) {
+        __m512 v = _mm512_setzero_ps();
+        for (int q = 0; q < segs; ++q) v = _mm512_mask_expandloadu_ps(v, seg[q], at[q] + t * mr);
+        w[t] = _mm512_maskz_mov_ps(lanes, v);
+      }
+    } else {
+      alignas(64) float wl[16];
+      for (int64_t t = 0; t < win; ++t) {
+        for (int64_t i = 0; i < 16; ++i) wl[i] = live[i] ? pa[w_at[i] + t * mr] : 0.f;
+        w[t] = _mm512_load_ps(wl);
+      }
     }
     // T: the window's rows in the map transposed 16 channels at a time, zeros elsewhere.
     std::fill(tb, tb + r_lo * wp * 16, 0.0f);
