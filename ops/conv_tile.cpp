@@ -295,11 +295,11 @@ ConvTile conv_accumulate(TileBuilder& t, const ConvGeom& g) {
     };
     if (g.pointwise)  // X_g [channels, positions] as it is
       x.dims = {x.dims[0], x.dims[1], x.dims[2], BoxDim{w.in[2], 1, t.grid(kAxisW, tow), tow}};
-    if (g.panel > 0) {  // whole panels of the packed W, the K step's rows of each
-      const int64_t row = g.panel_row();
+    if (g.panel > 0) {  // whole panels of the packed W, the K step's rows of each (never the
+      const int64_t row = g.panel_row();  // panel's tail after K)
       wb.dims = {BoxDim{g.group, g.panels() * row, t.grid(kAxisG), 1},
                  BoxDim{g.panels(), row, t.grid(kAxisM, tm / g.panel), tm / g.panel},
-                 BoxDim{row, 1, Coord{kv.var, tc * win * g.panel, 0},
+                 BoxDim{g.kp() * g.panel, 1, Coord{kv.var, tc * win * g.panel, 0},
                         round_up(tc * win, g.k_pack) * g.panel}};  // all of K: its padding too
     }
     Buf x1 = t.copy_in(g.x_arg, x, Pos::kL1, "x1");

@@ -75,7 +75,8 @@ Model::Model(Graph graph, ModelOptions options, std::shared_ptr<cpu::CpuDevice> 
                       packing.empty() ? nullptr : &packing);
   });
   if (!packing.empty()) use_packed_weights(graph_, packing);
-  if (options_.pack_weights && !sim_ && !acl_) pack_conv_weights(graph_, spec_.l0b_bytes);
+  if (options_.pack_weights && !sim_ && !acl_)
+    pack_conv_weights(graph_, std::min(spec_.l0a_bytes, spec_.l0b_bytes));
   // Exposed values still produced (or folded into constants) become outputs after the model's.
   for (int v : expose) {
     const bool survives = graph_.values[v].producer >= 0 || graph_.values[v].constant;

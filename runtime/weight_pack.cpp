@@ -172,15 +172,23 @@ int use_packed_weights(Graph& g, const WeightPacking& p) {
 namespace {
 
 // Channels per block when a depthwise weight runs as a grouped conv of block-diagonal weights:
-// a divisor of C, whole micro-kernel panels first (0: none fits). A tile is one block, so on a
-// small map (7x7, 14x14) blocks of 12 make tiles too small to pay for their setup: there the
-// block is 4 or 2 panels where its column matrix over the whole output plane (`cols_bytes` per
-// channel; 0: unknown) fits in L0B and the channels still make at least 8 tiles
-// (MobileNetV3-Large's 960 channels 5x5 on 7x7: 0.17 -> 0.13 ms, its 672 3x3 on 14x14 0.12 -> 0.10
-// on one thread).
-int64_t depthwise_block(int64_t c, int64_t mr, int64_t cols_bytes, int64_t l0b_bytes) {
-  for (int64_t b : {4 * mr, 2 * mr})
-    if (cols_bytes > 0 && c % b == 0 && c / b >= 8 && b * cols_bytes <= l0b_bytes) return b;
+// a divisor of C (0: none fits). A tile is one block, its whole K in one step. On a small map
+// (7x7, 14x14: a block's column matrix over the whole output plane, `cols_bytes` per channel,
+// fits in L0B, and its block-diagonal weight, b x b taps of `tap_bytes`, in L0A) the cpu runs a
+// block's channels in the 16 vector lanes and blocks of 12 make tiles too small to pay for their
+// setup: there the block is the divisor that fills the lanes best, the larger on a tie, leaving
+// at least 8 blocks (MobileNetV3-Large's 960 channels 5x5 on 7x7 in blocks of 64, its 200 on
+// 14x14 in blocks of 25 rather than 8). Elsewhere whole micro-kernel panels first.
+int64_t depthwise_block(int64_t c, int64_t mr, int64_t cols_bytes, int64_t tap_bytes,
+                        int64_t l0_bytes) {
+  int64_t best = 0;
+  double filled = 0;
+  for (int64_t b = 8; cols_bytes > 0 && b <= c / 8; ++b) {
+    if (c % b != 0 || b * cols_bytes > l0_bytes || b * b * tap_bytes > l0_bytes) continue;
+    const double f = static_cast<double>(b) / static_cast<double>((b + 15) / 16 * 16);
+    if (f >= filled) filled = f, best = b;
+  }
+  if (best > 0) return best;
   for (int64_t b : {mr, 2 * mr, int64_t{16}, int64_t{8}, int64_t{6}, int64_t{4}})
     if (b > 1 && c % b == 0 && b < c) return b;
   return 0;
@@ -223,7 +231,7 @@ struct PackedConv {
 
 }  // namespace
 
-int pack_conv_weights(Graph& g, int64_t l0b_bytes) {
+int pack_conv_weights(Graph& g, int64_t l0_bytes) {
   std::vector<std::vector<int>> readers(g.values.size());
   for (size_t i = 0; i < g.nodes.size(); ++i)
     for (int v : g.nodes[i].inputs)
@@ -258,8 +266,9 @@ int pack_conv_weights(Graph& g, int64_t l0b_bytes) {
       const Tensor taps = wt;  // a depthwise weight's own [C, 1, k..]
       if (group > 1 && group == wt.shape()[0] && wt.shape()[1] == 1) {
         if (types.empty()) types = infer_symbolic(g).types;
-        const int64_t b =
-            depthwise_block(group, kern.mr, column_bytes(types, g.nodes[i], wt), l0b_bytes);
+        const int64_t b = depthwise_block(
+            group, kern.mr, column_bytes(types, g.nodes[i], wt),
+            static_cast<int64_t>(dtype_size(wt.dtype())) * (wt.numel() / wt.shape()[0]), l0_bytes);
         if (b == 0) continue;  // the vector unit's form (ops/conv_depthwise.cpp)
         wt = block_diagonal(wt, b);
         group /= b;

@@ -67,13 +67,14 @@ int use_packed_weights(Graph& g, const WeightPacking& p);
 // stored in the cube's layout ahead of time, as Ascend's model converter does. Always done where
 // the active kernels keep panels in W's dtype (f32; bf16 with bf16 dot products): a network's conv
 // weights are small and every launch would otherwise pack them. A depthwise weight (group = C =
-// M) becomes a grouped conv of block-diagonal blocks of b channels (b a divisor of C, 4 to 48;
-// the larger ones on maps small enough that a block's column matrix fits in `l0b_bytes`):
+// M) becomes a grouped conv of block-diagonal blocks of b channels (b a divisor of C; the larger
+// ones on maps small enough that a block's column matrix and weight fit in `l0_bytes`, the
+// device's L0A and L0B):
 // the cube then multiplies b times the useful products, faster on this device than the vector
 // form; a non-finite input then also reaches the b - 1 other outputs of its block (as NaN). Its
 // f32 panels also carry their rows' taps compactly after K (FusedConv's `tail`). A
 // weight shared with a node that is not such a FusedConv stays as it is. Returns the weights
 // packed.
-int pack_conv_weights(Graph& g, int64_t l0b_bytes = 0);
+int pack_conv_weights(Graph& g, int64_t l0_bytes = 0);
 
 }  // namespace asc

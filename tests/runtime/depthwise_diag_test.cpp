@@ -120,37 +120,35 @@ TEST(DepthwiseDiag, MatchesANaiveDepthwiseConv) {
   }
 }
 
-// On small maps the blocks are 4 or 2 micro-kernel panels of channels where a block's column
-// matrix over the output plane fits in L0B and the channels make at least 8 blocks; results as
-// above (the model packs for its own device's L0B, so it may take either size).
-TEST(DepthwiseDiag, LargerBlocksOnSmallMaps) {
+// On small maps a block is the divisor of C that fills the 16 vector lanes best (the larger on a
+// tie) with at least 8 blocks, its column matrix and weight within L0; elsewhere (or with no L0
+// given) micro-kernel panels. Results as above (the model packs for its own device's L0).
+TEST(DepthwiseDiag, BlocksFillTheLanesOnSmallMaps) {
   const int64_t mr = cpu::gemm_kernel(DType::kF32).mr;
   const Case k5{{7, 7}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}};
-  const Case k3{{14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}};
-  for (const int64_t b : {4 * mr, 2 * mr}) {
-    const int64_t c = 8 * b * (b == 2 * mr ? 1 : 2);  // 2 * mr: 4 * mr would make 4 blocks
-    SCOPED_TRACE("block " + std::to_string(b));
-    Graph g = depthwise(c, k5, 5);
+  const Case k3{{14, 14}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}};
+  const auto group = [&](int64_t c, const Case& k, int64_t l0) {
+    Graph g = depthwise(c, k, 5);
     fuse(g);
-    const int64_t need = b * 25 * 49 * 4;  // a block's column matrix over the 7x7 plane
-    Graph small = g;
-    ASSERT_EQ(pack_conv_weights(small, need - 1), 1);  // does not fit: the next size down
-    EXPECT_EQ(small.nodes[0].attrs.i("group"), c / (b / 2));
-    ASSERT_EQ(pack_conv_weights(g, need), 1);
-    EXPECT_EQ(g.nodes[0].attrs.i("group"), c / b);
+    EXPECT_EQ(pack_conv_weights(g, l0), 1);
     EXPECT_EQ(g.nodes[0].attrs.i("diag", 0), 1);
-    for (const Case& k : {k5, k3}) {
-      check(k, "auto", c);
-      cpu::gemm_force_isa("avx2");
-      check(k, "avx2", c);
-      cpu::gemm_force_isa(nullptr);
-    }
+    return g.nodes[0].attrs.i("group");
+  };
+  const int64_t cols5 = 25 * 49 * 4;                    // a channel's column matrix over 7x7
+  EXPECT_EQ(group(768, k5, int64_t{1} << 30), 8);       // 96 channels: 768 / 8
+  EXPECT_EQ(group(768, k5, 48 * cols5), 16);            // 48: the largest that fits
+  EXPECT_EQ(group(768, k5, 48 * 48 * 100 - 1), 24);     // the weight of 48 does not: 32
+  EXPECT_EQ(group(200, k3, int64_t{1} << 30), 8);       // 25 channels fill 25 of 32 lanes
+  EXPECT_EQ(group(200, k3, 0), 200 / 8);                // unknown L0: panels (8 divides 200)
+  EXPECT_EQ(group(48, k3, int64_t{1} << 30), 48 / mr);  // 48 / 8 < 8 blocks of 8: panels
+  for (const auto& [c, k] :
+       {std::pair{int64_t{768}, k5}, std::pair{int64_t{200}, k3},
+        std::pair{int64_t{200}, Case{{14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}}}}) {
+    check(k, "auto", c);
+    cpu::gemm_force_isa("avx2");
+    check(k, "avx2", c);
+    cpu::gemm_force_isa(nullptr);
   }
-  // Fewer than 8 blocks of 4 * mr: 2 * mr.
-  Graph g = depthwise(8 * 2 * mr, k5, 6);
-  fuse(g);
-  ASSERT_EQ(pack_conv_weights(g, int64_t{1} << 30), 1);
-  EXPECT_EQ(g.nodes[0].attrs.i("group"), 8);
 }
 
 // A NaN in channel 0's map: the other channels of its block-diagonal group are untouched (the
