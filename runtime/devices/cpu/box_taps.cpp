@@ -114,7 +114,14 @@ void separable_dims(Separable& s, size_t j, int64_t at, int64_t local, float* ac
       for (size_t d = 0; d < s.c && inside; ++d) inside = s.idx[d] >= h.lo[d] && s.idx[d] < h.hi[d];
       if (inside) rows[n++] = s.gm + h.base + at + s.umin;
     }
-    if (n > 0) separable_row(s, rows, n, acc + local);
+    if (n > 0) {
+      // The rows the next output row reads first (one step of the window down): the map is
+      // read once, from L3 or the other core, with little else to hide its latency.
+      const int64_t next = s.c > 0 ? s.box->dims[s.c - 1].stride : 0;
+      for (int64_t q = 0; q < n; ++q)
+        for (int64_t u = 0; u < s.nu; u += 16) __builtin_prefetch(rows[q] + next + u, 0, 3);
+      separable_row(s, rows, n, acc + local);
+    }
     return;
   }
   int64_t lo = INT64_MAX, hi = INT64_MIN;  // the rows any group covers
