@@ -179,6 +179,9 @@ struct RowFill {
     const __mmask16 m0 = tail_mask(cols), m1 = tail_mask(cols - 16);
     const float* src = f.b + k0 * f.ldb + q * kNr;
     for (int64_t r = 0; r < kl; ++r, src += f.ldb, dst += kNr) {
+      // The panel two on in this row: B's k rows are more streams than the hardware follows.
+      _mm_prefetch(reinterpret_cast<const char*>(src + 2 * kNr), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(src + 2 * kNr + 16), _MM_HINT_T0);
       _mm512_store_ps(dst, _mm512_maskz_loadu_ps(m0, src));
       _mm512_store_ps(dst + 16, _mm512_maskz_loadu_ps(m1, src + 16));
     }
