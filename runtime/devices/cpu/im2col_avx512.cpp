@@ -124,6 +124,10 @@ ASC_AVX512 void pack_tap(const Im2colSource& s, const Tap& t, int64_t c0, int64_
     if (c >= s.lo[0] && c < s.hi[0])
       for (int v = 0; v < t.nvalid; ++v) {
         const int64_t at = t.off[v] + c * s.stride[0];
+        // The same run of the next panel: each channel's and offset's rows are a stream of
+        // their own, more than the hardware's prefetch follows.
+        for (int64_t l = 0; l < 2 * S; ++l)
+          _mm_prefetch(reinterpret_cast<const char*>(map + at + 32 * S + 16 * l), _MM_HINT_T0);
         r0 = _mm512_mask_mov_ps(r0, t.m0[v], load_lanes<In, S>(map, at, t.lm[v], 0));
         r1 = _mm512_mask_mov_ps(r1, t.m1[v], load_lanes<In, S>(map, at, t.lm[v], 1));
       }
