@@ -208,12 +208,14 @@ Tensor block_diagonal(const Tensor& w, int64_t b) {
   return d;
 }
 
-// Bytes of one input channel's column matrix over conv n's whole output plane (its window x
-// the plane's positions, in w's dtype); 0 where the output's spatial dims are not known.
-int64_t column_bytes(const std::vector<TensorType>& types, const Node& n, const Tensor& w) {
+// Bytes of one input channel's column matrix over conv n's whole output plane: its window's
+// `tap_bytes` (one channel's weights) per position; 0 where the output's spatial dims are not
+// known.
+int64_t column_bytes(const std::vector<TensorType>& types, const Node& n, size_t rank,
+                     int64_t tap_bytes) {
   const auto& out = types[n.outputs[0]].shape;
-  if (!out || out->size() != w.shape().size()) return 0;
-  int64_t bytes = static_cast<int64_t>(dtype_size(w.dtype())) * (w.numel() / w.shape()[0]);
+  if (!out || out->size() != rank) return 0;
+  int64_t bytes = tap_bytes;
   for (size_t j = 2; j < out->size(); ++j) {
     if (!(*out)[j].known()) return 0;
     bytes *= (*out)[j].value();
@@ -266,9 +268,11 @@ int pack_conv_weights(Graph& g, int64_t l0_bytes) {
       const Tensor taps = wt;  // a depthwise weight's own [C, 1, k..]
       if (group > 1 && group == wt.shape()[0] && wt.shape()[1] == 1) {
         if (types.empty()) types = infer_symbolic(g).types;
+        const int64_t tap_bytes =
+            static_cast<int64_t>(dtype_size(wt.dtype())) * (wt.numel() / wt.shape()[0]);
         const int64_t b = depthwise_block(
-            group, kern.mr, column_bytes(types, g.nodes[i], wt),
-            static_cast<int64_t>(dtype_size(wt.dtype())) * (wt.numel() / wt.shape()[0]), l0_bytes);
+            group, kern.mr, column_bytes(types, g.nodes[i], wt.shape().size(), tap_bytes),
+            tap_bytes, l0_bytes);
         if (b == 0) continue;  // the vector unit's form (ops/conv_depthwise.cpp)
         wt = block_diagonal(wt, b);
         group /= b;
