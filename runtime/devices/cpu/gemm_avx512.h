@@ -177,6 +177,13 @@ ASC_AVX512 bool mmad_f32_planes(const float* pa, int64_t a_stride, const Im2colS
                                 const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n,
                                 int64_t k, bool accumulate, GemmAhead* ahead, bool force);
 
+// mmad_a_panels_winograd's kernel (im2col.h; conv_winograd_avx512.cpp): false, doing nothing,
+// where the window is not a 2-D 3x3 of stride and dilation 1 or (unless `force`) too small.
+ASC_AVX512 bool winograd_f32(const Im2col& g, int64_t k);  // the window and size it takes
+ASC_AVX512 bool mmad_f32_winograd(const float* pa, int64_t a_stride, const Im2colSource& src,
+                                  const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n,
+                                  int64_t k, bool accumulate, bool force);
+
 // The k column of row r's first tap in its A panel: r * window in the block-diagonal layout, or
 // `taps_k` for every row where the panels carry their taps compactly after K (taps_k >= 0:
 // mmad_a_panels_diag_map).

@@ -240,7 +240,9 @@ bool mmad_a_panels_im2col(DType in, const void* pa, int64_t a_stride, const Im2c
   ahead->start();
   if (m > 0 && n > 0) {
     const auto* a = static_cast<const float*>(pa);
-    const bool planes =  // read from the map's phase planes where that is cheaper
+    const bool planes =  // Winograd's 16 products for 36, else the map's phase planes where
+                         // that is cheaper than packing
+        gemm_detail::mmad_f32_winograd(a, a_stride, src, g, c, ldc, m, n, k, accumulate, false) ||
         gemm_detail::mmad_f32_planes(a, a_stride, src, g, c, ldc, m, n, k, accumulate, ahead,
                                      false);
     if (!planes && g.s[2] == 2)

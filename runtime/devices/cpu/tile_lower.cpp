@@ -226,15 +226,18 @@ Lowering lower(const TileProgram& p) {
     int still = -1;  // the innermost axis of several tiles the map does not move with
     for (int g = 0; g < p.grid_rank(); ++g)
       if (p.grid[g] > 1 && !moves[g]) still = g;
-    if (still < 0) {  // no other tile reads it: made chunk by chunk inside the product
-      const Instr* mm = consumers[in.dst].size() == 1 ? &p.instrs[consumers[in.dst][0]] : nullptr;
-      const auto panels_a = [&](int buf) {
-        return producers[buf].size() == 1 &&
-               p.instrs[producers[buf][0]].kind == InstrKind::kLoadL0 &&
-               p.instrs[producers[buf][0]].axis > 0;
-      };
-      low.lazy_im2col[i] = dt == DType::kF32 && mm && mm->kind == InstrKind::kMmad &&
-                           mm->diag == 0 && mm->src[1] == in.dst && panels_a(mm->src[0]);
+    const Instr* mm = consumers[in.dst].size() == 1 ? &p.instrs[consumers[in.dst][0]] : nullptr;
+    const auto panels_a = [&](int buf) {
+      return producers[buf].size() == 1 && p.instrs[producers[buf][0]].kind == InstrKind::kLoadL0 &&
+             p.instrs[producers[buf][0]].axis > 0;
+    };
+    const bool lazy = dt == DType::kF32 && mm && mm->kind == InstrKind::kMmad && mm->diag == 0 &&
+                      mm->src[1] == in.dst && panels_a(mm->src[0]);
+    const auto& kdims = p.buffers[in.dst].dims;
+    // No other tile reads it, or Winograd's product reads the map itself for less than keeping
+    // the matrix saves: made chunk by chunk inside the product.
+    if (still < 0 || (lazy && !kdims.empty() && winograd_window(in.im2col, kdims[0]))) {
+      low.lazy_im2col[i] = lazy;
       continue;
     }
     low.walk.erase(std::find(low.walk.begin(), low.walk.end(), still));

@@ -1,0 +1,142 @@
+// The 3x3 stride-1 convolution as F(2x2, 3x3) Winograd GEMMs (mmad_a_panels_winograd, im2col.h)
+// against a naive convolution of the same box: pads on every side (the padding holds garbage the
+// kernel must never read), odd output rows and columns (half-used 2x2 tiles), a last output row
+// cut short, channels past the map (zero), output channels past a row block and in a panel of one
+// row, tiles spilling over a 32-tile panel, channels not a multiple of 16, and accumulation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "runtime/devices/cpu/gemm.h"
+#include "runtime/devices/cpu/gemm_avx512.h"
+#include "runtime/devices/cpu/im2col.h"
+
+namespace asc::cpu {
+namespace {
+
+struct Case {
+  int64_t channels, m, oh, ow;
+  int64_t lo[3], hi[3];  // valid box region per dim (channel, row, column); the rest is padding
+  int64_t cut = 0;       // positions short of oh * ow
+  bool accumulate = false;
+};
+
+std::string name(const Case& c) {
+  return "C " + std::to_string(c.channels) + " M " + std::to_string(c.m) + " out " +
+         std::to_string(c.oh) + "x" + std::to_string(c.ow) + " cut " + std::to_string(c.cut) +
+         (c.accumulate ? " acc" : "");
+}
+
+void check(const Case& c) {
+  SCOPED_TRACE(name(c));
+  Im2col g;
+  g.k[1] = g.k[2] = 3;
+  g.out[1] = c.oh, g.out[2] = c.ow;
+  const int64_t h = g.span(1), w = g.span(2), k = c.channels * 9;
+  const int64_t n = c.oh * c.ow - c.cut, ldc = n + 5;
+  std::mt19937 rng(static_cast<uint32_t>(k * 17 + n));
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  const auto inside = [&](int64_t ch, int64_t y, int64_t x) {
+    return ch >= c.lo[0] && ch < c.hi[0] && y >= c.lo[1] && y < c.hi[1] && x >= c.lo[2] &&
+           x < c.hi[2];
+  };
+  std::vector<float> map(static_cast<size_t>(c.channels * h * w));
+  for (int64_t ch = 0; ch < c.channels; ++ch)
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x)
+        map[static_cast<size_t>((ch * h + y) * w + x)] = inside(ch, y, x) ? u(rng) : 1e30f;
+  std::vector<float> wt(static_cast<size_t>(c.m * k)), c0(static_cast<size_t>(c.m * ldc));
+  for (float& v : wt) v = u(rng);
+  for (float& v : c0) v = u(rng);
+  std::vector<std::byte> pa(gemm_packed_a_bytes(DType::kF32, c.m, k));
+  gemm_pack_a(DType::kF32, wt.data(), k, 1, c.m, k, pa.data());
+  const int64_t a_stride = gemm_kernel(DType::kF32).mr * k;
+
+  Im2colSource src;
+  src.gm = reinterpret_cast<const std::byte*>(map.data());
+  const int64_t strides[4] = {h * w, h * w, w, 1};
+  const int64_t lo[4] = {c.lo[0], 0, c.lo[1], c.lo[2]}, hi[4] = {c.hi[0], 1, c.hi[1], c.hi[2]};
+  for (int j = 0; j < 4; ++j) src.stride[j] = strides[j], src.lo[j] = lo[j], src.hi[j] = hi[j];
+
+  std::vector<float> got = c0;
+  ASSERT_TRUE(mmad_a_panels_winograd(DType::kF32, pa.data(), a_stride, src, g, got.data(), ldc, c.m,
+                                     n, k, c.accumulate, true));
+  for (int64_t r = 0; r < c.m; ++r)
+    for (int64_t p = 0; p < ldc; ++p) {
+      const float have = got[static_cast<size_t>(r * ldc + p)];
+      const float before = c0[static_cast<size_t>(r * ldc + p)];
+      if (p >= n) {  // past the tile's positions: untouched
+        ASSERT_EQ(have, before) << "row " << r << " column " << p;
+        continue;
+      }
+      const int64_t oy = p / c.ow, ox = p % c.ow;
+      double want = c.accumulate ? before : 0.0, scale = 1.0;
+      for (int64_t ch = 0; ch < c.channels; ++ch)
+        for (int64_t b = 0; b < 3; ++b)
+          for (int64_t e = 0; e < 3; ++e) {
+            if (!inside(ch, oy + b, ox + e)) continue;
+            const double t = double(wt[static_cast<size_t>(r * k + (ch * 3 + b) * 3 + e)]) *
+                             map[static_cast<size_t>((ch * h + oy + b) * w + ox + e)];
+            want += t;
+            scale += std::abs(t);
+          }
+      // The transforms reorder the sums: error bound by the sum of the terms' magnitudes.
+      ASSERT_NEAR(have, want, 2e-6 * scale) << "row " << r << " position " << p;
+    }
+}
+
+TEST(ConvWinograd, MatchesANaiveConvolution) {
+  if (!gemm_detail::gemm_isa_avx512())
+    GTEST_SKIP() << "no AVX-512 on this CPU: the Winograd path does not exist here";
+  std::vector<Case> cases = {
+      // resnet's 3x3 pad 1 on 56-wide rows: a top tile (pad above and on both sides).
+      {64, 64, 4, 56, {0, 1, 1}, {64, 6, 57}},
+      // odd rows and columns, a bottom tile cut short, 13 output channels (a panel of one row).
+      {17, 13, 5, 13, {0, 0, 1}, {17, 6, 14}, 9},
+      // channels past the map, 50 output channels (three row blocks, the last of two rows),
+      // 17 tile columns (a vector and one more) over three 32-tile panels.
+      {21, 50, 7, 33, {0, 1, 0}, {12, 9, 34}},
+      // 130 channels, the whole box inside the map, accumulating.
+      {130, 30, 2, 40, {0, 0, 0}, {130, 4, 42}, 0, true},
+      // one output row and column past a multiple of 2 everywhere, 1 output channel.
+      {16, 1, 3, 9, {0, 1, 1}, {16, 4, 10}},
+  };
+  for (const Case& c : cases) check(c);
+}
+
+TEST(ConvWinograd, RefusesWhatItDoesNotCover) {
+  Im2col g;
+  g.k[1] = g.k[2] = 3, g.out[1] = 4, g.out[2] = 8;
+  std::vector<float> map(16 * 16 * 16), a(4096), c(4096);
+  Im2colSource src;
+  src.gm = reinterpret_cast<const std::byte*>(map.data());
+  src.stride[0] = src.stride[1] = 256, src.stride[2] = 16, src.stride[3] = 1;
+  src.hi[0] = src.hi[1] = src.hi[2] = src.hi[3] = 16;
+  const auto takes = [&](DType dt, int64_t k) {
+    return mmad_a_panels_winograd(dt, a.data(), 12 * k, src, g, c.data(), 32, 1, 32, k, false,
+                                  true);
+  };
+  EXPECT_TRUE(takes(DType::kF32, 18) || !gemm_detail::gemm_isa_avx512());
+  EXPECT_FALSE(takes(DType::kF16, 18));
+  g.s[2] = 2;  // strided
+  EXPECT_FALSE(takes(DType::kF32, 18));
+  g.s[2] = 1, g.d[1] = 2;  // dilated
+  EXPECT_FALSE(takes(DType::kF32, 18));
+  g.d[1] = 1, g.k[2] = 5;  // a 3x5 window
+  EXPECT_FALSE(takes(DType::kF32, 30));
+  g.k[2] = 3, g.k[0] = 2;  // 3-D
+  EXPECT_FALSE(takes(DType::kF32, 36));
+  g.k[0] = 1;
+  // Without `force`: a 7x7 map's 16 tiles, or 8 channels, stay on the direct product.
+  g.out[1] = g.out[2] = 7;
+  EXPECT_FALSE(winograd_window(g, 64 * 9));
+  g.out[1] = g.out[2] = 14;
+  EXPECT_FALSE(winograd_window(g, 8 * 9));
+  EXPECT_EQ(winograd_window(g, 64 * 9), gemm_detail::gemm_isa_avx512() != nullptr);
+}
+
+}  // namespace
+}  // namespace asc::cpu
