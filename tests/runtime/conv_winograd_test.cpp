@@ -2,7 +2,8 @@
 // against a naive convolution of the same box: pads on every side (the padding holds garbage the
 // kernel must never read), odd output rows and columns (half-used 2x2 tiles), a last output row
 // cut short, channels past the map (zero), output channels past a row block and in a panel of one
-// row, tiles spilling over a 32-tile panel, channels not a multiple of 16, and accumulation.
+// row, tiles spilling over a 32-tile panel, channels not a multiple of 16, accumulation, and new
+// weights at the same address in a later run (the transformed filters are kept within a run).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -61,31 +62,38 @@ void check(const Case& c) {
   const int64_t lo[4] = {c.lo[0], 0, c.lo[1], c.lo[2]}, hi[4] = {c.hi[0], 1, c.hi[1], c.hi[2]};
   for (int j = 0; j < 4; ++j) src.stride[j] = strides[j], src.lo[j] = lo[j], src.hi[j] = hi[j];
 
-  std::vector<float> got = c0;
-  ASSERT_TRUE(mmad_a_panels_winograd(DType::kF32, pa.data(), a_stride, src, g, got.data(), ldc, c.m,
-                                     n, k, c.accumulate, true));
-  for (int64_t r = 0; r < c.m; ++r)
-    for (int64_t p = 0; p < ldc; ++p) {
-      const float have = got[static_cast<size_t>(r * ldc + p)];
-      const float before = c0[static_cast<size_t>(r * ldc + p)];
-      if (p >= n) {  // past the tile's positions: untouched
-        ASSERT_EQ(have, before) << "row " << r << " column " << p;
-        continue;
-      }
-      const int64_t oy = p / c.ow, ox = p % c.ow;
-      double want = c.accumulate ? before : 0.0, scale = 1.0;
-      for (int64_t ch = 0; ch < c.channels; ++ch)
-        for (int64_t b = 0; b < 3; ++b)
-          for (int64_t e = 0; e < 3; ++e) {
-            if (!inside(ch, oy + b, ox + e)) continue;
-            const double t = double(wt[static_cast<size_t>(r * k + (ch * 3 + b) * 3 + e)]) *
-                             map[static_cast<size_t>((ch * h + oy + b) * w + ox + e)];
-            want += t;
-            scale += std::abs(t);
-          }
-      // The transforms reorder the sums: error bound by the sum of the terms' magnitudes.
-      ASSERT_NEAR(have, want, 2e-6 * scale) << "row " << r << " position " << p;
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1) {  // other weights at the same address, in a new run: no stale filters
+      for (float& v : wt) v = u(rng);
+      gemm_pack_a(DType::kF32, wt.data(), k, 1, c.m, k, pa.data());
     }
+    im2col_begin_run();
+    std::vector<float> got = c0;
+    ASSERT_TRUE(mmad_a_panels_winograd(DType::kF32, pa.data(), a_stride, src, g, got.data(), ldc,
+                                       c.m, n, k, c.accumulate, true));
+    for (int64_t r = 0; r < c.m; ++r)
+      for (int64_t p = 0; p < ldc; ++p) {
+        const float have = got[static_cast<size_t>(r * ldc + p)];
+        const float before = c0[static_cast<size_t>(r * ldc + p)];
+        if (p >= n) {  // past the tile's positions: untouched
+          ASSERT_EQ(have, before) << "row " << r << " column " << p;
+          continue;
+        }
+        const int64_t oy = p / c.ow, ox = p % c.ow;
+        double want = c.accumulate ? before : 0.0, scale = 1.0;
+        for (int64_t ch = 0; ch < c.channels; ++ch)
+          for (int64_t b = 0; b < 3; ++b)
+            for (int64_t e = 0; e < 3; ++e) {
+              if (!inside(ch, oy + b, ox + e)) continue;
+              const double t = double(wt[static_cast<size_t>(r * k + (ch * 3 + b) * 3 + e)]) *
+                               map[static_cast<size_t>((ch * h + oy + b) * w + ox + e)];
+              want += t;
+              scale += std::abs(t);
+            }
+        // The transforms reorder the sums: error bound by the sum of the terms' magnitudes.
+        ASSERT_NEAR(have, want, 2e-6 * scale) << "row " << r << " position " << p;
+      }
+  }
 }
 
 TEST(ConvWinograd, MatchesANaiveConvolution) {
@@ -99,6 +107,8 @@ TEST(ConvWinograd, MatchesANaiveConvolution) {
       // channels past the map, 50 output channels (three row blocks, the last of two rows),
       // 17 tile columns (a vector and one more) over three 32-tile panels.
       {21, 50, 7, 33, {0, 1, 0}, {12, 9, 34}},
+      // filters too large to keep (made a row block at a time): 64 channels, 100 rows.
+      {64, 100, 4, 20, {0, 1, 1}, {64, 6, 21}},
       // 130 channels, the whole box inside the map, accumulating.
       {130, 30, 2, 40, {0, 0, 0}, {130, 4, 42}, 0, true},
       // one output row and column past a multiple of 2 everywhere, 1 output channel.

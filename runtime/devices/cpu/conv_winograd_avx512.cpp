@@ -30,12 +30,29 @@ constexpr int64_t kWinogradMaxFloats = 1 << 20;  // scratch bound (4 MiB): large
 // A few channels or tiles leave the micro-kernels starved (a 7x7 map's 16 tiles ran no faster
 // than the direct product).
 constexpr int64_t kWinogradMinChannels = 16, kWinogradMinTiles = 32, kWinogradMinWidth = 8;
+// Transformed filters kept across tiles up to this size (floats): larger ones, made a row block at
+// a time, stay in L2 (resnet18's 128-channel layer, 540 KiB whole, ran 6 % slower kept).
+constexpr int64_t kFilterKeepFloats = 96 << 10;
 
 // Lanes 2..15 of lo, then lanes 0..1 of hi: 16 consecutive elements two on from lo's first.
 ASC_AVX512 inline __m512 shift2(__m512 lo, __m512 hi) {
   const __m512i idx = _mm512_setr_epi32(2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17);
   return _mm512_permutex2var_ps(lo, idx, hi);
 }
+
+// Calls of run_tiles on this thread (im2col_begin_run): a filter transform is reused only
+// within one.
+thread_local uint64_t t_runs = 0;
+uint64_t run_count() {
+  return t_runs;
+}
+
+struct FilterCache {
+  uint64_t run = ~uint64_t{0};
+  const float* pa = nullptr;
+  int64_t a_stride = 0, m = 0, channels = 0;
+  std::vector<float> u;  // 16 packed A blocks
+};
 
 // Tiles' geometry for one call.
 struct Tiles {
@@ -220,22 +237,39 @@ ASC_AVX512 bool mmad_f32_winograd(const float* pa, int64_t a_stride, const Im2co
   // slower).
   const auto stagger = [](int64_t floats) { return (floats + 1023) / 1024 * 1024 + 16; };
   const int64_t v_block = stagger(t.panels * 32 * t.channels);
-  const int64_t u_block = stagger((rows_a + kMr - 1) / kMr * kMr * t.channels);
+  int64_t u_block = stagger((rows_a + kMr - 1) / kMr * kMr * t.channels);
   const int64_t ldm = (t.count + 15) / 16 * 16;
   const int64_t m_block = stagger(rows_a * ldm);
   if (planes_n + 16 * (v_block + u_block + m_block) > kWinogradMaxFloats) return false;
 
+  // The filters' U, of the whole block where it is small enough to stay in L2 beside the rest
+  // (kept then for the core's next tiles of this launch that read the same weights: a row of
+  // spatial tiles), else of one row block at a time.
+  const int64_t u_all = stagger((m + kMr - 1) / kMr * kMr * t.channels);
+  const bool keep = 16 * u_all <= kFilterKeepFloats;
+  if (keep) u_block = u_all;
   static thread_local std::vector<float> buf;
-  buf.resize(static_cast<size_t>(planes_n + 16 * (v_block + u_block + m_block) + 16));
+  buf.resize(static_cast<size_t>(planes_n + 16 * (v_block + m_block + (keep ? 0 : u_block)) + 16));
   float* const planes = buf.data();
   float* const v = planes + planes_n;
-  float* const u = v + 16 * v_block;
-  float* const mo = u + 16 * u_block;
+  float* const mo = v + 16 * v_block;
+  static thread_local FilterCache fc;
+  if (keep && (fc.run != run_count() || fc.pa != pa || fc.a_stride != a_stride || fc.m != m ||
+               fc.channels != t.channels)) {
+    fc.u.resize(static_cast<size_t>(16 * u_block));
+    transform_filters(pa, a_stride, m, t.channels, fc.u.data(), u_block);
+    fc.run = run_count(), fc.pa = pa, fc.a_stride = a_stride, fc.m = m, fc.channels = t.channels;
+  }
   fill_planes(src, t, planes);
   transform_patches(planes, t, v, v_block);
   for (int64_t r0 = 0; r0 < m; r0 += kRowBlock) {
     const int64_t rows = std::min(kRowBlock, m - r0);
-    transform_filters(pa + r0 / kMr * a_stride, a_stride, rows, t.channels, u, u_block);
+    const float* u = fc.u.data() + r0 / kMr * t.channels * kMr;
+    if (!keep) {
+      float* const ub = mo + 16 * m_block;
+      transform_filters(pa + r0 / kMr * a_stride, a_stride, rows, t.channels, ub, u_block);
+      u = ub;
+    }
     for (int64_t xy = 0; xy < 16; ++xy)
       gemm_mmad_a_panels(DType::kF32, u + xy * u_block, t.channels * kMr, v + xy * v_block,
                          mo + xy * m_block, ldm, rows, t.count, t.channels, false);
@@ -247,6 +281,10 @@ ASC_AVX512 bool mmad_f32_winograd(const float* pa, int64_t a_stride, const Im2co
 }  // namespace asc::cpu::gemm_detail
 
 namespace asc::cpu {
+
+void im2col_begin_run() {
+  ++gemm_detail::t_runs;
+}
 
 bool winograd_window(const Im2col& g, int64_t k) {
   const GemmKernel& f32 = gemm_kernel(DType::kF32);

@@ -62,6 +62,10 @@ bool mmad_a_panels_planes(DType in, const void* pa, int64_t a_stride, const Im2c
 // f32 rounding of the direct ones). f32 on AVX-512, a 2-D 3x3 window of stride and dilation 1
 // over unit-stride map rows; mmad_a_panels_im2col takes it where the GEMMs have at least 16
 // channels and 16 tiles, `force` wherever it applies (tests). false, doing nothing, elsewhere.
+// Starts a core's run of one launch's tiles (run_tiles): what a product derives from the
+// launch's weights (Winograd's transformed filters) is kept from one tile to the next until the
+// next call, never longer (a later launch may hold other weights at the same address).
+void im2col_begin_run();
 // Whether mmad_a_panels_winograd takes a window of k column-matrix rows wherever the tile has
 // enough positions (the lowering then leaves its column matrix unmade: tile_lower.cpp).
 bool winograd_window(const Im2col& g, int64_t k);

@@ -61,6 +61,7 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
   if (packs.size() < static_cast<size_t>(nb)) packs.resize(nb);
   for (auto& slots : packs)
     for (auto& blk : slots.blocks) blk.src = nullptr;
+  im2col_begin_run();
   int64_t vars[kMaxRank * 2] = {};
   std::vector<BoxEval> taps;  // the boxes of a run of accumulated copy-ins (acc_run)
 
