@@ -4,16 +4,15 @@
 // direct convolution become 16, summed over channels as 16 GEMMs of [m, C] x [C, tiles]:
 //   B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1], G = [1 0 0; .5 .5 .5; .5 -.5 .5; 0 0 1],
 //   A^T = [1 1 1 0; 0 1 -1 -1].
-// Per call: the window copied into zero-padded planes (pitch P per channel row), the filters of
-// each A panel transformed into 16 packed A blocks U[xy] (kMr rows per channel), the patches into
-// 16 packed B blocks V[xy] (32 tiles per panel), the GEMMs into M[xy] [rows, tiles] a block of
+// Per call: the filters of the A panels transformed into 16 packed A blocks U[xy] (kMr rows per
+// channel), the patches, read from the map with the padding as masked-off lanes, into 16 packed
+// B blocks V[xy] (32 tiles per panel), the GEMMs into M[xy] [rows, tiles] a block of
 // kRowBlock rows at a time, and each block's M read back into C through A^T . A. The transforms
 // run 16 tiles to a vector: a patch row's even and odd columns come from two lane permutes.
 #include <immintrin.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "runtime/devices/cpu/gemm.h"
@@ -58,32 +57,7 @@ struct FilterCache {
 struct Tiles {
   int64_t channels, rows, cols;  // tile rows WR and columns WC (2x2 outputs each)
   int64_t count, panels;         // WR * WC; B panels of 32 tiles
-  int64_t pitch, plane_rows;     // the planes: 2 WR + 2 rows of `pitch` floats per channel
 };
-
-// One channel's window rows into zero-padded plane rows (columns [0, pitch)).
-ASC_AVX512 void fill_planes(const Im2colSource& src, const Tiles& t, float* planes) {
-  const float* map = reinterpret_cast<const float*>(src.gm);
-  const int64_t clo = std::clamp<int64_t>(src.lo[3], 0, t.pitch);
-  const int64_t chi = std::clamp<int64_t>(src.hi[3], clo, t.pitch);
-  for (int64_t ch = 0; ch < t.channels; ++ch) {
-    const bool ch_in = ch >= src.lo[0] && ch < src.hi[0];
-    for (int64_t r = 0; r < t.plane_rows; ++r) {
-      float* dst = planes + (ch * t.plane_rows + r) * t.pitch;
-      if (!ch_in || r < src.lo[2] || r >= src.hi[2]) {
-        std::memset(dst, 0, static_cast<size_t>(t.pitch) * 4);
-        continue;
-      }
-      const float* row = map + src.base + ch * src.stride[0] + r * src.stride[2];
-      std::memset(dst, 0, static_cast<size_t>(clo) * 4);
-      for (int64_t u = clo; u < chi; u += 16) {
-        const __mmask16 mk = tail_mask(chi - u);
-        _mm512_mask_storeu_ps(dst + u, mk, _mm512_maskz_loadu_ps(mk, row + u));
-      }
-      std::memset(dst + chi, 0, static_cast<size_t>(t.pitch - chi) * 4);
-    }
-  }
-}
 
 // U[xy] (16 packed A blocks, kMr rows per channel) of rows [0, m) of the A panels.
 ASC_AVX512 void transform_filters(const float* pa, int64_t a_stride, int64_t m, int64_t channels,
@@ -114,24 +88,44 @@ ASC_AVX512 void transform_filters(const float* pa, int64_t a_stride, int64_t m, 
     }
 }
 
-// V[xy] (16 packed B blocks [channels, tiles], panels of 32 tiles) from the planes.
-ASC_AVX512 void transform_patches(const float* planes, const Tiles& t, float* v, int64_t v_block) {
+// V[xy] (16 packed B blocks [channels, tiles], panels of 32 tiles) read from the map: a patch
+// row's elements outside it (the padding) are masked-off lanes, zeros.
+ASC_AVX512 void transform_patches(const Im2colSource& src, const Tiles& t, float* v,
+                                  int64_t v_block) {
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  const float* map = reinterpret_cast<const float*>(src.gm);
+  // Per 16-tile chunk, its three vectors' columns inside the map.
+  static thread_local std::vector<__mmask16> cols;
+  const int64_t chunks = (t.cols + 15) / 16;
+  cols.resize(static_cast<size_t>(3 * chunks));
+  for (int64_t q = 0; q < 3 * chunks; ++q) {
+    const int64_t c0 = 32 * (q / 3) + 16 * (q % 3);
+    const int64_t lo = std::clamp<int64_t>(src.lo[3] - c0, 0, 16);
+    const int64_t hi = std::clamp<int64_t>(src.hi[3] - c0, lo, 16);
+    cols[static_cast<size_t>(q)] = static_cast<__mmask16>(tail_mask(hi) & ~tail_mask(lo));
+  }
   for (int64_t ch = 0; ch < t.channels; ++ch)
     for (int64_t wr = 0; wr < t.rows; ++wr) {
-      const float* r0 = planes + (ch * t.plane_rows + 2 * wr) * t.pitch;
+      const float* rows[4];
+      bool inside[4];
+      for (int j = 0; j < 4; ++j) {
+        const int64_t r = 2 * wr + j;
+        inside[j] = ch >= src.lo[0] && ch < src.hi[0] && r >= src.lo[2] && r < src.hi[2];
+        rows[j] = map + src.base + ch * src.stride[0] + r * src.stride[2];
+      }
       for (int64_t wc = 0; wc < t.cols; wc += 16) {
         __m512 tr[4][3];  // B^T d over the patch rows, patch columns 2 wc + [0, 48)
         for (int h = 0; h < 3; ++h) {
           const int64_t at = 2 * wc + 16 * h;
-          const __m512 d0 = _mm512_loadu_ps(r0 + at), d1 = _mm512_loadu_ps(r0 + t.pitch + at);
-          const __m512 d2 = _mm512_loadu_ps(r0 + 2 * t.pitch + at);
-          const __m512 d3 = _mm512_loadu_ps(r0 + 3 * t.pitch + at);
-          tr[0][h] = _mm512_sub_ps(d0, d2);
-          tr[1][h] = _mm512_add_ps(d1, d2);
-          tr[2][h] = _mm512_sub_ps(d2, d1);
-          tr[3][h] = _mm512_sub_ps(d1, d3);
+          const __mmask16 mk = cols[static_cast<size_t>(wc / 16 * 3 + h)];
+          __m512 d[4];
+          for (int j = 0; j < 4; ++j)
+            d[j] = inside[j] ? _mm512_maskz_loadu_ps(mk, rows[j] + at) : _mm512_setzero_ps();
+          tr[0][h] = _mm512_sub_ps(d[0], d[2]);
+          tr[1][h] = _mm512_add_ps(d[1], d[2]);
+          tr[2][h] = _mm512_sub_ps(d[2], d[1]);
+          tr[3][h] = _mm512_sub_ps(d[1], d[3]);
         }
         const int64_t cnt = std::min<int64_t>(16, t.cols - wc), t0 = wr * t.cols + wc;
         const int64_t q0 = t0 / 32, c0 = t0 % 32, first = std::min<int64_t>(cnt, 32 - c0);
@@ -227,11 +221,8 @@ ASC_AVX512 bool mmad_f32_winograd(const float* pa, int64_t a_stride, const Im2co
   t.cols = (g.out[2] + 1) / 2;
   t.count = t.rows * t.cols;
   t.panels = (t.count + 31) / 32;
-  t.pitch = 2 * ((t.cols + 15) / 16 * 16) + 16;
-  t.plane_rows = 2 * t.rows + 2;
   if (!force && t.count < kWinogradMinTiles) return false;
   const int64_t rows_a = std::min<int64_t>(m, kRowBlock);
-  const int64_t planes_n = t.channels * t.plane_rows * t.pitch;
   // The 16 blocks of each kind lie a line apart in cache sets (a multiple of 4 KiB between the
   // blocks written together made their stores conflict in L1: the patches' transform ran 5x
   // slower).
@@ -240,7 +231,7 @@ ASC_AVX512 bool mmad_f32_winograd(const float* pa, int64_t a_stride, const Im2co
   int64_t u_block = stagger((rows_a + kMr - 1) / kMr * kMr * t.channels);
   const int64_t ldm = (t.count + 15) / 16 * 16;
   const int64_t m_block = stagger(rows_a * ldm);
-  if (planes_n + 16 * (v_block + u_block + m_block) > kWinogradMaxFloats) return false;
+  if (16 * (v_block + u_block + m_block) > kWinogradMaxFloats) return false;
 
   // The filters' U, of the whole block where it is small enough to stay in L2 beside the rest
   // (kept then for the core's next tiles of this launch that read the same weights: a row of
@@ -249,9 +240,8 @@ ASC_AVX512 bool mmad_f32_winograd(const float* pa, int64_t a_stride, const Im2co
   const bool keep = 16 * u_all <= kFilterKeepFloats;
   if (keep) u_block = u_all;
   static thread_local std::vector<float> buf;
-  buf.resize(static_cast<size_t>(planes_n + 16 * (v_block + m_block + (keep ? 0 : u_block)) + 16));
-  float* const planes = buf.data();
-  float* const v = planes + planes_n;
+  buf.resize(static_cast<size_t>(16 * (v_block + m_block + (keep ? 0 : u_block)) + 16));
+  float* const v = buf.data();
   float* const mo = v + 16 * v_block;
   static thread_local FilterCache fc;
   if (keep && (fc.run != run_count() || fc.pa != pa || fc.a_stride != a_stride || fc.m != m ||
@@ -260,8 +250,7 @@ ASC_AVX512 bool mmad_f32_winograd(const float* pa, int64_t a_stride, const Im2co
     transform_filters(pa, a_stride, m, t.channels, fc.u.data(), u_block);
     fc.run = run_count(), fc.pa = pa, fc.a_stride = a_stride, fc.m = m, fc.channels = t.channels;
   }
-  fill_planes(src, t, planes);
-  transform_patches(planes, t, v, v_block);
+  transform_patches(src, t, v, v_block);
   for (int64_t r0 = 0; r0 < m; r0 += kRowBlock) {
     const int64_t rows = std::min(kRowBlock, m - r0);
     const float* u = fc.u.data() + r0 / kMr * t.channels * kMr;
