@@ -140,8 +140,10 @@ TEST(ConvWinograd, RefusesWhatItDoesNotCover) {
   g.k[2] = 3, g.k[0] = 2;  // 3-D
   EXPECT_FALSE(takes(DType::kF32, 36));
   g.k[0] = 1;
-  // Without `force`: a 7x7 map's 16 tiles, or 8 channels, stay on the direct product.
+  // Without `force`: a 7x7 map's 16 tiles, one output row, or 8 channels stay direct.
   g.out[1] = g.out[2] = 7;
+  EXPECT_FALSE(winograd_window(g, 64 * 9));
+  g.out[1] = 1, g.out[2] = 80;  // one output row: half of each tile's outputs dropped
   EXPECT_FALSE(winograd_window(g, 64 * 9));
   g.out[1] = g.out[2] = 14;
   EXPECT_FALSE(winograd_window(g, 8 * 9));

@@ -27,7 +27,8 @@ constexpr int64_t kWinogradMaxFloats = 1 << 20;  // scratch bound (4 MiB): large
 // Worth it where the GEMMs have depth and width: 16 / 36 of the products, for transforms that
 // take about half as long as the GEMMs (resnet18's 64-channel 3x3 on 56x56: 1.4x faster in all).
 // A few channels or tiles leave the micro-kernels starved (a 7x7 map's 16 tiles ran no faster
-// than the direct product).
+// than the direct product), and a tile of one output row computes two (PaddleOCR det's 96->24
+// 3x3 on 160x160 in tiles of 1x80 took 1.8x the direct product's time).
 constexpr int64_t kWinogradMinChannels = 16, kWinogradMinTiles = 32, kWinogradMinWidth = 8;
 // Transformed filters kept across tiles up to this size (floats): larger ones, made a row block at
 // a time, stay in L2 (resnet18's 128-channel layer, 540 KiB whole, ran 6 % slower kept).
@@ -208,10 +209,11 @@ ASC_AVX512 void transform_outputs(const float* mo, int64_t m_block, int64_t ldm,
 }  // namespace
 
 ASC_AVX512 bool winograd_f32(const Im2col& g, int64_t k) {
+  const int64_t tiles = (g.out[1] + 1) / 2 * ((g.out[2] + 1) / 2);
   return g.k[0] == 1 && g.k[1] == 3 && g.k[2] == 3 && g.s[1] == 1 && g.s[2] == 1 && g.d[1] == 1 &&
          g.d[2] == 1 && g.out[0] == 1 && k % 9 == 0 && k / 9 >= kWinogradMinChannels &&
-         g.out[2] >= kWinogradMinWidth &&
-         (g.out[1] + 1) / 2 * ((g.out[2] + 1) / 2) >= kWinogradMinTiles;
+         g.out[2] >= kWinogradMinWidth && tiles >= kWinogradMinTiles &&
+         g.positions() >= 3 * tiles;  // at least 3 of a tile's 4 outputs used
 }
 
 ASC_AVX512 bool mmad_f32_winograd(const float* pa, int64_t a_stride, const Im2colSource& src,
