@@ -60,18 +60,19 @@ bool mmad_a_panels_planes(DType in, const void* pa, int64_t a_stride, const Im2c
 // The same product as F(2x2, 3x3) Winograd minimal filtering (conv_winograd_avx512.cpp): 16
 // GEMMs over the channels instead of 36 products per 2x2 outputs, sums in another order (within
 // f32 rounding of the direct ones). f32 on AVX-512, a 2-D 3x3 window of stride and dilation 1
-// over unit-stride map rows; mmad_a_panels_im2col takes it where the GEMMs have at least 16
-// channels and 16 tiles, `force` wherever it applies (tests). false, doing nothing, elsewhere.
+// over unit-stride map rows; mmad_a_panels_im2col takes it where winograd_window does, `force`
+// wherever it applies (tests). false, doing nothing, elsewhere.
+bool mmad_a_panels_winograd(DType in, const void* pa, int64_t a_stride, const Im2colSource& src,
+                            const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
+                            bool accumulate, bool force);
+// Whether mmad_a_panels_winograd takes a window of k column-matrix rows (at least 16 channels,
+// 32 tiles of 2x2 outputs and 3 of each tile's 4 outputs used); the lowering then leaves its
+// column matrix unmade (tile_lower.cpp).
+bool winograd_window(const Im2col& g, int64_t k);
 // Starts a core's run of one launch's tiles (run_tiles): what a product derives from the
 // launch's weights (Winograd's transformed filters) is kept from one tile to the next until the
 // next call, never longer (a later launch may hold other weights at the same address).
 void im2col_begin_run();
-// Whether mmad_a_panels_winograd takes a window of k column-matrix rows wherever the tile has
-// enough positions (the lowering then leaves its column matrix unmade: tile_lower.cpp).
-bool winograd_window(const Im2col& g, int64_t k);
-bool mmad_a_panels_winograd(DType in, const void* pa, int64_t a_stride, const Im2colSource& src,
-                            const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
-                            bool accumulate, bool force);
 
 // The B side in f32 panels of 32 for a window of column stride 1 or 2 with AVX-512
 // (im2col_avx512.cpp); false, doing nothing, where that does not apply.
