@@ -65,7 +65,8 @@ struct Tiles {
 // U[xy] (16 packed A blocks, kMr rows per channel) of rows [0, m) of the A panels.
 ASC_AVX512 void transform_filters(const float* pa, int64_t a_stride, int64_t m, int64_t channels,
                                   float* u, int64_t u_block) {
-  const __mmask16 mk = 0xfff;  // kMr = 12 rows per panel
+  static_assert(kMr == 12, "a panel's rows are the low 12 lanes");
+  const __mmask16 mk = 0xfff;
   const __m512 half = _mm512_set1_ps(0.5f);
   for (int64_t p = 0; p * kMr < m; ++p)
     for (int64_t ch = 0; ch < channels; ++ch) {
