@@ -14,6 +14,7 @@
 #include "runtime/devices/cpu/gemm.h"
 #include "runtime/devices/cpu/gemm_avx512.h"
 #include "runtime/devices/cpu/im2col.h"
+#include "tests/runtime/conv_box.h"
 
 namespace asc::cpu {
 namespace {
@@ -39,42 +40,18 @@ void check(const Case& c) {
   const int64_t h = g.span(1), w = g.span(2), k = c.channels * 9;
   const int64_t n = c.oh * c.ow - c.cut, ldc = n + 5;
   std::mt19937 rng(static_cast<uint32_t>(k * 17 + n));
-  std::uniform_real_distribution<float> u(-1.f, 1.f);
-  const auto inside = [&](int64_t ch, int64_t y, int64_t x) {
-    return ch >= c.lo[0] && ch < c.hi[0] && y >= c.lo[1] && y < c.hi[1] && x >= c.lo[2] &&
-           x < c.hi[2];
-  };
-  std::vector<float> map(static_cast<size_t>(c.channels * h * w));
-  for (int64_t ch = 0; ch < c.channels; ++ch)
-    for (int64_t y = 0; y < h; ++y)
-      for (int64_t x = 0; x < w; ++x)
-        map[static_cast<size_t>((ch * h + y) * w + x)] = inside(ch, y, x) ? u(rng) : 1e30f;
-  std::vector<float> wt(static_cast<size_t>(c.m * k)), c0(static_cast<size_t>(c.m * ldc));
-  for (float& v : wt) v = u(rng);
-  for (float& v : c0) v = u(rng);
-  std::vector<std::byte> pa(gemm_packed_a_bytes(DType::kF32, c.m, k));
-  gemm_pack_a(DType::kF32, wt.data(), k, 1, c.m, k, pa.data());
-  const int64_t a_stride = gemm_kernel(DType::kF32).mr * k;
-
-  Im2colSource src;
-  src.gm = reinterpret_cast<const std::byte*>(map.data());
-  const int64_t strides[4] = {h * w, h * w, w, 1};
-  const int64_t lo[4] = {c.lo[0], 0, c.lo[1], c.lo[2]}, hi[4] = {c.hi[0], 1, c.hi[1], c.hi[2]};
-  for (int j = 0; j < 4; ++j) src.stride[j] = strides[j], src.lo[j] = lo[j], src.hi[j] = hi[j];
+  ConvBox box = make_conv_box(c.channels, c.m, h, w, 9, c.lo, c.hi, ldc, rng);
 
   for (int pass = 0; pass < 2; ++pass) {
-    if (pass == 1) {  // other weights at the same address, in a new run: no stale filters
-      for (float& v : wt) v = u(rng);
-      gemm_pack_a(DType::kF32, wt.data(), k, 1, c.m, k, pa.data());
-    }
+    if (pass == 1) box.draw_weights(rng);  // at the same address, in a new run: no stale filters
     im2col_begin_run();
-    std::vector<float> got = c0;
-    ASSERT_TRUE(mmad_a_panels_winograd(DType::kF32, pa.data(), a_stride, src, g, got.data(), ldc,
-                                       c.m, n, k, c.accumulate, true));
+    std::vector<float> got = box.c0;
+    ASSERT_TRUE(mmad_a_panels_winograd(DType::kF32, box.pa.data(), box.a_stride, box.src, g,
+                                       got.data(), ldc, c.m, n, k, c.accumulate, true));
     for (int64_t r = 0; r < c.m; ++r)
       for (int64_t p = 0; p < ldc; ++p) {
         const float have = got[static_cast<size_t>(r * ldc + p)];
-        const float before = c0[static_cast<size_t>(r * ldc + p)];
+        const float before = box.c0[static_cast<size_t>(r * ldc + p)];
         if (p >= n) {  // past the tile's positions: untouched
           ASSERT_EQ(have, before) << "row " << r << " column " << p;
           continue;
@@ -84,9 +61,9 @@ void check(const Case& c) {
         for (int64_t ch = 0; ch < c.channels; ++ch)
           for (int64_t b = 0; b < 3; ++b)
             for (int64_t e = 0; e < 3; ++e) {
-              if (!inside(ch, oy + b, ox + e)) continue;
-              const double t = double(wt[static_cast<size_t>(r * k + (ch * 3 + b) * 3 + e)]) *
-                               map[static_cast<size_t>((ch * h + oy + b) * w + ox + e)];
+              if (!box.inside(ch, oy + b, ox + e)) continue;
+              const double t = double(box.wt[static_cast<size_t>(r * k + (ch * 3 + b) * 3 + e)]) *
+                               box.at(ch, oy + b, ox + e);
               want += t;
               scale += std::abs(t);
             }
