@@ -1,9 +1,13 @@
 // The operands of a convolution over one map box, for the tests of the cpu's products that read
 // the map (conv_planes_test.cpp, conv_winograd_test.cpp): a map [channels, h, w] whose padding
 // (outside [lo, hi) per dim) holds 1e30, which a kernel must never read; seeded weights
-// [m, channels * window] and their packed A panels; the Im2colSource; and C before the product.
+// [m, channels * window] and their packed A panels; the Im2colSource; C before the product; and
+// the check of C after it against a naive convolution.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -60,6 +64,38 @@ inline ConvBox make_conv_box(int64_t channels, int64_t m, int64_t h, int64_t w, 
   for (int j = 0; j < 4; ++j)
     b.src.stride[j] = strides[j], b.src.lo[j] = slo[j], b.src.hi[j] = shi[j];
   return b;
+}
+
+// C after a product (`got`: box.m rows of ldc floats, n positions over g's output rows) against
+// the window's sum in double of box's map and weights, added to C before (accumulate) or to 0;
+// positions past n untouched. tol(want, magnitude) is the error allowed, magnitude the sum of
+// the terms' absolute values.
+template <class Tol>
+void expect_naive_conv(const ConvBox& box, const Im2col& g, const std::vector<float>& got,
+                       int64_t ldc, int64_t n, bool accumulate, Tol tol) {
+  for (int64_t r = 0; r < box.m; ++r)
+    for (int64_t p = 0; p < ldc; ++p) {
+      const float have = got[static_cast<size_t>(r * ldc + p)];
+      const float before = box.c0[static_cast<size_t>(r * ldc + p)];
+      if (p >= n) {  // past the tile's positions: untouched
+        ASSERT_EQ(have, before) << "row " << r << " column " << p;
+        continue;
+      }
+      const int64_t oy = p / g.out[2], ox = p % g.out[2];
+      double want = accumulate ? before : 0.0, magnitude = 0.0;
+      for (int64_t ch = 0; ch < box.channels; ++ch)
+        for (int64_t b = 0; b < g.k[1]; ++b)
+          for (int64_t e = 0; e < g.k[2]; ++e) {
+            const int64_t y = oy * g.s[1] + b * g.d[1], x = ox * g.s[2] + e * g.d[2];
+            if (!box.inside(ch, y, x)) continue;
+            const double t =
+                double(box.wt[static_cast<size_t>(r * box.k + (ch * g.k[1] + b) * g.k[2] + e)]) *
+                box.at(ch, y, x);
+            want += t;
+            magnitude += std::abs(t);
+          }
+      ASSERT_NEAR(have, want, tol(want, magnitude)) << "row " << r << " position " << p;
+    }
 }
 
 }  // namespace asc::cpu

@@ -47,26 +47,8 @@ void check(const Case& c) {
   std::vector<float> got = box.c0;
   ASSERT_TRUE(mmad_a_panels_planes(DType::kF32, box.pa.data(), box.a_stride, box.src, g, got.data(),
                                    ldc, c.m, n, k, c.accumulate, true));
-  for (int64_t r = 0; r < c.m; ++r)
-    for (int64_t p = 0; p < ldc; ++p) {
-      const float have = got[static_cast<size_t>(r * ldc + p)];
-      const float before = box.c0[static_cast<size_t>(r * ldc + p)];
-      if (p >= n) {  // past the tile's positions: untouched
-        ASSERT_EQ(have, before) << "row " << r << " column " << p;
-        continue;
-      }
-      const int64_t oy = p / c.ow, ox = p % c.ow;
-      double want = c.accumulate ? before : 0.0;
-      for (int64_t ch = 0; ch < c.channels; ++ch)
-        for (int64_t b = 0; b < c.k1; ++b)
-          for (int64_t e = 0; e < c.k2; ++e) {
-            const int64_t y = oy * c.s1 + b * c.d1, x = ox * c.s2 + e * c.d2;
-            if (!box.inside(ch, y, x)) continue;
-            want += double(box.wt[static_cast<size_t>(r * k + (ch * c.k1 + b) * c.k2 + e)]) *
-                    box.at(ch, y, x);
-          }
-      ASSERT_NEAR(have, want, 1e-4 * (1 + std::abs(want))) << "row " << r << " position " << p;
-    }
+  expect_naive_conv(box, g, got, ldc, n, c.accumulate,
+                    [](double want, double) { return 1e-4 * (1 + std::abs(want)); });
 }
 
 TEST(ConvPlanes, MatchesANaiveConvolution) {
