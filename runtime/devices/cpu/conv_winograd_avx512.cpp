@@ -101,8 +101,6 @@ ASC_AVX512 void transform_filters(const float* pa, int64_t a_stride, int64_t m, 
 // row's elements outside it (the padding) are masked-off lanes, zeros.
 ASC_AVX512 void transform_patches(const Im2colSource& src, const Tiles& t, float* v,
                                   int64_t v_block) {
-  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
   const float* map = reinterpret_cast<const float*>(src.gm);
   // Per 16-tile chunk, its three vectors' columns inside the map.
   static thread_local std::vector<__mmask16> cols;
@@ -144,12 +142,10 @@ ASC_AVX512 void transform_patches(const Im2colSource& src, const Tiles& t, float
         float* base1 = v + ((q0 + 1) * t.channels + ch) * 32 - first;
         for (int x = 0; x < 4; ++x) {
           // Patch columns 0..3 of the 16 tiles: even, odd, even + 2, odd + 2 of the row.
-          const __m512 e = _mm512_permutex2var_ps(tr[x][0], even, tr[x][1]);
-          const __m512 o = _mm512_permutex2var_ps(tr[x][0], odd, tr[x][1]);
+          const __m512 e = even_lanes(tr[x][0], tr[x][1]), o = odd_lanes(tr[x][0], tr[x][1]);
           const __m512 s0 = shift2(tr[x][0], tr[x][1]);
           const __m512 s1 = shift2(tr[x][1], tr[x][2]);
-          const __m512 e2 = _mm512_permutex2var_ps(s0, even, s1);
-          const __m512 o2 = _mm512_permutex2var_ps(s0, odd, s1);
+          const __m512 e2 = even_lanes(s0, s1), o2 = odd_lanes(s0, s1);
           const __m512 vy[4] = {_mm512_sub_ps(e, e2), _mm512_add_ps(o, e2), _mm512_sub_ps(e2, o),
                                 _mm512_sub_ps(o, o2)};
           for (int y = 0; y < 4; ++y) {
@@ -209,21 +205,28 @@ ASC_AVX512 void transform_outputs(const float* mo, int64_t m_block, int64_t ldm,
 
 }  // namespace
 
+namespace {
+
+// A 2-D 3x3 window of stride and dilation 1 over k = 9 x channels column-matrix rows.
+bool winograd_shape(const Im2col& g, int64_t k) {
+  return g.k[0] == 1 && g.k[1] == 3 && g.k[2] == 3 && g.s[1] == 1 && g.s[2] == 1 && g.d[1] == 1 &&
+         g.d[2] == 1 && g.out[0] == 1 && k % 9 == 0;
+}
+
+}  // namespace
+
 ASC_AVX512 bool winograd_f32(const Im2col& g, int64_t k) {
   const int64_t tiles = (g.out[1] + 1) / 2 * ((g.out[2] + 1) / 2);
-  return g.k[0] == 1 && g.k[1] == 3 && g.k[2] == 3 && g.s[1] == 1 && g.s[2] == 1 && g.d[1] == 1 &&
-         g.d[2] == 1 && g.out[0] == 1 && k % 9 == 0 && k / 9 >= kWinogradMinChannels &&
-         g.out[2] >= kWinogradMinWidth && tiles >= kWinogradMinTiles &&
+  return winograd_shape(g, k) && k / 9 >= kWinogradMinChannels && g.out[2] >= kWinogradMinWidth &&
+         tiles >= kWinogradMinTiles &&
          g.positions() >= 3 * tiles;  // at least 3 of a tile's 4 outputs used
 }
 
 ASC_AVX512 bool mmad_f32_winograd(const float* pa, int64_t a_stride, const Im2colSource& src,
                                   const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n,
                                   int64_t k, bool accumulate, bool force) {
-  const bool window = g.k[0] == 1 && g.k[1] == 3 && g.k[2] == 3 && g.s[1] == 1 && g.s[2] == 1 &&
-                      g.d[1] == 1 && g.d[2] == 1 && g.out[0] == 1 && k % 9 == 0;
-  if (!window || src.stride[3] != 1 || src.lo[1] > 0 || src.hi[1] <= 0 || m <= 0 || n <= 0 ||
-      n > g.positions() || (!force && !winograd_f32(g, k)))
+  if (!winograd_shape(g, k) || src.stride[3] != 1 || src.lo[1] > 0 || src.hi[1] <= 0 || m <= 0 ||
+      n <= 0 || n > g.positions() || (!force && !winograd_f32(g, k)))
     return false;
   Tiles t;
   t.channels = k / 9;
