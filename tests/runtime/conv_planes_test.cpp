@@ -34,7 +34,7 @@ std::string name(const Case& c) {
          std::to_string(c.cut) + (c.accumulate ? " acc" : "");
 }
 
-void check(const Case& c) {
+void check(const Case& c, bool force = true) {
   SCOPED_TRACE(name(c));
   Im2col g;
   g.k[1] = c.k1, g.k[2] = c.k2, g.s[1] = c.s1, g.s[2] = c.s2, g.d[1] = c.d1, g.d[2] = c.d2;
@@ -46,7 +46,7 @@ void check(const Case& c) {
 
   std::vector<float> got = box.c0;
   ASSERT_TRUE(mmad_a_panels_planes(DType::kF32, box.pa.data(), box.a_stride, box.src, g, got.data(),
-                                   ldc, c.m, n, k, c.accumulate, true));
+                                   ldc, c.m, n, k, c.accumulate, force));
   expect_naive_conv(box, g, got, ldc, n, c.accumulate,
                     [](double want, double) { return 1e-4 * (1 + std::abs(want)); });
 }
@@ -75,6 +75,24 @@ TEST(ConvPlanes, MatchesANaiveConvolution) {
       {256, 128, 3, 3, 1, 1, 1, 1, 4, 12, {0, 1, 1}, {256, 6, 13}},
   };
   for (const Case& c : cases) check(c);
+}
+
+// Unforced, the planes are taken where they cost less than packing, a stem's 27 rows (3x3 over
+// three channels, stride 2, 16 or 24 output channels on a wide map) included; a single channel's
+// 9 rows still pack.
+TEST(ConvPlanes, StemsTakeThePlanes) {
+  if (!gemm_detail::gemm_isa_avx512())
+    GTEST_SKIP() << "no AVX-512 on this CPU: the planes path does not exist here";
+  check({3, 16, 3, 3, 2, 2, 1, 1, 7, 56, {0, 1, 1}, {3, 15, 113}}, false);
+  check({3, 24, 3, 3, 2, 2, 1, 1, 4, 111, {0, 0, 0}, {3, 9, 223}}, false);
+  Im2col g;
+  g.k[1] = g.k[2] = 3, g.s[1] = g.s[2] = 2, g.out[1] = 7, g.out[2] = 56;
+  Im2colSource src;
+  src.stride[3] = 1;
+  src.hi[0] = 1, src.hi[1] = 1, src.hi[2] = 15, src.hi[3] = 113;
+  std::vector<float> a(12 * 9), c(16 * 7 * 56);
+  EXPECT_FALSE(mmad_a_panels_planes(DType::kF32, a.data(), 12 * 9, src, g, c.data(), 7 * 56, 16,
+                                    7 * 56, 9, false, false));
 }
 
 TEST(ConvPlanes, RefusesWhatItDoesNotCover) {

@@ -20,7 +20,7 @@ namespace {
 
 // Scratch bound of the planes (floats): a larger box takes the packed path.
 constexpr int64_t kPlanesMax = 1 << 20;  // 4 MiB
-constexpr int64_t kPlanesMinK = 64;
+constexpr int64_t kPlanesMinK = 16;
 
 // C'[MR rows, 16 NV outputs] (+)= A panel chunk x those outputs of rows off[0..k) (kMr A values
 // per k). pf, when not null, a stream fetched into L2 a line per k (ukr_f32's).
@@ -113,7 +113,9 @@ bool planes_geometry(const Im2colSource& src, const Im2col& g, int64_t m, int64_
   // Worth it where the lanes spent on dropped columns and the compaction (a load and a store per
   // output: ~4 / k of its products) cost less than packing the column matrix: a k row's packing
   // costs about one A panel's products (kMr / m of the micro-kernels' time) when it gathers many
-  // channels from L2; a matrix of few rows (a stem's 27) packs from L1 for much less.
+  // channels from L2. A stem's few rows (27 for a 3x3 over RGB) pack from L1 for less, but the
+  // planes still win there: the stems of squeezenet1_1, mobilenet_v3, shufflenet and regnet take
+  // 0.76-0.94x the packed form's time in the models (one thread, --trace, 3-4 rounds).
   if (k < kPlanesMinK) return false;
   const double planes = static_cast<double>((o.q + 15) / 16 * 16) * (1.0 + 4.0 / k);
   const double mr = static_cast<double>((m + kMr - 1) / kMr * kMr);
