@@ -3,7 +3,7 @@
 // the span their columns cover (V, one vector op per row and 16 columns), then V's kw strided taps
 // into the accumulator: (kh + kw) reads per output instead of kh * kw. Up to kFusedTaps
 // contiguous column taps run as one pass (TapsKernels::fused) with V in registers, each tap a
-// lane shift: SqueezeNet's 3x3/2 pools 20-30 % faster than V stored and read back per tap. Taps
+// lane shift: SqueezeNet's 3x3/2 pools 10-20 % faster than V stored and read back per tap. Taps
 // outside the tensor (the padding) are skipped, never read: a group only where its rows are
 // inside, a column tap only over its valid columns.
 #include <algorithm>
