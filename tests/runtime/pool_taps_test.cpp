@@ -86,6 +86,8 @@ TEST(PoolTaps, MaxPoolMatchesANaiveMax) {
       {3, 23, 61, 3, 5, 2, 1, {1, 2, 1, 2}, true},     // one pass: even and odd lanes shifted
       {2, 15, 66, 2, 8, 2, 1, {0, 3, 0, 4}, false},    // one pass: 8 taps, stride 2
       {2, 11, 37, 2, 9, 2, 1, {0, 4, 0, 4}, false},    // 9 taps: rows, then the column taps
+      {4, 20, 70, 2, 2, 2, 1, {0, 0, 0, 0}, false},    // one pass: 2x2/2, no chunk carried on
+      {3, 18, 50, 2, 3, 1, 1, {0, 1, 1, 1}, false},    // one pass: 2 rows of 3 taps, stride 1
   };
   for (const char* isa : {"auto", "avx2"}) {
     if (std::string(isa) != "auto") cpu::gemm_force_isa(isa);

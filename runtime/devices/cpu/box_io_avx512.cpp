@@ -140,33 +140,42 @@ ASC_AVX512 inline __m512 shift_lanes(__m512 v, __m512 next, int64_t s) {
   return _mm512_permutex2var_ps(v, idx, next);
 }
 
-// V[u, u + 16) of the rows (columns from nu on: zero, never used).
+// V[u, u + 16) of the rows (columns from nu on: zero, never read). Whole chunks are plain loads
+// (masked ones cost Zen 5 dearly), only the last is masked.
+template <int Op, int R, bool Whole>
+ASC_AVX512 inline __m512 v_chunk_of(const float* const* rows, int64_t n_rows, int64_t u,
+                                    __mmask16 m) {
+  __m512 x = Whole ? _mm512_loadu_ps(rows[0] + u) : _mm512_maskz_loadu_ps(m, rows[0] + u);
+  const int64_t n = R > 0 ? R : n_rows;
+#pragma GCC unroll 4
+  for (int64_t q = 1; q < n; ++q)
+    x = apply<Op>(x, Whole ? _mm512_loadu_ps(rows[q] + u) : _mm512_maskz_loadu_ps(m, rows[q] + u));
+  return x;
+}
 template <int Op, int R>
 ASC_AVX512 inline __m512 v_chunk(const float* const* rows, int64_t n_rows, int64_t u, int64_t nu) {
-  const __mmask16 m = tail_mask(nu - u);
-  __m512 x = _mm512_maskz_loadu_ps(m, rows[0] + u);
-  if constexpr (R > 0) {
-#pragma GCC unroll 4
-    for (int q = 1; q < R; ++q) x = apply<Op>(x, _mm512_maskz_loadu_ps(m, rows[q] + u));
-  } else {
-    for (int64_t q = 1; q < n_rows; ++q) x = apply<Op>(x, _mm512_maskz_loadu_ps(m, rows[q] + u));
-  }
-  return x;
+  if (u + 16 <= nu) return v_chunk_of<Op, R, true>(rows, n_rows, u, 0xFFFF);
+  return v_chunk_of<Op, R, false>(rows, n_rows, u, tail_mask(nu - u));
 }
 
 // TapsKernels::fused: per 16 outputs, V's 32 (S = 1) or 48 (S = 2) columns from the rows in
-// registers, each column tap a lane shift of them (S = 2: of their even or odd lanes).
-template <int Op, int S, int R>
+// registers, each column tap a lane shift of them (S = 2: of their even or odd lanes). The last
+// chunk of one step is the first of the next (16 S columns on), so each is combined once.
+template <int Op, int S, int R, int KW>
 ASC_AVX512 void taps_fused_rows(const float* const* rows, int64_t n_rows, int64_t off0, int64_t nu,
-                                int64_t kw, int64_t n, float* acc) {
+                                int64_t kw_any, int64_t n, float* acc) {
+  const int64_t kw = KW > 0 ? KW : kw_any;
+  const bool carry = S == 1 || kw > 2;  // the step's last chunk is loaded and starts the next
+  __m512 a = v_chunk<Op, R>(rows, n_rows, off0, nu);
   for (int64_t x = 0; x < n; x += 16) {
     const int64_t base = off0 + x * S;
-    const __m512 a = v_chunk<Op, R>(rows, n_rows, base, nu);
+    if (!carry && x > 0) a = v_chunk<Op, R>(rows, n_rows, base, nu);
     const __m512 b = v_chunk<Op, R>(rows, n_rows, base + 16, nu);
     __m512 r;
     if constexpr (S == 1) {
       r = a;
       for (int64_t i = 1; i < kw; ++i) r = apply<Op>(r, shift_lanes(a, b, i));
+      a = b;
     } else {
       const __m512 c = kw > 2 ? v_chunk<Op, R>(rows, n_rows, base + 32, nu) : _mm512_setzero_ps();
       const __m512 e = even_lanes(a, b), o = odd_lanes(a, b);
@@ -174,19 +183,31 @@ ASC_AVX512 void taps_fused_rows(const float* const* rows, int64_t n_rows, int64_
       r = apply<Op>(e, o);
       for (int64_t i = 2; i < kw; ++i)
         r = apply<Op>(r, i % 2 ? shift_lanes(o, oc, i / 2) : shift_lanes(e, ec, i / 2));
+      a = c;
     }
-    const __mmask16 m = tail_mask(n - x);
-    _mm512_mask_storeu_ps(acc + x, m, apply<Op>(_mm512_maskz_loadu_ps(m, acc + x), r));
+    if (x + 16 <= n) {
+      _mm512_storeu_ps(acc + x, apply<Op>(_mm512_loadu_ps(acc + x), r));
+    } else {
+      const __mmask16 m = tail_mask(n - x);
+      _mm512_mask_storeu_ps(acc + x, m, apply<Op>(_mm512_maskz_loadu_ps(m, acc + x), r));
+    }
   }
 }
 
-// (A pool's 2 and 3 rows with their loads unrolled: the row loop was a third of the time.)
+// (A pool's 2 and 3 rows and 2 or 3 column taps unrolled: the row loop was a third of the time,
+// the tap loop's shifts built at run time another tenth.)
 template <int Op, int S>
 ASC_AVX512 void taps_fused(const float* const* rows, int64_t n_rows, int64_t off0, int64_t nu,
                            int64_t kw, int64_t n, float* acc) {
-  if (n_rows == 3) return taps_fused_rows<Op, S, 3>(rows, n_rows, off0, nu, kw, n, acc);
-  if (n_rows == 2) return taps_fused_rows<Op, S, 2>(rows, n_rows, off0, nu, kw, n, acc);
-  taps_fused_rows<Op, S, 0>(rows, n_rows, off0, nu, kw, n, acc);
+  if (n_rows == 3 && kw == 3)
+    return taps_fused_rows<Op, S, 3, 3>(rows, n_rows, off0, nu, kw, n, acc);
+  if (n_rows == 2 && kw == 3)
+    return taps_fused_rows<Op, S, 2, 3>(rows, n_rows, off0, nu, kw, n, acc);
+  if (n_rows == 2 && kw == 2)
+    return taps_fused_rows<Op, S, 2, 2>(rows, n_rows, off0, nu, kw, n, acc);
+  if (n_rows == 3) return taps_fused_rows<Op, S, 3, 0>(rows, n_rows, off0, nu, kw, n, acc);
+  if (n_rows == 2) return taps_fused_rows<Op, S, 2, 0>(rows, n_rows, off0, nu, kw, n, acc);
+  taps_fused_rows<Op, S, 0, 0>(rows, n_rows, off0, nu, kw, n, acc);
 }
 
 }  // namespace

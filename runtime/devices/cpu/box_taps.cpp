@@ -119,27 +119,47 @@ void separable_row(Separable& s, const float* const* rows, int64_t n_rows, float
   rims(s, acc, [v](int64_t u) { return v[u]; });
 }
 
+// The output rows of the last two dims (j = c - 1): the groups inside in every dim before j
+// found once, then per row those whose rows cover it.
+void separable_plane(Separable& s, size_t j, int64_t at, int64_t local, float* acc) {
+  const float* base[kMaxGroups];
+  int64_t glo[kMaxGroups], ghi[kMaxGroups];
+  int64_t ng = 0, lo = INT64_MAX, hi = INT64_MIN;
+  for (int64_t q = 0; q < s.grid.groups; ++q) {
+    const BoxEval& h = s.e[static_cast<size_t>(q * s.grid.kw)];
+    bool inside = true;
+    for (size_t d = 0; d < j && inside; ++d) inside = s.idx[d] >= h.lo[d] && s.idx[d] < h.hi[d];
+    if (!inside || h.lo[j] >= h.hi[j]) continue;
+    base[ng] = s.gm + h.base + at + s.umin;
+    glo[ng] = h.lo[j];
+    ghi[ng] = h.hi[j];
+    lo = std::min(lo, glo[ng]);
+    hi = std::max(hi, ghi[ng]);
+    ++ng;
+  }
+  const int64_t stride = s.box->dims[j].stride;
+  for (int64_t i = lo; i < hi; ++i) {
+    const float* rows[kMaxGroups];
+    int64_t n = 0;
+    for (int64_t g = 0; g < ng; ++g)
+      if (i >= glo[g] && i < ghi[g]) rows[n++] = base[g] + i * stride;
+    if (n > 0) separable_row(s, rows, n, acc + local + i * s.inner[j]);
+  }
+}
+
 // Dims j.. of the output rows; `at` the GM offset of the index in dims before j (from any tap's
 // base), `local` its offset in acc.
 void separable_dims(Separable& s, size_t j, int64_t at, int64_t local, float* acc) {
   const size_t groups = static_cast<size_t>(s.grid.groups);
-  if (j == s.c) {
+  if (j + 1 == s.c) {
+    separable_plane(s, j, at, local, acc);
+    return;
+  }
+  if (j == s.c) {  // a box of one dim: one row, every group's
     const float* rows[kMaxGroups];
-    int64_t n = 0;
-    for (size_t q = 0; q < groups; ++q) {
-      const BoxEval& h = s.e[q * static_cast<size_t>(s.grid.kw)];
-      bool inside = true;
-      for (size_t d = 0; d < s.c && inside; ++d) inside = s.idx[d] >= h.lo[d] && s.idx[d] < h.hi[d];
-      if (inside) rows[n++] = s.gm + h.base + at + s.umin;
-    }
-    if (n > 0) {
-      // The rows the next output row reads first (one step of the window down): the map is
-      // read once, from L3 or the other core, with little else to hide its latency.
-      const int64_t next = s.c > 0 ? s.box->dims[s.c - 1].stride : 0;
-      for (int64_t q = 0; q < n; ++q)
-        for (int64_t u = 0; u < s.nu; u += 16) __builtin_prefetch(rows[q] + next + u, 0, 3);
-      separable_row(s, rows, n, acc + local);
-    }
+    for (size_t q = 0; q < groups; ++q)
+      rows[q] = s.gm + s.e[q * static_cast<size_t>(s.grid.kw)].base + at + s.umin;
+    separable_row(s, rows, static_cast<int64_t>(groups), acc + local);
     return;
   }
   int64_t lo = INT64_MAX, hi = INT64_MIN;  // the rows any group covers
