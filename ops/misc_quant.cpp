@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ops/host_clones.h"
 #include "ops/matmul.h"
 #include "ops/misc.h"
 
@@ -28,6 +29,37 @@ std::vector<TensorType> dynamic_quantize_infer(const InferContext& c) {
   return {{DType::kU8, c.inputs[0].shape}, {DType::kF32, SymShape{}}, {DType::kU8, SymShape{}}};
 }
 
+// min(0, min x) and max(0, max x) over x[0, n): 16 independent lanes, so the loop vectorises.
+ASC_HOST_CLONES void range_with_zero(const float* x, int64_t n, float& lo_out, float& hi_out) {
+  constexpr int kLanes = 16;
+  float lo[kLanes] = {}, hi[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; ++l) {
+      lo[l] = std::min(lo[l], x[i + l]);
+      hi[l] = std::max(hi[l], x[i + l]);
+    }
+  for (; i < n; ++i) {
+    lo[0] = std::min(lo[0], x[i]);
+    hi[0] = std::max(hi[0], x[i]);
+  }
+  lo_out = *std::min_element(lo, lo + kLanes);
+  hi_out = *std::max_element(hi, hi + kLanes);
+}
+
+// y = saturate(round_half_even(x / scale) + zp) for scale > 0. x / scale lies in [-255, 255]
+// (NaN aside), where adding and subtracting 1.5 * 2^23 rounds half to even as nearbyint does,
+// without a library call per element.
+ASC_HOST_CLONES void quantize_u8(const float* x, int64_t n, float scale, float zp, uint8_t* y) {
+  constexpr float kRound = 12582912.f;
+  for (int64_t i = 0; i < n; ++i) {
+    float q = (x[i] / scale + kRound) - kRound + zp;
+    q = q < 0.f ? 0.f : q;
+    q = q > 255.f ? 255.f : q;
+    y[i] = static_cast<uint8_t>(static_cast<int32_t>(q));
+  }
+}
+
 // scale = (max(0, max x) - min(0, min x)) / 255, zero point = saturate(round(-min / scale)),
 // computed in float as the ONNX definition does; an all-zero input gives scale 0, zero point 0.
 // Both passes (the range, then the quantisation) run over blocks of kBlock elements on the
@@ -40,21 +72,8 @@ void dynamic_quantize_kernel(const LaunchContext& ctx, std::span<const Tensor> i
   std::vector<float> los(static_cast<size_t>(blocks), 0.f), his(static_cast<size_t>(blocks), 0.f);
   ctx.parallel(blocks, [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
-      constexpr int kLanes = 16;  // independent lanes: the loop vectorises
-      float lo[kLanes] = {}, hi[kLanes] = {};
-      const int64_t e = std::min(n, (b + 1) * kBlock);
-      int64_t i = b * kBlock;
-      for (; i + kLanes <= e; i += kLanes)
-        for (int l = 0; l < kLanes; ++l) {
-          lo[l] = std::min(lo[l], x[i + l]);
-          hi[l] = std::max(hi[l], x[i + l]);
-        }
-      for (; i < e; ++i) {
-        lo[0] = std::min(lo[0], x[i]);
-        hi[0] = std::max(hi[0], x[i]);
-      }
-      los[static_cast<size_t>(b)] = *std::min_element(lo, lo + kLanes);
-      his[static_cast<size_t>(b)] = *std::max_element(hi, hi + kLanes);
+      const int64_t i = b * kBlock, e = std::min(n, i + kBlock);
+      range_with_zero(x + i, e - i, los[static_cast<size_t>(b)], his[static_cast<size_t>(b)]);
     }
   });
   const float lo = blocks ? *std::min_element(los.begin(), los.end()) : 0.f;
@@ -62,21 +81,12 @@ void dynamic_quantize_kernel(const LaunchContext& ctx, std::span<const Tensor> i
   const float scale = (hi - lo) / 255.f;
   const float zp = scale == 0.f ? 0.f : std::clamp(std::nearbyint(0.f - lo / scale), 0.f, 255.f);
   uint8_t* y = out[0].data_as<uint8_t>();
-  // x / scale lies in [-255, 255] (NaN aside), where adding and subtracting 1.5 * 2^23 rounds
-  // half to even as nearbyint does, without a library call per element.
-  constexpr float kRound = 12582912.f;
   ctx.parallel(blocks, [&](int64_t b0, int64_t b1) {
     const int64_t i0 = b0 * kBlock, i1 = std::min(n, b1 * kBlock);
-    if (scale == 0.f) {
+    if (scale == 0.f)
       std::fill(y + i0, y + i1, static_cast<uint8_t>(zp));
-      return;
-    }
-    for (int64_t i = i0; i < i1; ++i) {
-      float q = (x[i] / scale + kRound) - kRound + zp;
-      q = q < 0.f ? 0.f : q;
-      q = q > 255.f ? 255.f : q;
-      y[i] = static_cast<uint8_t>(static_cast<int32_t>(q));
-    }
+    else
+      quantize_u8(x + i0, i1 - i0, scale, zp, y + i0);
   });
   out[1].data_as<float>()[0] = scale;
   out[2].data_as<uint8_t>()[0] = static_cast<uint8_t>(zp);

@@ -162,6 +162,9 @@ void add_quant(std::vector<OpCase>& v) {
   v.push_back({"DynamicQuantizeLinear", 11, {in(kF32, {2, 2, 3}, -9, -1)}});
   v.push_back({"DynamicQuantizeLinear", 11, {in(kF32, {4}, 0, 0)}});
   v.push_back({"DynamicQuantizeLinear", 11, {in(kF32, {0})}});
+  // Vector loops with tails, and blocks of 2^16 shared by the workers (the last one partial).
+  v.push_back({"DynamicQuantizeLinear", 11, {in(kF32, {7, 333}, -2, 6)}});
+  v.push_back({"DynamicQuantizeLinear", 11, {in(kF32, {3, 65536 + 47}, -40, 1)}});
 
   // MatMulInteger: u8/i8 mixes, zero points scalar / per row / per column, broadcast batches,
   // 1-D operands, K = 0 and shapes larger than one GEMM block.
