@@ -47,71 +47,8 @@ void CoreArena::reserve(const TileProgram& p) {
   }
 }
 
-TileRanges::TileRanges(int64_t tiles, int64_t cores)
-    : ranges_(static_cast<size_t>(std::max<int64_t>(cores, 1))) {
-  if (tiles < 0 || tiles > int64_t{UINT32_MAX})
-    throw Error(cat("a launch of ", tiles, " tiles (at most 2^32 - 1)"));
-  const int64_t n = this->cores(), per = (tiles + n - 1) / n;
-  for (int64_t c = 0; c < n; ++c) {
-    const uint64_t b = static_cast<uint64_t>(std::min(tiles, c * per));
-    const uint64_t e = static_cast<uint64_t>(std::min(tiles, (c + 1) * per));
-    ranges_[static_cast<size_t>(c)].span.store(b | e << 32, std::memory_order_relaxed);
-  }
-}
-
-int64_t TileRanges::next(int64_t core) {
-  constexpr uint64_t kLow = UINT32_MAX;
-  std::atomic<uint64_t>& own = ranges_[static_cast<size_t>(core)].span;
-  for (uint64_t v = own.load(std::memory_order_relaxed); (v & kLow) < (v >> 32);)
-    if (own.compare_exchange_weak(v, v + 1, std::memory_order_relaxed))
-      return static_cast<int64_t>(v & kLow);
-  for (;;) {  // steal the last tile of the range with the most left
-    int64_t victim = -1;
-    uint64_t most = 0, seen = 0;
-    for (int64_t c = 0; c < cores(); ++c) {
-      const uint64_t v = ranges_[static_cast<size_t>(c)].span.load(std::memory_order_relaxed);
-      const uint64_t left = (v >> 32) - std::min(v & kLow, v >> 32);
-      if (left > most) most = left, victim = c, seen = v;
-    }
-    if (victim < 0) return -1;
-    const uint64_t e = (seen >> 32) - 1;
-    if (ranges_[static_cast<size_t>(victim)].span.compare_exchange_strong(
-            seen, (seen & kLow) | e << 32, std::memory_order_relaxed))
-      return static_cast<int64_t>(e);
-  }
-}
-
-namespace {
-
-// The tiles one run_tiles call walks: [cur, end), or those a core takes from shared ranges.
-struct TileSource {
-  TileRanges* ranges = nullptr;
-  int64_t core = 0, cur = 0, end = 0;
-  int64_t next() {
-    if (ranges) return ranges->next(core);
-    return cur < end ? cur++ : -1;
-  }
-};
-
-void run_tiles_from(const TileProgram& p, const Lowering& low, std::span<void* const> args,
-                    CoreArena& arena, TileSource source);
-
-}  // namespace
-
 void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const> args,
                CoreArena& arena, int64_t begin, int64_t end) {
-  run_tiles_from(p, low, args, arena, TileSource{nullptr, 0, begin, end});
-}
-
-void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const> args,
-               CoreArena& arena, TileRanges& ranges, int64_t core) {
-  run_tiles_from(p, low, args, arena, TileSource{&ranges, core, 0, 0});
-}
-
-namespace {
-
-void run_tiles_from(const TileProgram& p, const Lowering& low, std::span<void* const> args,
-                    CoreArena& arena, TileSource source) {
   const int nb = static_cast<int>(p.buffers.size());
   const int ni = static_cast<int>(p.instrs.size());
   const int gr = p.grid_rank();
@@ -478,7 +415,7 @@ void run_tiles_from(const TileProgram& p, const Lowering& low, std::span<void* c
     }
   };
 
-  for (int64_t tile = source.next(); tile >= 0; tile = source.next()) {
+  for (int64_t tile = begin; tile < end; ++tile) {
     int64_t rem = tile;  // grid coordinates in the walk's order, its last axis fastest
     for (int q = gr - 1; q >= 0; --q) {
       const int g = low.walk[q];
@@ -509,7 +446,5 @@ void run_tiles_from(const TileProgram& p, const Lowering& low, std::span<void* c
     }
   }
 }
-
-}  // namespace
 
 }  // namespace asc::cpu

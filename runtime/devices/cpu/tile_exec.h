@@ -1,7 +1,6 @@
 // Interpretation of one core's share of a TileProgram on the host (used by CpuDevice).
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -83,30 +82,8 @@ struct CoreArena {
   void reserve(const TileProgram& p);
 };
 
-// A launch's tiles [0, tiles) as one contiguous range per core. A core takes its own range's
-// tiles from the front; once it has none left it takes the last tile of the range with the most
-// left (work stealing from the back, so each core's run stays contiguous and keeps its packed
-// blocks). A core that runs slower (another tenant on its physical core, a late wake-up) then
-// hands its last tiles to the others instead of the launch waiting for it.
-class TileRanges {
- public:
-  TileRanges(int64_t tiles, int64_t cores);
-  int64_t cores() const { return static_cast<int64_t>(ranges_.size()); }
-  // The next tile for `core`, or -1 when no range has any left.
-  int64_t next(int64_t core);
-
- private:
-  struct alignas(64) Range {
-    std::atomic<uint64_t> span{0};  // begin in the low 32 bits, end in the high 32
-  };
-  std::vector<Range> ranges_;
-};
-
 // Runs tiles [begin, end) of p on one core.
 void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const> args,
                CoreArena& arena, int64_t begin, int64_t end);
-// Runs the tiles `core` takes from `ranges` (its own, then stolen ones).
-void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const> args,
-               CoreArena& arena, TileRanges& ranges, int64_t core);
 
 }  // namespace asc::cpu
