@@ -143,6 +143,11 @@ void separable_plane(Separable& s, size_t j, int64_t at, int64_t local, float* a
     int64_t n = 0;
     for (int64_t g = 0; g < ng; ++g)
       if (i >= glo[g] && i < ghi[g]) rows[n++] = base[g] + i * stride;
+    // The rows the next output row reads and this one does not (one window step further
+    // down): the map comes once, from L3 or from the core that wrote it.
+    for (int64_t q = 0; q < n; ++q)
+      if (rows[q] + stride > rows[n - 1])
+        for (int64_t u = 0; u < s.nu; u += 16) __builtin_prefetch(rows[q] + stride + u, 0, 3);
     if (n > 0) separable_row(s, rows, n, acc + local + i * s.inner[j]);
   }
 }
