@@ -81,7 +81,7 @@ void store_f32(DType dt, void* base, int64_t i, int64_t n, const float* in) {
 
 namespace {
 
-ASC_CONTRIB_CLONES
+ASC_HOST_CLONES_V3
 void rotate_impl(const float* x, const float* cos, const float* sin, int64_t rot, int64_t head,
                  bool interleaved, float* y) {
   const int64_t half = rot / 2;

@@ -11,20 +11,13 @@
 #include <utility>
 #include <vector>
 
+#include "ops/host_clones.h"
 #include "registry/dsl.h"
 #include "registry/error.h"
 #include "registry/launch.h"
 #include "registry/registry.h"
 #include "registry/strings.h"
 #include "registry/tensor.h"
-
-// Host kernels' hot loops are compiled twice on x86-64 (AVX2+FMA and the baseline) and picked
-// at load time, as the cpu device's Highway kernels are: the build itself targets the baseline.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define ASC_CONTRIB_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define ASC_CONTRIB_CLONES
-#endif
 
 namespace asc::contrib {
 

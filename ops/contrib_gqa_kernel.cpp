@@ -128,7 +128,7 @@ inline void dot4(const float* q, const float* k, int64_t H, float* out) {
 // k and v are the tile's rows (H floats each); row r of q (pre-scaled) attends tile keys
 // [a[r], e[r]) (a >= e: none); sc is scratch of kKeyTile floats. Reductions and the exp run on
 // 8 lanes; the V accumulation keeps 8 lanes of the row's accumulator in a register per key walk.
-ASC_CONTRIB_CLONES
+ASC_HOST_CLONES_V3
 void tile_update(const float* q, int64_t rows, const float* k, const float* v, int64_t H,
                  const int64_t* a, const int64_t* e, float softcap, float* m, float* l, float* acc,
                  float* sc) {
