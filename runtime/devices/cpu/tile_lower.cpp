@@ -234,9 +234,11 @@ Lowering lower(const TileProgram& p) {
     const bool lazy = dt == DType::kF32 && mm && mm->kind == InstrKind::kMmad && mm->diag == 0 &&
                       mm->src[1] == in.dst && panels_a(mm->src[0]);
     const auto& kdims = p.buffers[in.dst].dims;
-    // No other tile reads it, or Winograd's product reads the map itself for less than keeping
-    // the matrix saves: made chunk by chunk inside the product.
-    if (still < 0 || (lazy && !kdims.empty() && winograd_window(in.im2col, kdims[0]))) {
+    // No other tile of the core reads it (no axis the map stays on, or one tile per core), or
+    // Winograd's product reads the map itself for less than keeping the matrix saves: made chunk
+    // by chunk inside the product.
+    if (still < 0 || per_core < 2 ||
+        (lazy && !kdims.empty() && winograd_window(in.im2col, kdims[0]))) {
       low.lazy_im2col[i] = lazy;
       continue;
     }
