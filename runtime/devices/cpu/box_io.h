@@ -74,7 +74,8 @@ struct TapsKernels {
   void (*cols)(const float* v, const int64_t* off, int64_t k, int64_t n, float* acc) = nullptr;
   // rows and cols in one pass with V in registers, for kw <= kFusedTaps contiguous column taps:
   // acc[x] = op(acc[x], op over i < kw of V[off0 + x * cs + i]) for x < n, V[u] = op over the
-  // rows of rows[q][u] (u < nu: nothing past it is read).
+  // rows of rows[q][u] for 0 <= u < nu and op's identity elsewhere (off0 may be negative: a
+  // padded edge; nothing outside [0, nu) is read).
   void (*fused)(const float* const* rows, int64_t n_rows, int64_t off0, int64_t nu, int64_t kw,
                 int64_t n, float* acc) = nullptr;
 };

@@ -140,22 +140,37 @@ ASC_AVX512 inline __m512 shift_lanes(__m512 v, __m512 next, int64_t s) {
   return _mm512_permutex2var_ps(v, idx, next);
 }
 
-// V[u, u + 16) of the rows (columns from nu on: zero, never read). Whole chunks are plain loads
-// (masked ones cost Zen 5 dearly), only the last is masked.
+// Op's identity: what a lane outside V holds (-inf for max, +inf for min).
+template <int Op>
+ASC_AVX512 inline __m512 identity() {
+  return _mm512_set1_ps(Op == 1 ? -__builtin_inff() : __builtin_inff());
+}
+
+// V[u, u + 16) of the rows, u possibly negative: the columns outside [0, nu) hold op's identity
+// and are never read (masked lanes do not fault). Whole chunks are plain loads (masked ones cost
+// Zen 5 dearly), only a row's first (before column 0: a padded edge) and last are masked.
 template <int Op, int R, bool Whole>
 ASC_AVX512 inline __m512 v_chunk_of(const float* const* rows, int64_t n_rows, int64_t u,
                                     __mmask16 m) {
-  __m512 x = Whole ? _mm512_loadu_ps(rows[0] + u) : _mm512_maskz_loadu_ps(m, rows[0] + u);
+  const auto at = [u](const float* row) {  // row + u, without forming a pointer before row
+    return reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(row) +
+                                          static_cast<uintptr_t>(u) * sizeof(float));
+  };
+  const __m512 id = identity<Op>();
+  __m512 x = Whole ? _mm512_loadu_ps(at(rows[0])) : _mm512_mask_loadu_ps(id, m, at(rows[0]));
   const int64_t n = R > 0 ? R : n_rows;
 #pragma GCC unroll 4
   for (int64_t q = 1; q < n; ++q)
-    x = apply<Op>(x, Whole ? _mm512_loadu_ps(rows[q] + u) : _mm512_maskz_loadu_ps(m, rows[q] + u));
+    x = apply<Op>(x,
+                  Whole ? _mm512_loadu_ps(at(rows[q])) : _mm512_mask_loadu_ps(id, m, at(rows[q])));
   return x;
 }
 template <int Op, int R>
 ASC_AVX512 inline __m512 v_chunk(const float* const* rows, int64_t n_rows, int64_t u, int64_t nu) {
-  if (u + 16 <= nu) return v_chunk_of<Op, R, true>(rows, n_rows, u, 0xFFFF);
-  return v_chunk_of<Op, R, false>(rows, n_rows, u, tail_mask(nu - u));
+  if (u >= 0 && u + 16 <= nu) return v_chunk_of<Op, R, true>(rows, n_rows, u, 0xFFFF);
+  const uint32_t lo = u < 0 ? (u <= -16 ? 0xFFFFu : (1u << -u) - 1) : 0u;
+  const __mmask16 m = static_cast<__mmask16>(tail_mask(nu - u) & ~lo);
+  return v_chunk_of<Op, R, false>(rows, n_rows, u, m);
 }
 
 // TapsKernels::fused: per 16 outputs, V's 32 (S = 1) or 48 (S = 2) columns from the rows in

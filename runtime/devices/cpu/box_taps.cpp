@@ -4,8 +4,9 @@
 // into the accumulator: (kh + kw) reads per output instead of kh * kw. Up to kFusedTaps
 // contiguous column taps run as one pass (TapsKernels::fused) with V in registers, each tap a
 // lane shift: SqueezeNet's 3x3/2 pools 10-20 % faster than V stored and read back per tap. Taps
-// outside the tensor (the padding) are skipped, never read: a group only where its rows are
-// inside, a column tap only over its valid columns.
+// outside the tensor (the padding) are never read: a group only where its rows are inside, a
+// column tap only over its valid columns (the fused pass: V holds op's identity past the row's
+// ends, so the padded edge columns need no pass of their own).
 #include <algorithm>
 #include <vector>
 
@@ -63,6 +64,7 @@ struct Separable {
   int64_t cs = 1;                // its GM stride
   int64_t umin = 0, nu = 0;      // the row offsets the column taps read: V = [umin, umin + nu)
   int64_t xl = 0, xh = 0;        // the columns every tap covers
+  int64_t xa = 0, xb = 0;        // the columns some tap covers
   int64_t inner[kMaxRank] = {};  // the dense local buffer's strides
   int64_t idx[kMaxRank] = {};    // the output row's index in every dim but the last
   std::vector<int64_t> off;      // per column tap, V's offset of column xl
@@ -87,13 +89,9 @@ void rims(const Separable& s, float* acc, const VAt& v_at) {
 // One output row (acc) from the rows of its valid groups (rows[q][u]: V's column u).
 void separable_row(Separable& s, const float* const* rows, int64_t n_rows, float* acc) {
   const int64_t kw = s.grid.kw;
-  if (s.k.fused && s.grid.delta == 1 && kw <= kFusedTaps) {
-    if (s.xl < s.xh) s.k.fused(rows, n_rows, s.off[0], s.nu, kw, s.xh - s.xl, acc + s.xl);
-    rims(s, acc, [&](int64_t u) {
-      float x = rows[0][u];
-      for (int64_t q = 1; q < n_rows; ++q) x = apply_minmax(s.op, x, rows[q][u]);
-      return x;
-    });
+  if (s.k.fused && s.grid.delta == 1 && kw <= kFusedTaps) {  // the rims too: V is op's
+    if (s.xa < s.xb)                                         // identity outside [0, nu)
+      s.k.fused(rows, n_rows, s.xa * s.cs - s.umin, s.nu, kw, s.xb - s.xa, acc + s.xa);
     return;
   }
   const float* v = rows[0];
@@ -201,12 +199,14 @@ bool box_accumulate_taps_separable(const std::byte* gm, const GmBox& box,
   int64_t umax = INT64_MIN;
   s.umin = INT64_MAX;
   s.xl = INT64_MIN, s.xh = INT64_MAX;
+  s.xa = INT64_MAX, s.xb = INT64_MIN;
   for (int64_t i = 0; i < kw; ++i) {
     const BoxEval& t = e[static_cast<size_t>(i)];
     s.umin = std::min(s.umin, t.lo[s.c] * s.cs + i * s.grid.delta);
     umax = std::max(umax, (t.hi[s.c] - 1) * s.cs + i * s.grid.delta);
     s.xl = std::max(s.xl, t.lo[s.c]);
     s.xh = std::min(s.xh, t.hi[s.c]);
+    if (t.lo[s.c] < t.hi[s.c]) s.xa = std::min(s.xa, t.lo[s.c]), s.xb = std::max(s.xb, t.hi[s.c]);
   }
   s.nu = umax - s.umin + 1;
   s.off.resize(static_cast<size_t>(kw));
