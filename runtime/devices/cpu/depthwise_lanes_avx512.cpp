@@ -159,14 +159,20 @@ ASC_AVX512 void mmad_f32_diag_lanes(const float* pa, int64_t a_stride, int64_t m
     std::fill(tb, tb + r_lo * wp * 16, 0.0f);
     std::fill(tb + r_hi * wp * 16, tb + hp * wp * 16, 0.0f);
     const float* xc = map + src.base + r0 * src.stride[0];
+    const bool all_live = std::all_of(live, live + 16, [](bool b) { return b; });
     for (int64_t h = r_lo; h < r_hi; ++h)
       for (int64_t u0 = 0; u0 < wp; u0 += 16) {  // columns [u0, u0 + 16) of the 16 channels
         const __mmask16 cols = tail_mask(c_hi - u0) & ~tail_mask(c_lo - u0);  // in the map
+        const float* x = xc + h * src.stride[2] + u0;
         __m512 v[16];
-        for (int64_t i = 0; i < 16; ++i)
-          v[i] = live[i]
-                     ? _mm512_maskz_loadu_ps(cols, xc + i * src.stride[0] + h * src.stride[2] + u0)
-                     : _mm512_setzero_ps();
+        if (all_live && cols == 0xFFFF) {  // plain loads: masked ones cost Zen 5 dearly
+#pragma GCC unroll 16
+          for (int64_t i = 0; i < 16; ++i) v[i] = _mm512_loadu_ps(x + i * src.stride[0]);
+        } else {
+          for (int64_t i = 0; i < 16; ++i)
+            v[i] =
+                live[i] ? _mm512_maskz_loadu_ps(cols, x + i * src.stride[0]) : _mm512_setzero_ps();
+        }
         transpose16(v);
         for (int64_t u = 0; u < std::min<int64_t>(16, wp - u0); ++u)
           _mm512_store_ps(tb + (h * wp + u0 + u) * 16, v[u]);
@@ -181,6 +187,10 @@ ASC_AVX512 void mmad_f32_diag_lanes(const float* pa, int64_t a_stride, int64_t m
       const __mmask16 mk = tail_mask(np - p);
       for (int64_t i = 0; i < nc; ++i) {
         float* out = c + (r0 + i) * ldc + p;
+        if (mk == 0xFFFF && !accumulate) {
+          _mm512_storeu_ps(out, v[i]);
+          continue;
+        }
         const __m512 x = accumulate ? _mm512_add_ps(v[i], _mm512_maskz_loadu_ps(mk, out)) : v[i];
         _mm512_mask_storeu_ps(out, mk, x);
       }
