@@ -1,5 +1,6 @@
 // Tensor storage: 64-byte aligned, zeroed unless asked otherwise, and a block of 2 MiB or more
-// on a 2 MiB boundary (huge pages where THP allows), every byte of it usable.
+// on a 2 MiB boundary (huge pages where THP allows), every byte of it usable. A freed large block
+// serves the next tensor that fits it (and needs at least half of it), zeroed where asked.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -35,6 +36,35 @@ TEST(TensorStorage, LargeBlocksStartOnA2MiBBoundary) {
     EXPECT_EQ(address(z) % kHuge, 0u);
     EXPECT_EQ(z.data_as<uint8_t>()[n * 4], 0);
   }
+}
+
+TEST(TensorStorage, FreedLargeBlocksServeTheNextTensorThatFits) {
+  constexpr int64_t n = int64_t{256} * 56 * 56;  // floats: 3.2 MB, a 1x1 conv's output
+  uintptr_t first = 0;
+  {
+    Tensor t = Tensor::uninitialized(DType::kF32, {1, 256, 56, 56});
+    ASSERT_EQ(t.numel(), n);
+    for (int64_t i = 0; i < n; ++i) t.data_as<float>()[i] = 1.0f;
+    first = address(t);
+  }
+  {
+    const Tensor again = Tensor::uninitialized(DType::kF32, {n});
+    EXPECT_EQ(address(again), first);
+  }
+  const Tensor zeroed(DType::kF32, {n - 5});  // the same block, cleared
+  EXPECT_EQ(address(zeroed), first);
+  for (int64_t i = 0; i < n - 5; ++i) ASSERT_EQ(zeroed.data_as<float>()[i], 0.0f) << i;
+  // While it is held, another tensor gets its own block; a quarter of a freed block does not
+  // take it.
+  const Tensor other = Tensor::uninitialized(DType::kF32, {n});
+  EXPECT_NE(address(other), first);
+  uintptr_t big = 0;
+  {
+    const Tensor t = Tensor::uninitialized(DType::kF32, {4 * n});
+    big = address(t);
+  }
+  const Tensor small = Tensor::uninitialized(DType::kF32, {n});
+  EXPECT_NE(address(small), big);
 }
 
 }  // namespace
