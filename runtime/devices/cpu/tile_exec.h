@@ -9,6 +9,7 @@
 #include "registry/tile_program.h"
 #include "runtime/devices/cpu/im2col.h"
 #include "runtime/devices/cpu/tile_chain.h"
+#include "runtime/devices/cpu/tile_ranges.h"
 
 namespace asc::cpu {
 
@@ -82,8 +83,16 @@ struct CoreArena {
   void reserve(const TileProgram& p);
 };
 
-// Runs tiles [begin, end) of p on one core.
+// Runs the tiles of p that `tiles` gives, in its order, on one core (blocks packed for one tile
+// serve the next ones that read the same).
 void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const> args,
-               CoreArena& arena, int64_t begin, int64_t end);
+               CoreArena& arena, TileSource& tiles);
+
+// Runs tiles [begin, end) of p on one core.
+inline void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const> args,
+                      CoreArena& arena, int64_t begin, int64_t end) {
+  TileSpan span(begin, end);
+  run_tiles(p, low, args, arena, span);
+}
 
 }  // namespace asc::cpu
