@@ -143,6 +143,10 @@ RnnPrograms make_programs(const RnnConfig& c, const LaunchContext& ctx) {
 struct RnnState {
   std::shared_ptr<const RnnPrograms> programs;
   std::vector<std::vector<float>> wt, rt;
+  // Workspaces, kept so that a run allocates (and faults in) nothing the run before it had.
+  std::vector<float> xs, xw, pbias, hs, cs, rh, rbh, mask;
+  std::vector<void*> args;
+  std::vector<ProgramLaunch> seq;
 };
 
 // Programs per (node signature, spec, optimisation), kept across runs; the cache is cleared when
@@ -255,17 +259,22 @@ void rnn_tile_kernel(RnnKind kind, const LaunchContext& ctx, std::span<const Ten
   auto state_row = [&](int64_t d, int64_t b) {
     return (c.batch_first ? b * D + d : d * B + b) * H;
   };
-  std::vector<float> mask;
+  std::vector<float>& mask = st->mask;
   if (lens) {
     mask.assign(static_cast<size_t>(S * B), 0.f);
     for (int64_t s = 0; s < S; ++s)
       for (int64_t b = 0; b < B; ++b) mask[s * B + b] = s < steps[b] ? 1.f : 0.f;
   }
   const bool split = kind == RnnKind::kGru && !c.linear_before_reset;
-  std::vector<float> xs, xw(static_cast<size_t>(S * B * GH)), pbias(static_cast<size_t>(GH));
-  std::vector<float> hs(static_cast<size_t>((S + 1) * B * H)), cs, rh, rbh;
+  // (Every element of xw, hs, cs and rh a step reads is written before.)
+  std::vector<float>&xs = st->xs, &xw = st->xw, &pbias = st->pbias, &hs = st->hs, &cs = st->cs,
+  &rh = st->rh, &rbh = st->rbh;
+  xw.resize(static_cast<size_t>(S * B * GH));
+  pbias.resize(static_cast<size_t>(GH));
+  hs.resize(static_cast<size_t>((S + 1) * B * H));
   if (lstm) cs.resize(static_cast<size_t>(2 * B * H));
   if (split) rh.resize(static_cast<size_t>(B * H));
+  rbh.clear();
   for (int64_t d = 0; d < D; ++d) {
     const bool rev = c.reverse || d == 1;
     // 1. The input rows in visiting order.
@@ -304,8 +313,10 @@ void rnn_tile_kernel(RnnKind kind, const LaunchContext& ctx, std::span<const Ten
     // Every step's launches at once (the device runs them in order in one parallel region): each
     // launch's arguments in `args`, 10 slots a launch.
     const size_t per_step = split ? 2 : 1;
-    std::vector<void*> args(static_cast<size_t>(max_steps) * per_step * 10, nullptr);
-    std::vector<ProgramLaunch> seq;
+    std::vector<void*>& args = st->args;
+    args.assign(static_cast<size_t>(max_steps) * per_step * 10, nullptr);
+    std::vector<ProgramLaunch>& seq = st->seq;
+    seq.clear();
     for (int64_t s = 0; s < max_steps; ++s) {
       float* hin = hs.data() + s * B * H;
       float* xws = xw.data() + s * B * GH;
