@@ -52,8 +52,9 @@ void mmad_product(const TileProgram& p, const Instr& in, BufState& c, const BufS
     }
     std::vector<std::byte> tb;
     const void* bp = b.ptr;
-    if (b.lazy) {  // the direct form is not available here: make the column matrix
-      tb.resize(im2col_packed_bytes(DType::kF32, false, k, n));
+    if (b.lazy) {  // the direct form is not available here: make the column matrix (all of
+      // the map's columns: a product into GM may want fewer, the first ones)
+      tb.resize(im2col_packed_bytes(DType::kF32, false, k, b.cols));
       im2col_pack(DType::kF32, false, b.map, *b.lazy, k, tb.data());
       bp = tb.data();
     } else if (!b.packed) {
