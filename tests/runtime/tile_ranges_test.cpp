@@ -24,7 +24,7 @@ TEST(TileRanges, ACoreAloneTakesItsRangeInOrderThenTheOthersFromTheBack) {
 }
 
 TEST(TileRanges, UnevenAndEmptyRanges) {
-  TileRanges r(3, 4);  // ranges [0, 1), [1, 2), [2, 3), [3, 3)
+  TileRanges r(3, 4);       // ranges [0, 1), [1, 2), [2, 3), [3, 3)
   EXPECT_EQ(r.take(3), 0);  // nothing of its own: the back of the first fullest range
   EXPECT_EQ(r.take(0), 1);  // its own was taken
   EXPECT_EQ(r.take(1), 2);
