@@ -55,19 +55,29 @@ void parse_attr(const std::string& s, Attrs& attrs) {
   const auto eq = s.find('=');
   if (eq == std::string::npos || eq == 0) throw Error("bad attribute '" + s + "': expected k=v");
   const std::string key = s.substr(0, eq), val = s.substr(eq + 1);
-  if (val.find(',') != std::string::npos) {
+  if (val.find(',') != std::string::npos) {  // ints, else floats, else strings
     std::vector<int64_t> ints;
     std::vector<float> floats;
-    bool all_int = true;
-    for (const auto& p : split(val, ',')) {
+    const std::vector<std::string> parts = split(val, ',');
+    bool all_int = true, all_float = true;
+    for (const auto& p : parts) {
       all_int = all_int && is_int(p);
-      floats.push_back(std::stof(p));
-      if (is_int(p)) ints.push_back(std::stoll(p));
+      if (all_int) ints.push_back(std::stoll(p));
+      if (!all_float) continue;
+      try {
+        size_t used = 0;
+        floats.push_back(std::stof(p, &used));
+        all_float = used == p.size();
+      } catch (const std::exception&) {
+        all_float = false;
+      }
     }
     if (all_int) {
       attrs.set(key, ints);
-    } else {
+    } else if (all_float) {
       attrs.set(key, floats);
+    } else {
+      attrs.set(key, parts);
     }
   } else if (is_int(val)) {
     attrs.set(key, static_cast<int64_t>(std::stoll(val)));
