@@ -11,11 +11,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <climits>
 #include <exception>
 #include <fstream>
 #include <mutex>
-#include <optional>
 #include <thread>
 
 #include "runtime/devices/cpu/gemm.h"
@@ -144,37 +142,29 @@ void CpuDevice::launch(const TileProgram& p, std::span<void* const> args) const 
   const std::shared_ptr<const Lowering> lowered =
       p.derived.get<Lowering>(&kLowering, [&] { return lower(p); });
   const Lowering& low = *lowered;
-  // A core runs a contiguous range of tiles (its packed blocks carry over from one to the next)
-  // and then helps with the ranges of the others (TileRanges), except in a small-M matmul
-  // streaming its weights unpacked (a decoding step's GEMV): there each tile is a task of its
-  // own, so a thread whose stream ran faster takes the tiles left — of this launch or of one
-  // beside it in the level (gate and up) — instead of waiting.
+  // A core runs a contiguous range of tiles (its packed blocks carry over from one to the next),
+  // except in a small-M matmul streaming its weights unpacked (a decoding step's GEMV): there
+  // each tile is a task of its own, so a thread whose stream ran faster takes the tiles left —
+  // of this launch or of one beside it in the level (gate and up) — instead of waiting.
   const int64_t cores = low.mmad_direct ? tiles : std::clamp<int64_t>(p.block_dim, 1, tiles);
   const int64_t per = (tiles + cores - 1) / cores;
-  auto run_core = [&](int64_t c, TileRanges* ranges) {
+  auto run_core = [&](int64_t c) {
     CoreArena& a = impl_->cores.local();
     a.reserve(p);
     const FlushDenormals flush(low.has_mmad);
-    if (ranges) {
-      TileRanges::Core mine(*ranges, c);
-      run_tiles(p, low, args, a, mine);
-    } else {
-      run_tiles(p, low, args, a, c * per, std::min(tiles, (c + 1) * per));
-    }
+    run_tiles(p, low, args, a, c * per, std::min(tiles, (c + 1) * per));
   };
   // A launch too small to pay for handing tiles to other threads runs them all here, in the
   // order the cores would (results do not depend on which thread runs a tile).
   if (cores == 1 || threads_ == 1 || launch_bytes(p) < spec_.inline_bytes) {
-    for (int64_t c = 0; c < cores; ++c) run_core(c, nullptr);
+    for (int64_t c = 0; c < cores; ++c) run_core(c);
     return;
   }
-  std::optional<TileRanges> ranges;
-  if (!low.mmad_direct && tiles <= INT32_MAX) ranges.emplace(tiles, cores);
   impl_->arena.execute([&] {
     tbb::parallel_for(
         tbb::blocked_range<int64_t>(0, cores, 1),
         [&](const tbb::blocked_range<int64_t>& r) {
-          for (int64_t c = r.begin(); c < r.end(); ++c) run_core(c, ranges ? &*ranges : nullptr);
+          for (int64_t c = r.begin(); c < r.end(); ++c) run_core(c);
         },
         tbb::simple_partitioner());
   });

@@ -9,7 +9,6 @@
 #include "registry/tile_program.h"
 #include "runtime/devices/cpu/im2col.h"
 #include "runtime/devices/cpu/tile_chain.h"
-#include "runtime/devices/cpu/tile_ranges.h"
 
 namespace asc::cpu {
 
@@ -83,16 +82,8 @@ struct CoreArena {
   void reserve(const TileProgram& p);
 };
 
-// Runs the tiles of p that `tiles` gives, in its order, on one core (blocks packed for one tile
-// serve the next ones that read the same).
-void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const> args,
-               CoreArena& arena, TileSource& tiles);
-
 // Runs tiles [begin, end) of p on one core.
-inline void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const> args,
-                      CoreArena& arena, int64_t begin, int64_t end) {
-  TileSpan span(begin, end);
-  run_tiles(p, low, args, arena, span);
-}
+void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const> args,
+               CoreArena& arena, int64_t begin, int64_t end);
 
 }  // namespace asc::cpu
