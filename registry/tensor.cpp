@@ -30,16 +30,17 @@ void* large_alloc(size_t bytes) {
   return p;
 }
 
-// Freed blocks of kCached bytes or more wait here for the next tensor that fits, so a run that
-// makes the outputs of the run before it (the caller dropped those) reuses their pages instead
-// of faulting in new ones: a 1x1 conv's 3.2 MB output cost 4x the conv in faults. A block serves
-// requests down to half its size; at most kBlocks blocks and kBytes bytes stay, the oldest
-// freed going first.
+// Freed blocks of kCached to kMaxBlock bytes wait here for the next tensor that fits, so a run
+// that makes the outputs of the run before it (the caller dropped those) reuses their pages
+// instead of faulting in new ones: a 1x1 conv's 3.2 MB output cost 4x the conv in faults. A block
+// serves requests down to half its size; at most kBlocks blocks and kBytes bytes stay, the oldest
+// freed going first (larger blocks, a load's conversion buffers, go back to the system).
 class BlockCache {
  public:
   static constexpr size_t kCached = size_t{128} << 10;
+  static constexpr size_t kMaxBlock = size_t{64} << 20;
   static constexpr size_t kBlocks = 16;
-  static constexpr size_t kBytes = size_t{512} << 20;
+  static constexpr size_t kBytes = size_t{256} << 20;
 
   // The smallest block of at least `bytes` (its size in *got; of equal ones the last freed, its
   // pages likeliest still cached), or nullptr.
@@ -59,6 +60,10 @@ class BlockCache {
   }
 
   void give(void* p, size_t bytes) {
+    if (bytes > kMaxBlock) {
+      std::free(p);
+      return;
+    }
     std::vector<Block> drop;
     {
       std::lock_guard<std::mutex> lock(mutex_);
