@@ -1,5 +1,6 @@
 #include "tools/cli_common.h"
 
+#include <optional>
 #include <sstream>
 
 #include "registry/error.h"
@@ -23,6 +24,17 @@ bool is_int(const std::string& s) {
   for (; i < s.size(); ++i)
     if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
   return true;
+}
+
+// s as a whole float (nothing left over), else nullopt.
+std::optional<float> as_float(const std::string& s) {
+  try {
+    size_t used = 0;
+    const float f = std::stof(s, &used);
+    if (used == s.size()) return f;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -63,14 +75,9 @@ void parse_attr(const std::string& s, Attrs& attrs) {
     for (const auto& p : parts) {
       all_int = all_int && is_int(p);
       if (all_int) ints.push_back(std::stoll(p));
-      if (!all_float) continue;
-      try {
-        size_t used = 0;
-        floats.push_back(std::stof(p, &used));
-        all_float = used == p.size();
-      } catch (const std::exception&) {
-        all_float = false;
-      }
+      const std::optional<float> f = all_float ? as_float(p) : std::nullopt;
+      all_float = f.has_value();
+      if (all_float) floats.push_back(*f);
     }
     if (all_int) {
       attrs.set(key, ints);
@@ -81,16 +88,9 @@ void parse_attr(const std::string& s, Attrs& attrs) {
     }
   } else if (is_int(val)) {
     attrs.set(key, static_cast<int64_t>(std::stoll(val)));
+  } else if (const std::optional<float> f = as_float(val)) {
+    attrs.set(key, *f);
   } else {
-    try {
-      size_t used = 0;
-      const float f = std::stof(val, &used);
-      if (used == val.size()) {
-        attrs.set(key, f);
-        return;
-      }
-    } catch (const std::exception&) {
-    }
     attrs.set(key, val);
   }
 }
