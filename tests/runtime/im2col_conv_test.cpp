@@ -2,7 +2,8 @@
 // is made one k chunk of one panel at a time inside the product (mmad_a_panels_im2col,
 // gemm_mmad_a_panels_b_rows): channel counts that span several k
 // chunks, output widths whose last panel ends 1..15 columns past a multiple of 16 (the tail
-// columns run on their own kernel), strides 1 and 2, pads, dilation, output channels that are
+// columns run on their own kernel), strides 1 and 2 (a strided pointwise conv's matrix kept
+// across output-channel tiles and k chunks), pads, dilation, output channels that are
 // not a multiple of the weight panel. Results against a naive convolution, on AVX-512 and with
 // the avx2 kernels (which pack the whole matrix). The epilogues after the product: bias + relu,
 // bias + residual + relu (vec_epilogue_f32's form), and a scale and shift after the relu
@@ -109,6 +110,12 @@ TEST(Im2colConv, MatchesANaiveConvolution) {
   // Pointwise: B is X's rows, copied panel by panel (gemm_mmad_a_panels_b_rows).
   for (int64_t w : {6, 17, 23, 29, 40}) cases.push_back({300, 13, 1, w, 1, 1, 0, 1});
   cases.push_back({64, 70, 7, 7, 1, 1, 0, 1});
+  // ResNet's layer3/4 pointwise convs on one thread, several output-channel tiles per core: the
+  // strided one's column matrix made whole and kept for them, a block per k chunk of the tiling's
+  // channel loop; X's rows packed once and kept; the packed products' 1..4 tail columns (49 =
+  // 48 + 1, 196 = 192 + 4) on their own kernel.
+  cases.push_back({1024, 600, 14, 14, 1, 2, 0, 1});
+  cases.push_back({1024, 256, 14, 14, 1, 1, 0, 1});
   for (const char* isa : {"auto", "avx2"}) {
     if (std::string(isa) != "auto") cpu::gemm_force_isa(isa);
     for (const Case& t : cases)

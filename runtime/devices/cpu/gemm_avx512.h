@@ -41,6 +41,25 @@ using UkrF32 = void (*)(const float* a, const float* b, int64_t bs, int64_t k, f
                         int64_t ldc, __mmask16 m0, __mmask16 m1, bool load_c, const float* pf);
 const UkrF32* ukr_f32_table();
 
+// The last T (1..kTailMax) columns of a B panel chunk (b: at its first such column, kNr per k)
+// against one A panel, vectorised along A's rows with the columns broadcast: T FMAs per k where
+// the micro-kernel spends a whole zmm per row on them (gemm_fill_avx512.cpp; table[T - 1]).
+constexpr int kTailMax = 11;
+using TailF32 = void (*)(const float* a, const float* b, int64_t k, float* c, int64_t ldc,
+                         int64_t rows, bool load_c);
+const TailF32* tail_f32_table();
+
+// A B panel of `cols` valid columns split for the kernels: `body` columns (a multiple of 16) on
+// the micro-kernel, the `tail` after them on tail_f32_table (a 7x7 map's 49 positions: 48 + 1, not
+// 64 lanes; 14x14's 196: 192 + 4).
+struct PanelSplit {
+  int64_t body, tail;
+};
+inline PanelSplit panel_split(int64_t cols, int64_t max_tail = kTailMax) {
+  const int64_t tail = cols % 16 <= max_tail ? cols % 16 : 0;
+  return {cols - tail, tail};
+}
+
 // With panels outermost (A held in L2), the first B panel's pass reads each A chunk for the first
 // time, from memory where the weight is not cached: the chunk read after panel p's at k0 — the
 // next panel's, else the next chunk's first panel's — for the micro-kernel to fetch into L2 a line

@@ -78,11 +78,7 @@ ASC_AVX512 void mmad_f32_b_rows(const float* pa, const float* b, int64_t ldb, fl
 
 namespace {
 
-// The last T (1..kTailMax) columns of a B panel chunk against one A panel, vectorised along A's
-// rows (kMr of a zmm's 16 lanes) with the columns broadcast: T FMAs per k where the micro-kernel
-// spends a whole zmm per row on them. b: the chunk at its first such column (kNr per k).
-constexpr int kTailMax = 11;
-
+// tail_f32_table's kernels: A's kMr rows in a zmm's low lanes.
 template <int T>
 ASC_AVX512 void tail_cols(const float* a, const float* b, int64_t k, float* c, int64_t ldc,
                           int64_t rows, bool load_c) {
@@ -115,25 +111,28 @@ ASC_AVX512 void tail_cols(const float* a, const float* b, int64_t k, float* c, i
     for (int j = 0; j < T; ++j) c[i * ldc + j] = (load_c ? c[i * ldc + j] : 0.0f) + sum[j][i];
 }
 
-using TailFn = void (*)(const float*, const float*, int64_t, float*, int64_t, int64_t, bool);
 template <int... T>
-constexpr std::array<TailFn, sizeof...(T)> tail_table(std::integer_sequence<int, T...>) {
+constexpr std::array<TailF32, sizeof...(T)> tail_table(std::integer_sequence<int, T...>) {
   return {tail_cols<T + 1>...};
 }
 
 }  // namespace
 
+const TailF32* tail_f32_table() {
+  static constexpr auto table = tail_table(std::make_integer_sequence<int, kTailMax>{});
+  return table.data();
+}
+
 // B made panel by panel (mmad_f32_a_panels_fill): each k chunk of a panel is filled into a
 // per-thread L1 buffer and run against every A panel before the next is made, so the column
 // matrix of a convolution never leaves L1. Panels outermost where A stays in L2 (a panel's chunks
 // in a row: the filler sets up a panel's source runs once). The last panel's columns past a
-// multiple of 16, up to kTailMax of them, run on tail_cols (a 7x7 map's 49 positions: 48 + 1, not
-// 64 lanes).
+// multiple of 16, up to kTailMax of them, run on tail_f32_table (panel_split).
 ASC_AVX512 void mmad_f32_a_panels_fill(const float* pa, int64_t a_stride, const PanelFill& fill,
                                        float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
                                        bool accumulate, GemmAhead* ahead) {
   const UkrF32* table = ukr_f32_table();
-  static constexpr auto tails = tail_table(std::make_integer_sequence<int, kTailMax>{});
+  const TailF32* tails = tail_f32_table();
   if (k == 0) return empty_product(c, ldc, m, n, accumulate);
   alignas(64) static thread_local float panel[kKcF32 * kNr];
   const int64_t panels_a = (m + kMr - 1) / kMr, panels_b = (n + kNr - 1) / kNr;
@@ -145,7 +144,7 @@ ASC_AVX512 void mmad_f32_a_panels_fill(const float* pa, int64_t a_stride, const 
     const int64_t q = a_in_l2 ? it / chunks : it % panels_b;
     const int64_t k0 = (a_in_l2 ? it % chunks : it / panels_b) * kKcF32;
     const int64_t cols = std::min<int64_t>(kNr, n - q * kNr);
-    const int64_t tail = cols % 16 <= kTailMax ? cols % 16 : 0, body = cols - tail;
+    const auto [body, tail] = panel_split(cols);
     const __mmask16 m0 = tail_mask(body), m1 = tail_mask(body - 16);
     const int64_t kl = std::min(kKcF32, k - k0);
     const bool load_c = accumulate || k0 > 0;

@@ -376,21 +376,28 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           d.panel_stride = 0;
           break;
         }
+        const size_t keep = static_cast<size_t>(low.keep_im2col[pc]);
         auto& slots = packs[in.dst];
-        if (slots.blocks.empty()) slots.blocks.resize(1);
-        PackedBlock& blk = slots.blocks[0];
-        const bool same = low.keep_im2col[pc] && blk.src != nullptr && blk.src == map.gm &&
-                          same_map(blk.map, map) && blk.rows == k && blk.cols == np;
-        if (!same) {
-          const size_t bytes = im2col_packed_bytes(dt, a_side, k, np);
-          if (blk.data.size() < bytes) blk.data.resize(bytes);
-          im2col_pack(dt, a_side, map, in.im2col, k, blk.data.data());
-          blk.src = low.keep_im2col[pc] ? map.gm : nullptr;
-          blk.map = map;
-          blk.rows = k;
-          blk.cols = np;
+        PackedBlock* blk = nullptr;
+        for (size_t q = 0; q < std::min(keep, slots.blocks.size()); ++q) {
+          PackedBlock& b = slots.blocks[q];
+          if (b.src != nullptr && b.src == map.gm && same_map(b.map, map) && b.rows == k &&
+              b.cols == np)
+            blk = &b;
         }
-        d.ptr = blk.data.data();
+        if (!blk) {
+          const size_t slot = keep == 0 ? 0 : slots.next++ % keep;
+          if (slots.blocks.size() <= slot) slots.blocks.resize(slot + 1);
+          blk = &slots.blocks[slot];
+          const size_t bytes = im2col_packed_bytes(dt, a_side, k, np);
+          if (blk->data.size() < bytes) blk->data.resize(bytes);
+          im2col_pack(dt, a_side, map, in.im2col, k, blk->data.data());
+          blk->src = keep > 0 ? map.gm : nullptr;
+          blk->map = map;
+          blk->rows = k;
+          blk->cols = np;
+        }
+        d.ptr = blk->data.data();
         d.rows = a_side ? np : k;
         d.cols = a_side ? k : np;
         d.packed = true;

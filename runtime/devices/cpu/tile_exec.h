@@ -53,9 +53,11 @@ struct Lowering {
   // (the grid's own order, but an axis a costly column matrix does not depend on goes last, so
   // consecutive tiles reuse it: keep_im2col).
   std::vector<int> walk;
-  std::vector<bool> keep_im2col;  // per kLoadIm2col: reuse the packed block while its map is same
-  std::vector<int> loop_end;      // per kLoopBegin: index of its kLoopEnd
-  std::vector<int> loop_begin;    // per kLoopEnd: index of its kLoopBegin
+  // Per kLoadIm2col: how many packed blocks a core keeps for reuse, keyed by their map (one per
+  // trip of the enclosing loops: a K loop's chunks); 0: made anew every time.
+  std::vector<int> keep_im2col;
+  std::vector<int> loop_end;    // per kLoopBegin: index of its kLoopEnd
+  std::vector<int> loop_begin;  // per kLoopEnd: index of its kLoopBegin
 };
 
 Lowering lower(const TileProgram& p);

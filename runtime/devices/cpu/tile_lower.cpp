@@ -198,7 +198,9 @@ Lowering lower(const TileProgram& p) {
     low.lazy_im2col[i] = mm.kind == InstrKind::kMmad && mm.diag == in.im2col.window() &&
                          mm.src[1] == in.dst && mm.src[0] != in.dst;
   }
-  // Packed-block reuse: the grid axis that changes between a core's consecutive tiles.
+  // Packed-block reuse: the grid axis that changes between a core's consecutive tiles; at most
+  // kKeepBytes of blocks kept per buffer and core.
+  constexpr int64_t kKeepBytes = 16 << 20, kKeepIm2colBytes = 1 << 20;
   const int64_t tiles = p.num_tiles();
   const int64_t cores = std::clamp<int64_t>(p.block_dim, 1, std::max<int64_t>(tiles, 1));
   const int64_t per_core = (tiles + cores - 1) / cores;
@@ -207,7 +209,7 @@ Lowering lower(const TileProgram& p) {
   // output-channel tiles), so a core makes it once for all of them.
   low.walk.resize(static_cast<size_t>(p.grid_rank()));
   std::iota(low.walk.begin(), low.walk.end(), 0);
-  low.keep_im2col.assign(ni, false);
+  low.keep_im2col.assign(ni, 0);
   bool a_packed = false;
   for (const auto& in : p.instrs)
     a_packed = a_packed ||
@@ -244,13 +246,20 @@ Lowering lower(const TileProgram& p) {
     }
     low.walk.erase(std::find(low.walk.begin(), low.walk.end(), still));
     low.walk.push_back(still);
-    low.keep_im2col[i] = true;
+    int64_t blocks = 1;  // distinct maps per tile: the trip counts of the enclosing loops
+    for (int q = 0; q < i; ++q)
+      if (p.instrs[q].kind == InstrKind::kLoopBegin && low.loop_end[q] > i)
+        blocks *= std::max<int64_t>(1, p.instrs[q].count);
+    // Every chunk of a K loop kept where they all fit in L2 (a strided 1x1 conv's matrix, a
+    // quarter of its map); a larger matrix (a 3x3 window's, nine times its map) is made again
+    // from the map for less than reading it back from L3.
+    const int64_t bytes = p.buffers[in.dst].bytes() / dtype_size(dt) * 4;  // packed as f32
+    low.keep_im2col[i] = blocks * bytes <= kKeepIm2colBytes ? static_cast<int>(blocks) : 1;
     break;
   }
   int fastest = -1;
   for (int g : low.walk)
     if (p.grid[g] > 1) fastest = g;
-  constexpr int64_t kKeepBytes = 16 << 20;  // per buffer and core
   for (int i = 0; i < ni && per_core > 1 && fastest >= 0; ++i) {
     const Instr& in = p.instrs[i];
     if (in.kind != InstrKind::kLoadL0 || in.axis > 0 || producers[in.src[0]].empty()) continue;
