@@ -6,7 +6,10 @@
 //      a forward direction in layout 0).
 //   2. WT_d [I, G*H] = W_d^T and RT_d [G, H, H] = R_d with each gate's [H, H] block transposed:
 //      Transpose launches, so the weights are a MatMul's row-major B for the projection and for
-//      every step's GEMV (the cpu device then streams their rows unpacked when M is small). Made
+//      every step's GEMV (the cpu device then streams their rows unpacked when M is small). Where
+//      the steps' tiles split the hidden units into blocks of J over all of k (two cores), each
+//      gate's block is stored in those column blocks, [G, H / J * H, J] (RnnStep's `block`): one
+//      Transpose of R_d seen as [G, H / J, J, H], and each tile reads one contiguous run. Made
 //      once and kept in the launch context's state when W / R are model constants, else per run.
 //   3. XW_d [S*B, G*H] = Xs_d WT_d + (Wb_d + the part of Rb_d that adds directly): one Gemm
 //      launch, a MatMul-shaped cube program over all steps.
@@ -76,7 +79,7 @@ ProgramPtr plan(const OpDef& op, const Attrs& given, std::vector<TensorDesc> in,
   return std::make_shared<const TileProgram>(trace_program(ctx, op.tiling_fn(ctx)));
 }
 
-Attrs step_attrs(const RnnConfig& c, int64_t d, const char* stage) {
+Attrs step_attrs(const RnnConfig& c, int64_t d, const char* stage, int64_t block) {
   std::vector<std::string> names;
   std::vector<float> alpha, beta;
   for (const RnnActivation& a : c.acts[static_cast<size_t>(d)]) {
@@ -93,7 +96,28 @@ Attrs step_attrs(const RnnConfig& c, int64_t d, const char* stage) {
   a.set("input_forget", int64_t{c.input_forget});
   a.set("linear_before_reset", int64_t{c.linear_before_reset});
   a.set("stage", std::string(stage));
+  a.set("block", block);
   return a;
+}
+
+// RnnStep's input RT.
+constexpr size_t kStepRt = 2;
+
+// The column block width for RT: the step tiling's TJ where it splits the hidden units into
+// whole blocks and keeps all of k in one tile (0: row-major gate blocks).
+int64_t rt_block(const OpDef& step, const Attrs& given, const std::vector<TensorDesc>& in,
+                 const std::vector<TensorDesc>& out, const LaunchContext& parent) {
+  const Attrs attrs = step.resolve(given);
+  LaunchContext ctx;
+  ctx.op = &step;
+  ctx.inputs = in;
+  ctx.outputs = out;
+  ctx.attrs = &attrs;
+  ctx.spec = parent.spec;
+  ctx.optimize = parent.optimize;
+  const TilingData td = step.tiling_fn(ctx);
+  const int64_t H = in[kStepRt].shape[1], tj = td.get("TJ"), tk = td.get("TK");
+  return tj > 0 && tj < H && H % tj == 0 && tk >= H ? tj : 0;
 }
 
 RnnPrograms make_programs(const RnnConfig& c, const LaunchContext& ctx) {
@@ -110,8 +134,6 @@ RnnPrograms make_programs(const RnnConfig& c, const LaunchContext& ctx) {
   Attrs perm;
   perm.set("perm", std::vector<int64_t>{1, 0});
   p.transpose_w = plan(transpose, perm, {f32({GH, c.input})}, {f32({c.input, GH})}, ctx);
-  perm.set("perm", std::vector<int64_t>{0, 2, 1});
-  p.transpose_r = plan(transpose, perm, {f32({c.gates, H, H})}, {f32({c.gates, H, H})}, ctx);
   const OpDef& step = reg.lookup("ai.asc", "RnnStep", 1);
   const bool lstm = c.kind == RnnKind::kLstm;
   const bool split = c.kind == RnnKind::kGru && !c.linear_before_reset;
@@ -125,14 +147,27 @@ RnnPrograms make_programs(const RnnConfig& c, const LaunchContext& ctx) {
                              split ? f32({B, H}) : none};
   std::vector<TensorDesc> out{f32({B, H})};
   if (lstm) out.push_back(f32({B, H}));
+  // RT in column blocks of the steps' tile width where their tiling (with row-major gate
+  // blocks) splits the hidden units and keeps all of k: each tile reads one contiguous run.
+  const int64_t J = rt_block(step, step_attrs(c, 0, "cell", 0), in, out, ctx);
+  if (J > 0) {
+    perm.set("perm", std::vector<int64_t>{0, 1, 3, 2});
+    p.transpose_r =
+        plan(transpose, perm, {f32({c.gates, H / J, J, H})}, {f32({c.gates, H / J, H, J})}, ctx);
+    in[kStepRt] = f32({c.gates, H / J * H, J});
+  } else {
+    perm.set("perm", std::vector<int64_t>{0, 2, 1});
+    p.transpose_r = plan(transpose, perm, {f32({c.gates, H, H})}, {f32({c.gates, H, H})}, ctx);
+  }
   for (int64_t d = 0; d < c.dirs; ++d) {
-    const bool same = d > 0 && step_attrs(c, d, "cell").str() == step_attrs(c, 0, "cell").str();
-    p.step.push_back(same ? p.step[0] : plan(step, step_attrs(c, d, "cell"), in, out, ctx));
+    const bool same =
+        d > 0 && step_attrs(c, d, "cell", J).str() == step_attrs(c, 0, "cell", J).str();
+    p.step.push_back(same ? p.step[0] : plan(step, step_attrs(c, d, "cell", J), in, out, ctx));
     if (split) {
       std::vector<TensorDesc> rin(in.begin(), in.begin() + 3);
       rin.resize(in.size());
       p.reset.push_back(same ? p.reset[0]
-                             : plan(step, step_attrs(c, d, "reset"), rin, {f32({B, H})}, ctx));
+                             : plan(step, step_attrs(c, d, "reset", J), rin, {f32({B, H})}, ctx));
     }
   }
   return p;

@@ -1,8 +1,10 @@
 // Cases of RNN / GRU / LSTM (opsets 1, 3, 7 and 14): forward, reverse, bidirectional; with and
 // without bias, sequence_lens (including 0 and full lengths), initial states and peepholes; layout
 // 0/1; non-default activations with alpha/beta, clip, linear_before_reset, input_forget; f32, f16,
-// f64; and of RnnStep (ai.asc), the per-step tile program the family launches: every cell and
-// stage, with and without its optional inputs. Called from cases_reduce_more().
+// f64; a hidden size two cores split into whole column blocks (RT stored in them, RnnStep's
+// `block`); and of RnnStep (ai.asc), the per-step tile program the family launches: every cell
+// and stage, with and without its optional inputs, RT row-major or in column blocks. Called from
+// cases_reduce_more().
 #include "ops/op_cases.h"
 #include "registry/strings.h"
 
@@ -71,18 +73,21 @@ InputSpec f32s(DType dt, const std::vector<float>& v) {
 
 struct StepOpts {
   bool c = false, p = false, rbh = false, m = false, rh = false;
+  int64_t block = 0;  // RT in column blocks of this many hidden units (RnnStep's `block`)
   DType dt = DType::kF32;
   std::string label{};
 };
 
-// RnnStep: XW [B, G*H], H [B, H], RT [G, H, H], C, P [3H], RBH [H], M [B] (1, 0, 1, ..), RH.
+// RnnStep: XW [B, G*H], H [B, H], RT [G, H, H] (in blocks: [G, H / J * H, J]), C, P [3H],
+// RBH [H], M [B] (1, 0, 1, ..), RH.
 OpCase step(const char* cell, int64_t batch, int64_t hidden, const StepOpts& o, Attrs attrs = {}) {
   const std::string kind = cell;
   const int64_t gates = kind == "RNN" ? 1 : kind == "GRU" ? 3 : 4;
   const DType dt = o.dt;
-  std::vector<InputSpec> in{asc::test::in(dt, {batch, gates * hidden}, -1, 1),
-                            asc::test::in(dt, {batch, hidden}, -1, 1),
-                            asc::test::in(dt, {gates, hidden, hidden}, -0.6, 0.6)};
+  std::vector<InputSpec> in{
+      asc::test::in(dt, {batch, gates * hidden}, -1, 1), asc::test::in(dt, {batch, hidden}, -1, 1),
+      o.block > 0 ? asc::test::in(dt, {gates, hidden / o.block * hidden, o.block}, -0.6, 0.6)
+                  : asc::test::in(dt, {gates, hidden, hidden}, -0.6, 0.6)};
   in.push_back(o.c ? asc::test::in(dt, {batch, hidden}, -1, 1) : absent());
   in.push_back(o.p ? asc::test::in(dt, {3 * hidden}, -0.5, 0.5) : absent());
   in.push_back(o.rbh ? asc::test::in(dt, {hidden}, -0.5, 0.5) : absent());
@@ -92,10 +97,12 @@ OpCase step(const char* cell, int64_t batch, int64_t hidden, const StepOpts& o, 
   in.push_back(o.rh ? asc::test::in(dt, {batch, hidden}, -1, 1) : absent());
   while (!in.empty() && in.back().dtype == DType::kUndefined) in.pop_back();
   attrs.set("cell", kind);
+  if (o.block > 0) attrs.set("block", o.block);
   OpCase c{"RnnStep", 1, std::move(in), std::move(attrs)};
   c.domain = "ai.asc";
   c.label = cat(cell, o.c ? "/c" : "", o.p ? "/p" : "", o.rbh ? "/rbh" : "", o.m ? "/m" : "",
-                o.rh ? "/rh" : "", o.label.empty() ? "" : "/", o.label);
+                o.rh ? "/rh" : "", o.block > 0 ? cat("/block", o.block) : "",
+                o.label.empty() ? "" : "/", o.label);
   if (dt == DType::kF16 || dt == DType::kBF16) c.atol = c.rtol = 2e-2;
   return c;
 }
@@ -116,6 +123,9 @@ void add_step_cases(std::vector<OpCase>& v) {
   v.push_back(step("GRU", 3, 6, {.rbh = true, .m = true, .rh = true}));
   v.push_back(step("LSTM", 1, 7, {.c = true, .p = true, .m = true}));
   v.push_back(step("LSTM", 5, 40, {.c = true, .p = true}));
+  v.push_back(step("LSTM", 3, 96, {.c = true, .p = true, .m = true, .block = 32}));
+  v.push_back(step("GRU", 2, 64, {.rbh = true, .block = 32, .label = "lbr"}, lbr));
+  v.push_back(step("GRU", 2, 64, {.block = 16, .label = "reset"}, reset));
   Attrs forget;
   forget.set("input_forget", int64_t{1});
   forget.set("activations", std::vector<std::string>{"HardSigmoid", "Elu", "Softplus"});
@@ -168,6 +178,9 @@ std::vector<OpCase> cases_rnn() {
                      .dt = DType::kF64}));
     v.push_back(rnn(op, 14, small, {.bias = true, .dt = DType::kBF16}));
     v.push_back(rnn(op, 7, {1, 1, 3, 17}, {.bias = true, .h0 = true, .label = "seq1"}));
+    // 64 hidden units: two cores' tiles of 32, RT stored in those column blocks.
+    v.push_back(rnn(op, 14, {4, 2, 8, 64},
+                    {.direction = "bidirectional", .bias = true, .h0 = true, .label = "blocks"}));
     // sequence_lens 1, 0, 2, 2: a batch row that runs no step keeps its initial state.
     v.push_back(rnn(op, 14, {2, 4, 3, 5},
                     {.direction = "bidirectional",
