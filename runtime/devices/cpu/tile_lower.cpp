@@ -251,8 +251,8 @@ Lowering lower(const TileProgram& p) {
       if (p.instrs[q].kind == InstrKind::kLoopBegin && low.loop_end[q] > i)
         blocks *= std::max<int64_t>(1, p.instrs[q].count);
     // Every chunk of a K loop kept where they all fit in L2 (a strided 1x1 conv's matrix, a
-    // quarter of its map); a larger matrix (a 3x3 window's, nine times its map) is made again
-    // from the map for less than reading it back from L3.
+    // quarter of its map); a larger set (a 3x3 window's matrix is nine times its map) keeps one
+    // block, as before (not measured otherwise).
     const int64_t bytes = p.buffers[in.dst].bytes() / dtype_size(dt) * 4;  // packed as f32
     low.keep_im2col[i] = blocks * bytes <= kKeepIm2colBytes ? static_cast<int>(blocks) : 1;
     break;
