@@ -66,9 +66,9 @@ bool rbh_apart(const RnnConfig& c) {
   return c.kind == RnnKind::kGru && c.linear_before_reset;
 }
 
-ProgramPtr plan(const OpDef& op, const Attrs& given, std::vector<TensorDesc> in,
-                std::vector<TensorDesc> out, const LaunchContext& parent) {
-  const Attrs attrs = op.resolve(given);
+// op's launch context for these inputs and outputs on parent's device; `attrs` outlives it.
+LaunchContext context_for(const OpDef& op, const Attrs& attrs, std::vector<TensorDesc> in,
+                          std::vector<TensorDesc> out, const LaunchContext& parent) {
   LaunchContext ctx;
   ctx.op = &op;
   ctx.inputs = std::move(in);
@@ -76,6 +76,13 @@ ProgramPtr plan(const OpDef& op, const Attrs& given, std::vector<TensorDesc> in,
   ctx.attrs = &attrs;
   ctx.spec = parent.spec;
   ctx.optimize = parent.optimize;
+  return ctx;
+}
+
+ProgramPtr plan(const OpDef& op, const Attrs& given, std::vector<TensorDesc> in,
+                std::vector<TensorDesc> out, const LaunchContext& parent) {
+  const Attrs attrs = op.resolve(given);
+  const LaunchContext ctx = context_for(op, attrs, std::move(in), std::move(out), parent);
   return std::make_shared<const TileProgram>(trace_program(ctx, op.tiling_fn(ctx)));
 }
 
@@ -108,13 +115,7 @@ constexpr size_t kStepRt = 2;
 int64_t rt_block(const OpDef& step, const Attrs& given, const std::vector<TensorDesc>& in,
                  const std::vector<TensorDesc>& out, const LaunchContext& parent) {
   const Attrs attrs = step.resolve(given);
-  LaunchContext ctx;
-  ctx.op = &step;
-  ctx.inputs = in;
-  ctx.outputs = out;
-  ctx.attrs = &attrs;
-  ctx.spec = parent.spec;
-  ctx.optimize = parent.optimize;
+  const LaunchContext ctx = context_for(step, attrs, in, out, parent);
   const TilingData td = step.tiling_fn(ctx);
   const int64_t H = in[kStepRt].shape[1], tj = td.get("TJ"), tk = td.get("TK");
   return tj > 0 && tj < H && H % tj == 0 && tk >= H ? tj : 0;
