@@ -148,6 +148,7 @@ void add_conv(Registry& r) {
           .infer(infer_fused_conv)
           .tiling(fused_conv_tiling)
           .kernel(fused_conv_kernel)
+          .in_place(3)  // a tile reads its box of Z before it writes that box of Y
           .reference(ref_fused_conv));
 }
 

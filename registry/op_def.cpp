@@ -117,6 +117,10 @@ OpDef& OpDef::back_to_back(BackToBackFn f) {
   back_to_back_fn = std::move(f);
   return *this;
 }
+OpDef& OpDef::in_place(int input) {
+  in_place_input = input;
+  return *this;
+}
 OpDef& OpDef::launches(LaunchesFn f) {
   launches_fn = std::move(f);
   return *this;

@@ -124,6 +124,11 @@ struct OpDef {
   SameBytesFn same_bytes_fn;     // empty: output 0 is never input 0's bytes as they are
   BackToBackFn back_to_back_fn;  // empty: output 0 is never the inputs' bytes back to back
   LaunchesFn launches_fn;        // host kernels run as tile programs (ProgramLaunches)
+  // An input that output 0 may be written over (-1: none besides an elementwise op's): each
+  // element of it is read only by the tile that writes the same element of output 0, and before
+  // that tile writes it (a FusedConv's residual). The planner then lets the output share the
+  // input's memory where this node is the input's last reader.
+  int in_place_input = -1;
 
   // Builder.
   OpDef& input(std::string name, std::string type, Arity a = Arity::kSingle,
@@ -147,6 +152,7 @@ struct OpDef {
   OpDef& same_bytes();                  // always (Reshape, Flatten, Squeeze, Unsqueeze, Identity)
   OpDef& back_to_back(BackToBackFn f);  // see BackToBackFn
   OpDef& launches(LaunchesFn f);        // see LaunchesFn
+  OpDef& in_place(int input);           // see in_place_input
 
   bool has(Trait t) const { return (traits & t) != 0; }
   KernelKind kernel_kind() const;

@@ -328,9 +328,11 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
   for (int v : g.outputs)
     if (p.storage[v] == Storage::kArena) p.storage[v] = Storage::kOutput;
 
-  // In place: an elementwise tile kernel writes its output over an input of the same type that
-  // only it reads (exact aliasing is legal for every vector instruction and copy). The output
-  // then shares the input's memory and extends its live range. A view (a node whose output is
+  // In place: an elementwise tile kernel writes its output over an input of the same type whose
+  // last reader it is (exact aliasing is legal for every vector instruction and copy), and so
+  // does a tile kernel over its OpDef::in_place_input (a convolution over its residual). The
+  // output then shares the input's memory and extends its live range. Levels run one after
+  // another, so a reader in an earlier level is done by then. A view (a node whose output is
   // its input's bytes as they are, OpDef::same_bytes) shares it too when it is the input's only
   // reader, and runs nothing: whatever later writes over the output in place writes over a value
   // nobody else reads.
@@ -340,9 +342,26 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
   std::vector<int> uses(nv, 0), share(nv, -1);
   std::vector<int64_t> delta(nv, 0);
   std::vector<bool> taken(nv, false), rooted(nv, false);
+  std::vector<int> last_reads(nv, 0);  // reads in the level of a value's last reader
   for (const PlanStep& s : p.steps)
     for (int v : g.nodes[s.node].inputs)
-      if (v >= 0) ++uses[v];
+      if (v >= 0) {
+        ++uses[v];
+        last_reads[v] += s.level == last[v];
+      }
+  // Step s may write output o over input v: s is v's only reader in its level and none reads v
+  // later, v is nobody else's memory yet, and both are the same type in the arena.
+  auto may_overwrite = [&](const PlanStep& s, int v, int o) {
+    return v >= 0 && o >= 0 && !taken[v] && !rooted[v] && last[v] == s.level &&
+           last_reads[v] == 1 && p.storage[v] == Storage::kArena &&
+           p.storage[o] == Storage::kArena && p.desc[v].dtype == p.desc[o].dtype &&
+           p.desc[v].shape == p.desc[o].shape;
+  };
+  auto overwrite = [&](int v, int o) {
+    share[o] = v;
+    taken[v] = rooted[v] = true;
+    ++p.in_place;
+  };
   for (PlanStep& s : p.steps) {
     const Node& n = g.nodes[s.node];
     s.view = false;  // a step taken from the base plan is decided again
@@ -364,18 +383,18 @@ Plan make_plan(const Graph& g, const std::vector<TensorDesc>& inputs, const Devi
         continue;
       }
     }
-    if (!s.program || !n.def->has(kElementwise)) continue;
-    for (int o : n.outputs) {
-      if (o < 0 || p.storage[o] != Storage::kArena) continue;
+    if (!s.program) continue;
+    const int z = n.def->in_place_input;
+    if (z >= 0 && z < static_cast<int>(n.inputs.size()) && !n.outputs.empty() &&
+        may_overwrite(s, n.inputs[z], n.outputs[0]))
+      overwrite(n.inputs[z], n.outputs[0]);
+    if (!n.def->has(kElementwise)) continue;
+    for (int o : n.outputs)
       for (int v : n.inputs)
-        if (v >= 0 && !taken[v] && uses[v] == 1 && p.storage[v] == Storage::kArena &&
-            p.desc[v].dtype == p.desc[o].dtype && p.desc[v].shape == p.desc[o].shape) {
-          share[o] = v;
-          taken[v] = rooted[v] = true;
-          ++p.in_place;
+        if (may_overwrite(s, v, o)) {
+          overwrite(v, o);
           break;
         }
-    }
   }
   auto root = [&share](int v) {
     while (share[v] >= 0) v = share[v];

@@ -136,6 +136,63 @@ TEST(FuseConv, ABroadcastAddIsNoResidual) {
   expect_same_outputs(orig, {{"x", random({1, 4, 7, 7}, 1)}}, 1e-5);
 }
 
+// h = Relu(x); r = Relu(Conv(h)); y = Sigmoid(Relu(Conv(r) + h)) [+ h when h is read later].
+// The second FusedConv is h's last reader unless h is read later: then, and only then, its output
+// takes h's memory (written over tile by tile as each tile has read its box of h).
+Graph residual_reader(int64_t c, int64_t hw, int64_t k, bool h_read_later) {
+  Builder b;
+  const int x = b.input("x", {1, c, hw, hw});
+  const Attrs pads{{"pads", V{k / 2, k / 2, k / 2, k / 2}}};
+  const int h = b.op("Relu", "h", {x});
+  const int r = b.op("Relu", "r",
+                     {b.op("Conv", "conv1",
+                           {h, b.constant("w1", random({c, c, k, k}, 2, -0.2f, 0.2f)),
+                            b.constant("b1", random({c}, 3))},
+                           pads)});
+  const int c2 = b.op(
+      "Conv", "conv2",
+      {r, b.constant("w2", random({c, c, k, k}, 4, -0.2f, 0.2f)), b.constant("b2", random({c}, 5))},
+      pads);
+  int y = b.op("Sigmoid", "s", {b.op("Relu", "o", {b.op("Add", "sum", {c2, h})})});
+  if (h_read_later) y = b.op("Add", "late", {y, h});
+  b.g.outputs = {y};
+  return b.g;
+}
+
+TEST(FuseConv, TheOutputTakesTheResidualsMemoryWhereItIsTheLastReader) {
+  for (bool later : {false, true})
+    for (auto [c, hw, k] :
+         {std::tuple<int64_t, int64_t, int64_t>{8, 9, 3}, {64, 30, 1}, {40, 17, 3}})
+      for (int threads : {1, 2}) {
+        SCOPED_TRACE(std::to_string(c) + "x" + std::to_string(hw) + " k" + std::to_string(k) +
+                     (later ? " read later" : "") + " threads " + std::to_string(threads));
+        const Graph orig = residual_reader(c, hw, k, later);
+        ModelOptions o;
+        o.threads = threads;
+        Model model(orig, o);
+        const std::vector<NamedTensor> in = {{"x", random({1, c, hw, hw}, 1, -2.f, 2.f)}};
+        const auto plan = model.plan_for({in[0].tensor.desc()});
+        ASSERT_EQ(count_op(model.graph(), "FusedConv"), 2);
+        const int h = model.graph().find("h"), out = model.graph().find("o");
+        ASSERT_GE(h, 0);
+        ASSERT_GE(out, 0);
+        ASSERT_EQ(plan->storage[h], Storage::kArena);
+        EXPECT_EQ(plan->offset[out] == plan->offset[h], !later);
+        EXPECT_GE(plan->in_place, later ? 0 : 1);
+        expect_same_outputs(orig, in, 1e-5);
+        const auto fused = model.run(in), plain = Model(orig,
+                                                        [] {
+                                                          ModelOptions p;
+                                                          p.optimize = false;
+                                                          return p;
+                                                        }())
+                                                      .run(in);
+        ASSERT_EQ(fused[0].tensor.shape(), plain[0].tensor.shape());
+        for (int64_t i = 0; i < fused[0].tensor.numel(); ++i)
+          ASSERT_NEAR(fused[0].tensor.at(i), plain[0].tensor.at(i), 1e-4) << i;
+      }
+}
+
 TEST(PackConvWeights, PacksEachGroupInTheKernelsALayout) {
   const cpu::GemmKernel& k = cpu::gemm_kernel(DType::kF32);
   Builder b;
