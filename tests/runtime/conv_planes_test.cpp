@@ -95,6 +95,74 @@ TEST(ConvPlanes, StemsTakeThePlanes) {
                                     7 * 56, 9, false, false));
 }
 
+// The epilogue applied as C leaves the planes (RowEpilogue): y = act(C + bias) on the rows and
+// columns it names, the same floats as C then the chain; nothing of y past them, nor of C,
+// written; a NaN bias kept by every activation; nothing taken when accumulating.
+TEST(ConvPlanes, TheEpilogueOnTheWayOut) {
+  if (!gemm_detail::gemm_isa_avx512())
+    GTEST_SKIP() << "no AVX-512 on this CPU: the planes path does not exist here";
+  const std::vector<Case> cases = {
+      {3, 24, 3, 3, 2, 2, 1, 1, 4, 111, {0, 0, 0}, {3, 9, 223}},      // squeezenet's stem
+      {3, 16, 7, 7, 2, 2, 1, 1, 4, 23, {0, 3, 3}, {3, 13, 48}},       // resnet's, pad 3
+      {33, 13, 3, 3, 2, 2, 1, 1, 6, 13, {0, 1, 1}, {33, 13, 26}, 5},  // a last row cut short
+  };
+  for (const Case& c : cases)
+    for (RowEpilogue::Act act : {RowEpilogue::kNone, RowEpilogue::kRelu, RowEpilogue::kClip})
+      for (bool bias : {false, true}) {
+        SCOPED_TRACE(name(c) + " act " + std::to_string(act) + (bias ? " bias" : ""));
+        Im2col g;
+        g.k[1] = c.k1, g.k[2] = c.k2, g.s[1] = c.s1, g.s[2] = c.s2, g.d[1] = c.d1, g.d[2] = c.d2;
+        g.out[1] = c.oh, g.out[2] = c.ow;
+        const int64_t win = g.window(), k = c.channels * win;
+        const int64_t n = c.oh * c.ow - c.cut, ldc = n + 3;
+        std::mt19937 rng(static_cast<uint32_t>(k * 17 + n));
+        const ConvBox box =
+            make_conv_box(c.channels, c.m, g.span(1), g.span(2), win, c.lo, c.hi, ldc, rng);
+        std::vector<float> plain = box.c0;
+        ASSERT_TRUE(mmad_a_panels_planes(DType::kF32, box.pa.data(), box.a_stride, box.src, g,
+                                         plain.data(), ldc, c.m, n, k, false, true));
+        std::vector<float> b(static_cast<size_t>(c.m));
+        std::uniform_real_distribution<float> u(-1.f, 1.f);
+        for (float& v : b) v = u(rng);
+        b[1] = std::nanf("");
+        RowEpilogue ep;
+        ep.bias = bias ? b.data() : nullptr;
+        ep.act = act;
+        ep.lo = -0.5f, ep.hi = 0.75f;
+        ep.ldy = n + 5;
+        ep.rows = c.m - 1;  // the last row and column past the valid region: untouched
+        ep.cols = n - 1;
+        const float sentinel = -1234.5f;
+        std::vector<float> y(static_cast<size_t>(c.m * ep.ldy), sentinel), got = box.c0;
+        ep.y = y.data();
+        ASSERT_TRUE(mmad_a_panels_planes(DType::kF32, box.pa.data(), box.a_stride, box.src, g,
+                                         got.data(), ldc, c.m, n, k, false, true, &ep));
+        ASSERT_TRUE(ep.done);
+        EXPECT_EQ(got, box.c0);  // C itself not written
+        for (int64_t i = 0; i < c.m; ++i)
+          for (int64_t j = 0; j < ep.ldy; ++j) {
+            const float v = y[static_cast<size_t>(i * ep.ldy + j)];
+            if (i >= ep.rows || j >= ep.cols) {
+              ASSERT_EQ(v, sentinel) << i << " " << j;
+              continue;
+            }
+            float want = plain[static_cast<size_t>(i * ldc + j)] + (bias ? b[i] : 0.f);
+            if (act != RowEpilogue::kNone && want < (act == RowEpilogue::kRelu ? 0.f : ep.lo))
+              want = act == RowEpilogue::kRelu ? 0.f : ep.lo;
+            if (act == RowEpilogue::kClip && want > ep.hi) want = ep.hi;
+            if (std::isnan(want))
+              ASSERT_TRUE(std::isnan(v)) << i << " " << j;
+            else
+              ASSERT_EQ(v, want) << i << " " << j;
+          }
+        RowEpilogue acc = ep;
+        acc.done = false;
+        ASSERT_TRUE(mmad_a_panels_planes(DType::kF32, box.pa.data(), box.a_stride, box.src, g,
+                                         got.data(), ldc, c.m, n, k, true, true, &acc));
+        EXPECT_FALSE(acc.done);  // accumulating: C += the product, as without an epilogue
+      }
+}
+
 TEST(ConvPlanes, RefusesWhatItDoesNotCover) {
   Im2col g;
   g.k[0] = 2, g.out[1] = 4, g.out[2] = 4;  // a 3-D window

@@ -17,6 +17,7 @@ using test::Builder;
 using test::count_op;
 using test::expect_same_outputs;
 using test::random;
+using test::scalar;
 using V = std::vector<int64_t>;
 
 const Attrs kPad1{{"pads", V{1, 1, 1, 1}}};
@@ -191,6 +192,34 @@ TEST(FuseConv, TheOutputTakesTheResidualsMemoryWhereItIsTheLastReader) {
         for (int64_t i = 0; i < fused[0].tensor.numel(); ++i)
           ASSERT_NEAR(fused[0].tensor.at(i), plain[0].tensor.at(i), 1e-4) << i;
       }
+}
+
+// A stem (3x3 stride 2 over three channels, read from the map's phase planes) whose bias and
+// ReLU / ReLU6 / no activation are applied as the product leaves the planes, against the graph
+// unfused, on one and two threads.
+TEST(FuseConv, AStemsEpilogueOnItsWayOutOfThePlanes) {
+  for (const char* act : {"Relu", "Clip", ""})
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(std::string(act) + " threads " + std::to_string(threads));
+      Builder b;
+      const int x = b.input("x", {1, 3, 97, 130});
+      int y = b.op("Conv", "conv",
+                   {x, b.constant("w", random({24, 3, 3, 3}, 2)), b.constant("b", random({24}, 3))},
+                   {{"pads", V{1, 1, 1, 1}}, {"strides", V{2, 2}}});
+      if (std::string(act) == "Relu") y = b.op("Relu", "act", {y});
+      if (std::string(act) == "Clip")
+        y = b.op("Clip", "act", {y, b.constant("lo", scalar(-0.5)), b.constant("hi", scalar(0.5))});
+      b.g.outputs = {y};
+      ModelOptions o;
+      o.threads = threads;
+      const std::vector<NamedTensor> in = {{"x", random({1, 3, 97, 130}, 1, -2.f, 2.f)}};
+      const auto fused = Model(b.g, o).run(in);
+      o.optimize = false;
+      const auto plain = Model(b.g, o).run(in);
+      ASSERT_EQ(fused[0].tensor.shape(), plain[0].tensor.shape());
+      for (int64_t i = 0; i < fused[0].tensor.numel(); ++i)
+        ASSERT_NEAR(fused[0].tensor.at(i), plain[0].tensor.at(i), 1e-5) << i;
+    }
 }
 
 TEST(PackConvWeights, PacksEachGroupInTheKernelsALayout) {

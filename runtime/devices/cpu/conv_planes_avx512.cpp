@@ -84,6 +84,35 @@ double packed_lanes(int64_t n) {
   return static_cast<double>(n - r) + (r > 11 ? 16.0 : 4.0 / 3.0 * static_cast<double>(r));
 }
 
+// y = act(C' + bias) for rows [0, m) and positions [0, n) of C' (row pitch qb, output row pitch
+// pw, OW positions an output row): the compaction and the epilogue in one pass.
+ASC_AVX512 void epilogue_rows(RowEpilogue& ep, const float* cq, int64_t qb, int64_t pw,
+                              int64_t out_rows, int64_t ow, int64_t m, int64_t n) {
+  const __m512 lo = _mm512_set1_ps(ep.act == RowEpilogue::kRelu ? 0.f : ep.lo);
+  const __m512 hi = _mm512_set1_ps(ep.hi);
+  for (int64_t i = 0; i < m; ++i) {
+    const float* qi = cq + i * qb;
+    float* yi = ep.y + i * ep.ldy;
+    const __m512 b = _mm512_set1_ps(ep.bias ? ep.bias[i] : 0.f);
+    for (int64_t oh = 0; oh < out_rows; ++oh) {
+      const int64_t p0 = oh * ow, cnt = std::min(ow, n - p0);
+      for (int64_t j = 0; j < cnt; j += 16) {
+        const __mmask16 mk = tail_mask(cnt - j);
+        __m512 v = _mm512_add_ps(_mm512_maskz_loadu_ps(mk, qi + oh * pw + j), b);
+        // As the chain's Relu and Clip: a bound only where v compares past it (NaN stays), the
+        // upper one first.
+        const __mmask16 above =
+            ep.act == RowEpilogue::kClip ? _mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ) : 0;
+        if (ep.act != RowEpilogue::kNone)
+          v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), v, lo);
+        v = _mm512_mask_blend_ps(above, v, hi);
+        _mm512_mask_storeu_ps(yi + p0 + j, mk, v);
+      }
+    }
+  }
+  ep.done = true;
+}
+
 float* align64(float* p) {
   return reinterpret_cast<float*>((reinterpret_cast<uintptr_t>(p) + 63) & ~uintptr_t{63});
 }
@@ -126,7 +155,8 @@ bool planes_geometry(const Im2colSource& src, const Im2col& g, int64_t m, int64_
 
 ASC_AVX512 bool mmad_f32_planes(const float* pa, int64_t a_stride, const Im2colSource& src,
                                 const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n,
-                                int64_t k, bool accumulate, GemmAhead* ahead, bool force) {
+                                int64_t k, bool accumulate, GemmAhead* ahead, bool force,
+                                RowEpilogue* ep) {
   Geometry o;
   if (src.stride[3] != 1 || !planes_geometry(src, g, m, n, k, force, o)) return false;
   static constexpr auto table = planes_table(std::make_integer_sequence<int, kMr>{});
@@ -212,7 +242,11 @@ ASC_AVX512 bool mmad_f32_planes(const float* pa, int64_t a_stride, const Im2colS
                               k0 > 0, pf);
     }
   }
-  // C' (pitch pw per output row) into C's positions (pitch OW).
+  // C' (pitch pw per output row) into C's positions (pitch OW), or through the epilogue into y.
+  if (ep && !accumulate) {
+    epilogue_rows(*ep, cq, o.qb, o.pw, o.rows, ow_n, std::min(m, ep->rows), std::min(n, ep->cols));
+    return true;
+  }
   for (int64_t i = 0; i < m; ++i) {
     const float* qi = cq + i * o.qb;
     float* ci = c + i * ldc;
@@ -235,13 +269,13 @@ namespace asc::cpu {
 
 bool mmad_a_panels_planes(DType in, const void* pa, int64_t a_stride, const Im2colSource& src,
                           const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
-                          bool accumulate, bool force) {
+                          bool accumulate, bool force, RowEpilogue* ep) {
   const GemmKernel& f32 = gemm_kernel(DType::kF32);
   if (in != DType::kF32 || !gemm_detail::gemm_isa_avx512() || f32.mr != gemm_detail::kMr ||
       f32.nr != gemm_detail::kNr || f32.k_pack != 1 || m <= 0 || n <= 0)
     return false;
   return gemm_detail::mmad_f32_planes(static_cast<const float*>(pa), a_stride, src, g, c, ldc, m, n,
-                                      k, accumulate, nullptr, force);
+                                      k, accumulate, nullptr, force, ep);
 }
 
 }  // namespace asc::cpu

@@ -98,6 +98,19 @@ struct GemmAhead {
   int block_ = 0;
 };
 
+// A convolution's epilogue in its plainest form, y = act(C + bias per row), for a product that
+// writes C's values out in a pass of their own (mmad_f32_planes' compaction) to apply on the way
+// instead of storing C (Lowering::post_chain): such a product writes y and sets `done`.
+struct RowEpilogue {
+  enum Act : uint8_t { kNone, kRelu, kClip };
+  const float* bias = nullptr;  // one per row of C; null: none
+  Act act = kNone;
+  float lo = 0.f, hi = 0.f;  // kClip's bounds
+  float* y = nullptr;
+  int64_t ldy = 0, rows = 0, cols = 0;  // y's row stride and C's rows and columns it takes
+  bool done = false;
+};
+
 // C[m, n] (f32, row stride ldc) = (accumulate ? C : 0) + packedA x packedB. `ahead`, when given,
 // is fetched while the product runs.
 void gemm_mmad(DType in, const void* pa, const void* pb, float* c, int64_t ldc, int64_t m,

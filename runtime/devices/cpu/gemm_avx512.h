@@ -194,7 +194,8 @@ ASC_AVX512 void mmad_f32_a_panels_rows(const float* pa, int64_t a_stride, const 
 // the window does not apply or (unless `force`) packing would cost less.
 ASC_AVX512 bool mmad_f32_planes(const float* pa, int64_t a_stride, const Im2colSource& src,
                                 const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n,
-                                int64_t k, bool accumulate, GemmAhead* ahead, bool force);
+                                int64_t k, bool accumulate, GemmAhead* ahead, bool force,
+                                RowEpilogue* ep = nullptr);
 
 // mmad_a_panels_winograd's kernel (im2col.h; conv_winograd_avx512.cpp): false, doing nothing,
 // where the window is not a 2-D 3x3 of stride and dilation 1 or (unless `force`) too small.

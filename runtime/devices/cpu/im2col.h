@@ -43,19 +43,20 @@ bool mmad_a_panels_diag_map(DType in, const void* pa, int64_t a_stride, const Im
 // gemm_mmad_a_panels (gemm.h) with B the column matrix of `g` over `src`, packed one k chunk of
 // one panel at a time into L1 right before the micro-kernels read it (the whole matrix is never
 // stored). f32 with AVX-512's f32 kernel and a window of column stride 1 or 2 over unit-stride
-// map rows only; false (nothing done) elsewhere.
+// map rows only; false (nothing done) elsewhere. `ep`, where the product is read from the map's
+// phase planes, is applied as C's values leave them (y written, C not; ep->done set).
 bool mmad_a_panels_im2col(DType in, const void* pa, int64_t a_stride, const Im2colSource& src,
                           const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
-                          bool accumulate, GemmAhead* ahead = nullptr);
+                          bool accumulate, GemmAhead* ahead = nullptr, RowEpilogue* ep = nullptr);
 
 // The same product read from the map's zero-padded stride-phase planes instead of a column
 // matrix (conv_planes_avx512.cpp): f32 on AVX-512, a 2-D window of column stride up to 4 over
 // unit-stride map rows. mmad_a_panels_im2col takes it where the outputs it computes and drops
 // cost less than packing; `force` takes it wherever it applies (tests). false, doing nothing,
-// elsewhere.
+// elsewhere. `ep` (not accumulating) is applied as C leaves the planes: y written, C not.
 bool mmad_a_panels_planes(DType in, const void* pa, int64_t a_stride, const Im2colSource& src,
                           const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
-                          bool accumulate, bool force);
+                          bool accumulate, bool force, RowEpilogue* ep = nullptr);
 
 // The same product as F(2x2, 3x3) Winograd minimal filtering (conv_winograd_avx512.cpp): 16
 // GEMMs over the channels instead of 36 products per 2x2 outputs, sums in another order (within

@@ -230,7 +230,7 @@ namespace asc::cpu {
 
 bool mmad_a_panels_im2col(DType in, const void* pa, int64_t a_stride, const Im2colSource& src,
                           const Im2col& g, float* c, int64_t ldc, int64_t m, int64_t n, int64_t k,
-                          bool accumulate, GemmAhead* ahead) {
+                          bool accumulate, GemmAhead* ahead, RowEpilogue* ep) {
   const GemmKernel& f32 = gemm_kernel(DType::kF32);
   if (in != DType::kF32 || g.s[2] > 2 || src.stride[3] != 1 || !gemm_detail::gemm_isa_avx512() ||
       f32.mr != gemm_detail::kMr || f32.nr != gemm_detail::kNr || f32.k_pack != 1)
@@ -243,8 +243,8 @@ bool mmad_a_panels_im2col(DType in, const void* pa, int64_t a_stride, const Im2c
     const bool planes =  // Winograd's 16 products for 36, else the map's phase planes where
                          // that is cheaper than packing
         gemm_detail::mmad_f32_winograd(a, a_stride, src, g, c, ldc, m, n, k, accumulate, false) ||
-        gemm_detail::mmad_f32_planes(a, a_stride, src, g, c, ldc, m, n, k, accumulate, ahead,
-                                     false);
+        gemm_detail::mmad_f32_planes(a, a_stride, src, g, c, ldc, m, n, k, accumulate, ahead, false,
+                                     ep);
     if (!planes && g.s[2] == 2)
       mmad_im2col<2>(a, a_stride, src, g, c, ldc, m, n, k, accumulate, ahead);
     else if (!planes)

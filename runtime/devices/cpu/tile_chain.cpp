@@ -178,6 +178,7 @@ int fused_steps(const TileProgram& p, const RowChain& c, const std::vector<BufSt
     };
     if (!f32(in.dst) || !f32(in.src[0]) || (in.src[1] >= 0 && !f32(in.src[1]))) return 0;
     ChainStep& s = steps[k];
+    s = ChainStep{};
     s.op = in.op;
     s.alpha = in.alpha;
     s.beta = in.beta;
@@ -206,12 +207,11 @@ int fused_steps(const TileProgram& p, const RowChain& c, const std::vector<BufSt
   return n;
 }
 
-}  // namespace
-
-void run_row_chain(const TileProgram& p, const RowChain& c, const std::vector<BufState>& st) {
-  int64_t cols = c.cols, rows = c.n / cols;
-  // A closed chain stops at its result's valid region in GM, which is that of an operand read in
-  // GM (Lowering::view_chain_in: the same box).
+// The rows and columns chain c runs over: a closed chain stops at its result's valid region in
+// GM, which is that of an operand read in GM (Lowering::view_chain_in: the same box).
+void chain_extent(const TileProgram& p, const RowChain& c, const std::vector<BufState>& st,
+                  int64_t& rows, int64_t& cols) {
+  cols = c.cols, rows = c.n / cols;
   const auto clamp = [&](int b) {
     if (b >= 0 && st[b].gm) {
       rows = std::min(rows, st[b].rows);
@@ -221,6 +221,56 @@ void run_row_chain(const TileProgram& p, const RowChain& c, const std::vector<Bu
   for (int q : c.row_ops)
     if (c.closed)
       for (int b : {p.instrs[q].dst, p.instrs[q].src[0], p.instrs[q].src[1]}) clamp(b);
+}
+
+}  // namespace
+
+bool row_epilogue(const TileProgram& p, const RowChain& c, const std::vector<BufState>& st, int cb,
+                  RowEpilogue& ep) {
+  if (!c.closed || c.row_ops.size() > 2) return false;
+  chain_extent(p, c, st, ep.rows, ep.cols);
+  const int64_t ld = c.cols;
+  auto rs_of = [&](int b) { return b >= 0 && st[b].gm ? st[b].rs : ld; };
+  ChainStep s[2];
+  const int n = fused_steps(p, c, st, ld, rs_of, s);
+  const auto is_c = [&](const ChainArg& a) {
+    return a.kind == ChainArg::kTile && a.p == reinterpret_cast<const float*>(st[cb].ptr) &&
+           a.rs == st[cb].rs;
+  };
+  const auto act = [&](const ChainStep& x) {
+    if (x.binary) return false;
+    if (static_cast<UnaryOp>(x.op) == UnaryOp::kRelu) {
+      ep.act = RowEpilogue::kRelu;
+    } else if (static_cast<UnaryOp>(x.op) == UnaryOp::kClip) {
+      ep.act = RowEpilogue::kClip;
+      ep.lo = x.alpha, ep.hi = x.beta;
+    } else {
+      return false;
+    }
+    return true;
+  };
+  ep.bias = nullptr;
+  ep.act = RowEpilogue::kNone;
+  ep.done = false;
+  bool ok = false;
+  if (n >= 1 && s[0].binary && static_cast<BinaryOp>(s[0].op) == BinaryOp::kAdd) {
+    const ChainArg *t = &s[0].a, *b = &s[0].b;
+    if (!is_c(*t)) std::swap(t, b);
+    ok = is_c(*t) && b->kind == ChainArg::kRow;
+    ep.bias = b->p;
+    if (n == 2) ok = ok && s[1].a.kind == ChainArg::kStep && s[1].a.step == 0 && act(s[1]);
+  } else if (n == 1) {
+    ok = is_c(s[0].a) && act(s[0]);
+  }
+  const int last = p.instrs[c.row_ops.back()].dst;
+  ep.y = reinterpret_cast<float*>(st[last].ptr);
+  ep.ldy = rs_of(last);
+  return ok;
+}
+
+void run_row_chain(const TileProgram& p, const RowChain& c, const std::vector<BufState>& st) {
+  int64_t cols = 0, rows = 0;
+  chain_extent(p, c, st, rows, cols);
   const int64_t ld = c.cols;  // a local tile's row stride
   // Row stride per buffer: its GM box's when written there, else the dense tile's.
   auto rs_of = [&](int b) { return b >= 0 && st[b].gm ? st[b].rs : ld; };

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "registry/tile_program.h"
+#include "runtime/devices/cpu/gemm.h"
 
 namespace asc::cpu {
 
@@ -31,6 +32,12 @@ struct RowChain {
 // instructions' strips reads no value a later instruction overwrote).
 std::vector<RowChain> find_row_chains(const TileProgram& p, const std::vector<bool>& skip,
                                       std::vector<int>& chain_at);
+
+// Chain c as a RowEpilogue over buffer `cb` (an mmad's C), its buffers bound (st, as for
+// run_row_chain): y = relu | clip | nothing of (cb + a bias per row | cb). False where c is not
+// closed or not of that form.
+bool row_epilogue(const TileProgram& p, const RowChain& c, const std::vector<BufState>& st, int cb,
+                  RowEpilogue& ep);
 
 // Runs the tile-sized instructions of `c` strip by strip; their results are bound (st[].ptr;
 // st[].gm with row stride st[].rs and valid st[].rows x st[].cols for one written straight into

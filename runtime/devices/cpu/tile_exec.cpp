@@ -64,6 +64,21 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
   im2col_begin_run();
   int64_t vars[kMaxRank * 2] = {};
   std::vector<BoxEval> taps;  // the boxes of a run of accumulated copy-ins (acc_run)
+  // An mmad's last pass, run when the chain that finishes its product is (Lowering::post_chain).
+  struct Deferred {
+    int pc = -1;
+    int64_t m = 0, n = 0;
+    bool acc = false;
+  } deferred;
+  // Whether the mmad at pc runs its last pass: every loop ending right after it is on its last
+  // trip.
+  auto last_pass = [&](int pc) {
+    for (int q = pc + 1; q < ni && p.instrs[q].kind == InstrKind::kLoopEnd; ++q) {
+      const Instr& lb = p.instrs[low.loop_begin[q]];
+      if (vars[lb.var] + 1 < lb.count) return false;
+    }
+    return true;
+  };
 
   auto slot_ptr = [&](int b) {
     const BufferDecl& d = p.buffers[b];
@@ -416,6 +431,10 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           m = std::min(m, c.rows);
           n = std::min(n, c.cols);
         }
+        if (low.post_chain[pc] >= 0 && last_pass(pc)) {
+          deferred = {pc, m, n, acc};
+          break;
+        }
         mmad_product(p, in, c, a, b, m, n, acc, arena);
         break;
       }
@@ -448,8 +467,17 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
       for (int q : ch.row_ops)
         if (!(p.instrs[q].kind == InstrKind::kBinary && p.instrs[q].in_place))
           bind_result(p.instrs[q].dst, !ch.closed);
-      run_row_chain(p, ch, st);
       pc = ch.end;
+      if (deferred.pc >= 0 && low.post_chain[deferred.pc] == low.chain_at[ch.begin]) {
+        const Instr& mm = p.instrs[deferred.pc];
+        RowEpilogue ep;
+        const bool fits = row_epilogue(p, ch, st, mm.dst, ep);
+        mmad_product(p, mm, st[mm.dst], st[mm.src[0]], st[mm.src[1]], deferred.m, deferred.n,
+                     deferred.acc, arena, fits ? &ep : nullptr);
+        deferred.pc = -1;
+        if (ep.done) continue;  // y written by the product
+      }
+      run_row_chain(p, ch, st);
     }
   }
 }

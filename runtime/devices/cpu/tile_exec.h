@@ -38,6 +38,10 @@ struct Lowering {
   // the chain starting there (-1: none).
   std::vector<RowChain> chains;
   std::vector<int> chain_at;
+  // Per kMmad: the closed chain that finishes its product (-1: none). Its last pass then runs
+  // when the chain does, so that a product which writes C out in a pass of its own can apply
+  // the chain on the way instead (gemm.h's RowEpilogue: a stem's 3x3/2 from the map's planes).
+  std::vector<int> post_chain;
   // Per kCopyIn: an f32 tile only the row ops of a closed chain read, over the same box of a
   // tensor of the same shape as the chain's copy-out (a convolution's residual): read where it
   // lies in GM through its row stride instead of gathered (valid region = the result's).

@@ -10,7 +10,8 @@
 namespace asc::cpu {
 
 void mmad_product(const TileProgram& p, const Instr& in, BufState& c, const BufState& a,
-                  const BufState& b, int64_t m, int64_t n, bool acc, CoreArena& arena) {
+                  const BufState& b, int64_t m, int64_t n, bool acc, CoreArena& arena,
+                  RowEpilogue* ep) {
   const DType dt = p.buffers[in.src[0]].dtype;
   if (dt == DType::kI8 || dt == DType::kU8) {  // the integer cube (gemm_int8.h)
     c.rows = m;
@@ -36,7 +37,7 @@ void mmad_product(const TileProgram& p, const Instr& in, BufState& c, const BufS
     if (b.lazy && (in.diag > 0 ? mmad_a_panels_diag_map(dt, a.ptr, a.panel_stride, b.map, *b.lazy,
                                                         cp, c.rs, m, n, k, acc, taps_k)
                                : mmad_a_panels_im2col(dt, a.ptr, a.panel_stride, b.map, *b.lazy, cp,
-                                                      c.rs, m, n, k, acc))) {
+                                                      c.rs, m, n, k, acc, nullptr, ep))) {
       return;  // B read from its map (a block-diagonal A), or packed chunk by chunk in L1
     }
     if (!b.lazy && !b.packed && b.panel_stride == 0 && in.diag == 0 && n <= kNarrowMax &&

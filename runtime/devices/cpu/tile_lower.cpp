@@ -165,6 +165,32 @@ Lowering lower(const TileProgram& p) {
       low.view_chain_in[q] = only_rows;
     }
   }
+  // An f32 mmad whose product only a closed chain right after it reads (nothing but the ends of
+  // loops around the mmad between them; the chain's other instructions touch none of its
+  // operands): its last pass runs with the chain, which the product may then apply itself.
+  low.post_chain.assign(ni, -1);
+  for (size_t ci = 0; ci < low.chains.size(); ++ci) {
+    const RowChain& c = low.chains[ci];
+    if (low.chain_at[c.begin] != static_cast<int>(ci) || !c.closed) continue;
+    int m = c.begin - 1;
+    while (m >= 0 && p.instrs[m].kind == InstrKind::kLoopEnd) --m;
+    if (m < 0 || p.instrs[m].kind != InstrKind::kMmad) continue;
+    const Instr& mm = p.instrs[m];
+    const int cb = mm.dst;
+    // C's columns are the chain's (not, say, a ConvTranspose phase's rows of a [TM, OH, OW] tile).
+    const Shape& cd = p.buffers[cb].dims;
+    bool ok = p.buffers[cb].dtype == DType::kF32 && p.buffers[mm.src[0]].dtype == DType::kF32 &&
+              producers[cb].size() == 1 && cd.size() == 2 && cd[1] == c.cols && numel(cd) == c.n;
+    for (int u : consumers[cb])
+      ok = ok && std::find(c.row_ops.begin(), c.row_ops.end(), u) != c.row_ops.end();
+    for (int q = c.begin; q <= c.end; ++q) {
+      if (std::find(c.row_ops.begin(), c.row_ops.end(), q) != c.row_ops.end()) continue;
+      const Instr& x = p.instrs[q];
+      ok = ok && x.dst != mm.src[0] && x.dst != mm.src[1] && x.dst != cb;
+      for (int s : x.src) ok = ok && s != cb;
+    }
+    if (ok) low.post_chain[m] = static_cast<int>(ci);
+  }
   for (int b = 0; b < nb; ++b) {
     if (producers[b].empty() || consumers[b].size() != 1) continue;
     const Instr& out = p.instrs[consumers[b][0]];

@@ -27,8 +27,10 @@ struct BufState {
 
 // c (+)= a x b for one kMmad: m x n of C (clamped to its GM box when written there), acc when
 // the product accumulates; picks the GEMM path from the operands' forms (packed, pre-packed
-// panels, GM views, a column matrix read from its map, the integer cube).
+// panels, GM views, a column matrix read from its map, the integer cube). `ep` (may be null) is
+// handed to the product that can apply it instead of storing C (gemm.h's RowEpilogue).
 void mmad_product(const TileProgram& p, const Instr& in, BufState& c, const BufState& a,
-                  const BufState& b, int64_t m, int64_t n, bool acc, CoreArena& arena);
+                  const BufState& b, int64_t m, int64_t n, bool acc, CoreArena& arena,
+                  RowEpilogue* ep = nullptr);
 
 }  // namespace asc::cpu
