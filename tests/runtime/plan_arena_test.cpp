@@ -1,6 +1,7 @@
-// The activation arena: elementwise kernels write over an input only they read (in place), views
-// (Reshape, a Transpose moving only size-1 dims) take their input's memory and run nothing, and
-// the result equals a naive evaluation for every dtype and shape, broadcast operands included.
+// The activation arena: elementwise kernels write over an input whose last reader they are (in
+// place), views (Reshape, a Transpose moving only size-1 dims) take their input's memory and run
+// nothing, and the result equals a naive evaluation for every dtype and shape, broadcast operands
+// included.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -60,6 +61,44 @@ TEST(PlanArena, ElementwiseChainsRunInPlace) {
         const double want = std::tanh(1.0 / (1.0 + std::exp(-r)) * x2);
         ASSERT_NEAR(y.at(i), want, tol) << i;
       }
+    }
+  }
+}
+
+// a = Relu(x); s = Sigmoid(a); m = a * s; n = m + s; y = Tanh(n). a and s are each read twice:
+// Mul is a's last reader but not s's, so it writes over a (and Sigmoid, not a's last reader,
+// writes a buffer of its own); Add is the last reader of both m and s and writes over m.
+TEST(PlanArena, TheLastReaderWritesInPlace) {
+  Graph g;
+  g.opsets[""] = 17;
+  const int x = g.add_value("x", {DType::kF32, std::nullopt});
+  std::vector<int> v;
+  for (const char* name : {"a", "s", "m", "n", "y"})
+    v.push_back(g.add_value(name, {DType::kF32, std::nullopt}));
+  g.inputs = {x};
+  g.outputs = {v[4]};
+  g.add_node(node("Relu", {x}, {v[0]}));
+  g.add_node(node("Sigmoid", {v[0]}, {v[1]}));
+  g.add_node(node("Mul", {v[0], v[1]}, {v[2]}));
+  g.add_node(node("Add", {v[2], v[1]}, {v[3]}));
+  g.add_node(node("Tanh", {v[3]}, {v[4]}));
+  for (const Shape& shape : {Shape{3, 5}, Shape{40, 300}, Shape{0, 2}}) {
+    SCOPED_TRACE(to_string(shape));
+    std::mt19937 rng(static_cast<uint32_t>(numel(shape)));
+    std::uniform_real_distribution<double> u(-2, 2);
+    Tensor xt(DType::kF32, shape);
+    for (int64_t i = 0; i < xt.numel(); ++i) xt.set(i, u(rng));
+    Model model(g, {2, "cpu", false});
+    const auto plan = model.plan_for({xt.desc()});
+    EXPECT_EQ(plan->in_place, 2);
+    EXPECT_EQ(plan->offset[v[2]], plan->offset[v[0]]);  // m over a
+    EXPECT_EQ(plan->offset[v[3]], plan->offset[v[0]]);  // n over m
+    EXPECT_NE(plan->offset[v[1]], plan->offset[v[0]]);  // s beside a
+    const Tensor y = model.run({{"x", xt}})[0].tensor;
+    ASSERT_EQ(y.shape(), shape);
+    for (int64_t i = 0; i < xt.numel(); ++i) {
+      const double a = std::max(0.0, xt.at(i)), s = 1.0 / (1.0 + std::exp(-a));
+      ASSERT_NEAR(y.at(i), std::tanh(a * s + s), 1e-5) << i;
     }
   }
 }
