@@ -223,6 +223,13 @@ void chain_extent(const TileProgram& p, const RowChain& c, const std::vector<Buf
       for (int b : {p.instrs[q].dst, p.instrs[q].src[0], p.instrs[q].src[1]}) clamp(b);
 }
 
+// Row stride per buffer: its GM box's when written there, else the dense tile's (ld).
+struct RowStrides {
+  const std::vector<BufState>& st;
+  int64_t ld;
+  int64_t operator()(int b) const { return b >= 0 && st[b].gm ? st[b].rs : ld; }
+};
+
 }  // namespace
 
 bool row_epilogue(const TileProgram& p, const RowChain& c, const std::vector<BufState>& st, int cb,
@@ -230,7 +237,7 @@ bool row_epilogue(const TileProgram& p, const RowChain& c, const std::vector<Buf
   if (!c.closed || c.row_ops.size() > 2) return false;
   chain_extent(p, c, st, ep.rows, ep.cols);
   const int64_t ld = c.cols;
-  auto rs_of = [&](int b) { return b >= 0 && st[b].gm ? st[b].rs : ld; };
+  const RowStrides rs_of{st, ld};
   ChainStep s[2];
   const int n = fused_steps(p, c, st, ld, rs_of, s);
   const auto is_c = [&](const ChainArg& a) {
@@ -272,8 +279,7 @@ void run_row_chain(const TileProgram& p, const RowChain& c, const std::vector<Bu
   int64_t cols = 0, rows = 0;
   chain_extent(p, c, st, rows, cols);
   const int64_t ld = c.cols;  // a local tile's row stride
-  // Row stride per buffer: its GM box's when written there, else the dense tile's.
-  auto rs_of = [&](int b) { return b >= 0 && st[b].gm ? st[b].rs : ld; };
+  const RowStrides rs_of{st, ld};
   // Only the last result is read after a closed chain. An epilogue's form (vec_epilogue_f32)
   // takes one pass with nothing stored between its steps. Otherwise, where the strips would be
   // single short rows (a tile of few columns written into GM row by row: a call per row and

@@ -165,9 +165,10 @@ Lowering lower(const TileProgram& p) {
       low.view_chain_in[q] = only_rows;
     }
   }
-  // An f32 mmad whose product only a closed chain right after it reads (nothing but the ends of
-  // loops around the mmad between them; the chain's other instructions touch none of its
-  // operands): its last pass runs with the chain, which the product may then apply itself.
+  // An f32 mmad of a column matrix whose product only a closed chain of at most two row ops
+  // right after it reads (nothing but the ends of loops around the mmad between them; the chain's
+  // other instructions touch none of its operands): its last pass runs with the chain, which the
+  // product may then apply itself (row_epilogue's forms, from the map's phase planes).
   low.post_chain.assign(ni, -1);
   for (size_t ci = 0; ci < low.chains.size(); ++ci) {
     const RowChain& c = low.chains[ci];
@@ -180,7 +181,9 @@ Lowering lower(const TileProgram& p) {
     // C's columns are the chain's (not, say, a ConvTranspose phase's rows of a [TM, OH, OW] tile).
     const Shape& cd = p.buffers[cb].dims;
     bool ok = p.buffers[cb].dtype == DType::kF32 && p.buffers[mm.src[0]].dtype == DType::kF32 &&
-              producers[cb].size() == 1 && cd.size() == 2 && cd[1] == c.cols && numel(cd) == c.n;
+              producers[cb].size() == 1 && cd.size() == 2 && cd[1] == c.cols && numel(cd) == c.n &&
+              c.row_ops.size() <= 2;
+    for (int q : producers[mm.src[1]]) ok = ok && p.instrs[q].kind == InstrKind::kLoadIm2col;
     for (int u : consumers[cb])
       ok = ok && std::find(c.row_ops.begin(), c.row_ops.end(), u) != c.row_ops.end();
     for (int q = c.begin; q <= c.end; ++q) {
