@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "runtime/devices/cpu/gemm.h"
+#include "runtime/devices/cpu/tile_claims.h"
 #include "runtime/devices/cpu/tile_exec.h"
 
 namespace asc::cpu {
@@ -142,24 +143,28 @@ void CpuDevice::launch(const TileProgram& p, std::span<void* const> args) const 
   const std::shared_ptr<const Lowering> lowered =
       p.derived.get<Lowering>(&kLowering, [&] { return lower(p); });
   const Lowering& low = *lowered;
-  // A core runs a contiguous range of tiles (its packed blocks carry over from one to the next),
-  // except in a small-M matmul streaming its weights unpacked (a decoding step's GEMV): there
-  // each tile is a task of its own, so a thread whose stream ran faster takes the tiles left —
-  // of this launch or of one beside it in the level (gate and up) — instead of waiting.
+  // A core runs a contiguous range of tiles (its packed blocks carry over from one to the next)
+  // and then takes the tiles a slower core has not begun (TileClaims), except in a small-M
+  // matmul streaming its weights unpacked (a decoding step's GEMV): there each tile is a task of
+  // its own, so a thread whose stream ran faster takes the tiles left — of this launch or of one
+  // beside it in the level (gate and up) — instead of waiting.
   const int64_t cores = low.mmad_direct ? tiles : std::clamp<int64_t>(p.block_dim, 1, tiles);
-  const int64_t per = (tiles + cores - 1) / cores;
+  // A launch too small to pay for handing tiles to other threads runs them all here, in order
+  // (results do not depend on which thread runs a tile).
+  if (cores == 1 || threads_ == 1 || launch_bytes(p) < spec_.inline_bytes) {
+    CoreArena& a = impl_->cores.local();
+    a.reserve(p);
+    const FlushDenormals flush(low.has_mmad);
+    run_tiles(p, low, args, a, 0, tiles);
+    return;
+  }
+  TileClaims claims(tiles, cores);
   auto run_core = [&](int64_t c) {
     CoreArena& a = impl_->cores.local();
     a.reserve(p);
     const FlushDenormals flush(low.has_mmad);
-    run_tiles(p, low, args, a, c * per, std::min(tiles, (c + 1) * per));
+    run_tiles(p, low, args, a, [&] { return claims.next(c); });
   };
-  // A launch too small to pay for handing tiles to other threads runs them all here, in the
-  // order the cores would (results do not depend on which thread runs a tile).
-  if (cores == 1 || threads_ == 1 || launch_bytes(p) < spec_.inline_bytes) {
-    for (int64_t c = 0; c < cores; ++c) run_core(c);
-    return;
-  }
   impl_->arena.execute([&] {
     tbb::parallel_for(
         tbb::blocked_range<int64_t>(0, cores, 1),

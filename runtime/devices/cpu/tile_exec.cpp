@@ -48,7 +48,7 @@ void CoreArena::reserve(const TileProgram& p) {
 }
 
 void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const> args,
-               CoreArena& arena, int64_t begin, int64_t end) {
+               CoreArena& arena, const std::function<int64_t()>& claim) {
   const int nb = static_cast<int>(p.buffers.size());
   const int ni = static_cast<int>(p.instrs.size());
   const int gr = p.grid_rank();
@@ -441,7 +441,7 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
     }
   };
 
-  for (int64_t tile = begin; tile < end; ++tile) {
+  for (int64_t tile = claim(); tile >= 0; tile = claim()) {
     int64_t rem = tile;  // grid coordinates in the walk's order, its last axis fastest
     for (int q = gr - 1; q >= 0; --q) {
       const int g = low.walk[q];

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -88,8 +89,15 @@ struct CoreArena {
   void reserve(const TileProgram& p);
 };
 
-// Runs tiles [begin, end) of p on one core.
+// Runs the tiles of p that claim() hands out, in that order, on one core, until it returns a
+// negative index. Packed blocks carry over between them (keyed by their GM view).
 void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const> args,
-               CoreArena& arena, int64_t begin, int64_t end);
+               CoreArena& arena, const std::function<int64_t()>& claim);
+
+// Runs tiles [begin, end) of p on one core.
+inline void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const> args,
+                      CoreArena& arena, int64_t begin, int64_t end) {
+  run_tiles(p, low, args, arena, [&] { return begin < end ? begin++ : int64_t{-1}; });
+}
 
 }  // namespace asc::cpu
