@@ -16,6 +16,11 @@ namespace asc::cpu {
 namespace {
 
 constexpr size_t kMaxGroups = 64;
+// How far ahead of the output row being made its map is fetched (past a plane's end: the next
+// channel's, the map's continuation). squeezenet1_1's first max pool (64 x 111 x 111, 3 MB from
+// the stem just before) in the model: 0.23 -> 0.18 ms on one thread, 0.14 -> 0.09 on two;
+// resnet18's 0.28 -> 0.22 (one step: 4 and 16 KiB measured between).
+constexpr int64_t kPrefetchBytes = 8 << 10;
 
 float apply_minmax(BinaryOp op, float a, float b) {
   return op == BinaryOp::kMax ? std::max(a, b) : std::min(a, b);
@@ -136,16 +141,19 @@ void separable_plane(Separable& s, size_t j, int64_t at, int64_t local, float* a
     ++ng;
   }
   const int64_t stride = s.box->dims[j].stride;
+  const int64_t ahead = std::max<int64_t>(1, kPrefetchBytes / (4 * std::max<int64_t>(stride, 1)));
   for (int64_t i = lo; i < hi; ++i) {
     const float* rows[kMaxGroups];
     int64_t n = 0;
     for (int64_t g = 0; g < ng; ++g)
       if (i >= glo[g] && i < ghi[g]) rows[n++] = base[g] + i * stride;
-    // The rows the next output row reads and this one does not (one window step further
-    // down): the map comes once, from L3 or from the core that wrote it.
+    // The rows that the output row `ahead` steps further down reads and the one before it does
+    // not: the map comes once, from L3, memory or the core that wrote it, and a row's worth of
+    // lead (one step) was less than their latency.
     for (int64_t q = 0; q < n; ++q)
       if (rows[q] + stride > rows[n - 1])
-        for (int64_t u = 0; u < s.nu; u += 16) __builtin_prefetch(rows[q] + stride + u, 0, 3);
+        for (int64_t u = 0; u < s.nu; u += 16)
+          __builtin_prefetch(rows[q] + ahead * stride + u, 0, 3);
     if (n > 0) separable_row(s, rows, n, acc + local + i * s.inner[j]);
   }
 }
