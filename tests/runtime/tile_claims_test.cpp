@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -42,6 +43,17 @@ TEST(TileClaims, FewerTilesThanCoresAndNone) {
   TileClaims none(0, 2);
   EXPECT_EQ(none.next(0), -1);
   EXPECT_EQ(none.next(1), -1);
+}
+
+TEST(TileClaims, AGridPastThe32BitEndsIsRefused) {
+  try {
+    TileClaims claims(int64_t{1} << 32, 2);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("4294967296 tiles"), std::string::npos) << e.what();
+  }
+  TileClaims largest((int64_t{1} << 32) - 1, 2);
+  EXPECT_EQ(largest.next(1), (int64_t{1} << 31));
 }
 
 // Threads racing over the claims: each tile once, whatever the interleaving; core 3's thread

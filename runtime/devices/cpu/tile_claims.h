@@ -11,14 +11,19 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
+
+#include "registry/error.h"
 
 namespace asc::cpu {
 
 class TileClaims {
  public:
-  // tiles < 2^31 (a launch's grid is far smaller).
+  // A range's ends are packed in 32 bits each: a grid of 2^32 tiles or more is refused.
   TileClaims(int64_t tiles, int64_t cores)
       : cores_(std::max<int64_t>(cores, 1)), ranges_(new std::atomic<uint64_t>[cores_]) {
+    if (tiles >= (int64_t{1} << 32))
+      throw Error("cpu launch: a grid of " + std::to_string(tiles) + " tiles (at most 2^32 - 1)");
     const int64_t per = (tiles + cores_ - 1) / cores_;
     for (int64_t c = 0; c < cores_; ++c)
       ranges_[c].store(pack(std::min(tiles, c * per), std::min(tiles, (c + 1) * per)),
