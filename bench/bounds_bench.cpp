@@ -5,12 +5,20 @@
 //    of these;
 //  - FMA peak: 12 independent AVX-512 (or AVX2) FMA chains per thread, 2 flops per lane;
 //  - bf16 dot-product peak (where avx512_bf16 exists): 12 vdpbf16ps chains, 4 flops per lane
-//    (two products and two adds), the bf16 GEMM kernels' instruction.
+//    (two products and two adds), the bf16 GEMM kernels' instruction;
+//  - with 2 threads or more, two threads pinned to logical CPUs 0 and 1: a cache line passed back
+//    and forth (the round trip: about 100 ns inside one core complex, 450 ns between two on the
+//    Zen 5 guest), and CPU 0 writing 1.6 MiB (an activation's size) after CPU 0 wrote it last,
+//    after CPU 1 wrote it last, after CPU 1 read it, and after CPU 1 read it and flushed its lines:
+//    what a core pays to write lines the other core holds.
 // Run by hand:  asc-bounds-bench [threads (default 2)]
 // Reports the median of 7 runs of each.
 #include <immintrin.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -101,6 +109,108 @@ __attribute__((target("avx512f,avx512bf16"))) float dpbf16_chains(long iters) {
   return lanes_sum(s);
 }
 
+bool pin(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
+// Round trip of one cache line between CPUs 0 and 1, in ns (median of 7 runs of 100 000).
+double line_round_trip_ns() {
+  std::vector<double> ns;
+  for (int r = 0; r < 7; ++r) {
+    alignas(64) std::atomic<int> flag{0};
+    constexpr int kTrips = 100000;
+    std::thread other([&] {
+      pin(1);
+      for (int i = 0; i < kTrips; ++i) {
+        while (flag.load(std::memory_order_acquire) != 2 * i + 1) {
+        }
+        flag.store(2 * i + 2, std::memory_order_release);
+      }
+    });
+    pin(0);
+    const auto t0 = Clock::now();
+    for (int i = 0; i < kTrips; ++i) {
+      flag.store(2 * i + 1, std::memory_order_release);
+      while (flag.load(std::memory_order_acquire) != 2 * i + 2) {
+      }
+    }
+    ns.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / kTrips);
+    other.join();
+  }
+  return median(ns);
+}
+
+__attribute__((target("avx512f"))) void write_lines(float* p, size_t n, float v) {
+  const __m512 x = _mm512_set1_ps(v);
+  for (size_t i = 0; i < n; i += 16) _mm512_store_ps(p + i, x);
+}
+
+__attribute__((target("avx512f"))) float read_lines(const float* p, size_t n) {
+  __m512 s = _mm512_setzero_ps();
+  for (size_t i = 0; i < n; i += 16) s = _mm512_add_ps(s, _mm512_load_ps(p + i));
+  return lanes_sum(s);
+}
+
+__attribute__((target("clflushopt"))) void flush_lines(const float* p, size_t n) {
+  for (size_t i = 0; i < n; i += 16) _mm_clflushopt(const_cast<float*>(p + i));
+  _mm_sfence();
+}
+
+enum class Before { kSelfWrote, kOtherWrote, kOtherRead, kOtherReadFlushed };
+
+const char* name(Before b) {
+  switch (b) {
+    case Before::kSelfWrote:
+      return "CPU 0 wrote it last";
+    case Before::kOtherWrote:
+      return "CPU 1 wrote it last";
+    case Before::kOtherRead:
+      return "CPU 1 read it since";
+    default:
+      return "CPU 1 read and flushed it";
+  }
+}
+
+// GB/s of CPU 0 writing n floats, each time after CPU 1 (or CPU 0) did `before` (median of 7 runs
+// of 50 rounds).
+double write_after(Before before, float* buf, size_t n) {
+  std::vector<double> gbs;
+  volatile float sink = 0;
+  for (int r = 0; r < 7; ++r) {
+    constexpr int kRounds = 50;
+    std::atomic<int> turn{0};
+    double secs = 0;
+    std::thread other([&] {
+      pin(1);
+      for (int i = 0; i < kRounds; ++i) {
+        while (turn.load(std::memory_order_acquire) != 2 * i + 1) {
+        }
+        if (before == Before::kOtherWrote) write_lines(buf, n, static_cast<float>(i));
+        if (before == Before::kOtherRead || before == Before::kOtherReadFlushed)
+          sink = sink + read_lines(buf, n);
+        if (before == Before::kOtherReadFlushed) flush_lines(buf, n);
+        turn.store(2 * i + 2, std::memory_order_release);
+      }
+    });
+    pin(0);
+    for (int i = 0; i < kRounds; ++i) {
+      turn.store(2 * i + 1, std::memory_order_release);
+      while (turn.load(std::memory_order_acquire) != 2 * i + 2) {
+      }
+      if (before == Before::kSelfWrote) write_lines(buf, n, 0.5f);
+      const auto t0 = Clock::now();
+      write_lines(buf, n, static_cast<float>(i));
+      secs += std::chrono::duration<double>(Clock::now() - t0).count();
+    }
+    other.join();
+    gbs.push_back(static_cast<double>(n * sizeof(float)) * kRounds / secs / 1e9);
+  }
+  return median(gbs);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -146,6 +256,19 @@ int main(int argc, char** argv) {
     }
     std::printf("bf16 dot-product peak (vdpbf16ps), %d thread(s): %.1f GFLOP/s\n", threads,
                 median(gf));
+  }
+  if (threads >= 2 && std::thread::hardware_concurrency() >= 2) {
+    std::printf("cache line round trip, CPU 0 <-> CPU 1: %.0f ns\n", line_round_trip_ns());
+    const size_t n = size_t{400} << 10;  // 1.6 MiB of f32
+    auto* buf = static_cast<float*>(std::aligned_alloc(64, n * sizeof(float)));
+    if (!buf) return 1;
+    std::memset(buf, 0, n * sizeof(float));
+    const bool flush = __builtin_cpu_supports("clflushopt");
+    for (Before b :
+         {Before::kSelfWrote, Before::kOtherWrote, Before::kOtherRead, Before::kOtherReadFlushed})
+      if (b != Before::kOtherReadFlushed || flush)
+        std::printf("CPU 0 writing 1.6 MiB, %s: %.1f GB/s\n", name(b), write_after(b, buf, n));
+    std::free(buf);
   }
   return 0;
 }
