@@ -8,7 +8,7 @@
 //    (two products and two adds), the bf16 GEMM kernels' instruction;
 //  - with 2 threads or more, two threads pinned to logical CPUs 0 and 1: a cache line passed back
 //    and forth (the round trip: about 100 ns inside one core complex, 450 ns between two on the
-//    Zen 5 guest), and CPU 0 writing 1.6 MiB (an activation's size) after CPU 0 wrote it last,
+//    Zen 5 guest), and CPU 0 writing 1.6 MB (an activation's size) after CPU 0 wrote it last,
 //    after CPU 1 wrote it last, after CPU 1 read it, and after CPU 1 read it and flushed its lines:
 //    what a core pays to write lines the other core holds.
 // Run by hand:  asc-bounds-bench [threads (default 2)]
@@ -257,9 +257,15 @@ int main(int argc, char** argv) {
     std::printf("bf16 dot-product peak (vdpbf16ps), %d thread(s): %.1f GFLOP/s\n", threads,
                 median(gf));
   }
-  if (threads >= 2 && std::thread::hardware_concurrency() >= 2) {
+  bool pinned = threads >= 2 && std::thread::hardware_concurrency() >= 2 && pin(0);
+  if (pinned) std::thread([&] { pinned = pin(1); }).join();
+  if (threads >= 2 && !pinned)
+    std::printf(
+        "cache line round trip and shared writes: not measured (cannot pin to CPUs 0 "
+        "and 1)\n");
+  if (pinned) {
     std::printf("cache line round trip, CPU 0 <-> CPU 1: %.0f ns\n", line_round_trip_ns());
-    const size_t n = size_t{400} << 10;  // 1.6 MiB of f32
+    const size_t n = size_t{400} << 10;  // 1.6 MB of f32
     auto* buf = static_cast<float*>(std::aligned_alloc(64, n * sizeof(float)));
     if (!buf) return 1;
     std::memset(buf, 0, n * sizeof(float));
@@ -267,7 +273,7 @@ int main(int argc, char** argv) {
     for (Before b :
          {Before::kSelfWrote, Before::kOtherWrote, Before::kOtherRead, Before::kOtherReadFlushed})
       if (b != Before::kOtherReadFlushed || flush)
-        std::printf("CPU 0 writing 1.6 MiB, %s: %.1f GB/s\n", name(b), write_after(b, buf, n));
+        std::printf("CPU 0 writing 1.6 MB, %s: %.1f GB/s\n", name(b), write_after(b, buf, n));
     std::free(buf);
   }
   return 0;
