@@ -18,6 +18,8 @@ void register_fused(Registry& r) {
   fused::add_matmul(r);
   fused::add_packed_matmul(r);
   fused::add_conv(r);
+  fused::add_conv_5hd(r);
+  fused::add_layout_5hd(r);
   fused::add_rotary(r);
   fused::add_elementwise(r);
   r.add(def_op("FusedSwiGLU", 1, INT_MAX, fused::kDomain)

@@ -25,6 +25,8 @@ void add_norm(Registry& r);           // FusedRMSNorm
 void add_matmul(Registry& r);         // FusedMatMulBias
 void add_packed_matmul(Registry& r);  // PackedMatMul (fused_matmul_packed.cpp)
 void add_conv(Registry& r);           // FusedConv (fused_conv.cpp)
+void add_conv_5hd(Registry& r);       // FusedConv5HD (fused_conv_5hd.cpp)
+void add_layout_5hd(Registry& r);     // To5HD, From5HD (layout_5hd.cpp)
 // Conv's own attributes (auto_pad, dilations, group, kernel_shape, pads, strides) of a FusedConv.
 Attrs conv_attrs(const Attrs& a);
 void add_rotary(Registry& r);       // FusedRotary

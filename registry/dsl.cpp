@@ -56,7 +56,7 @@ void TileBuilder::loop_end() {
   --open_loops_;
 }
 
-Buf TileBuilder::copy_in(int input, const GmBox& box, Pos pos, std::string name) {
+Buf TileBuilder::copy_in(int input, const GmBox& box, Pos pos, std::string name, Shape as) {
   if (!splices_.empty()) {
     const SpliceFrame& f = splices_.back();
     if (input < 0 || input >= static_cast<int>(f.inputs.size()) || !f.inputs[input].valid() ||
@@ -67,11 +67,14 @@ Buf TileBuilder::copy_in(int input, const GmBox& box, Pos pos, std::string name)
   }
   if (input < 0 || input >= prog_.num_inputs)
     throw ShapeError(prog_.op + ": copy_in of input " + std::to_string(input) + " out of range");
+  if (!as.empty() && numel(as) != numel(box.sizes()))
+    throw ShapeError(cat(prog_.op, ": copy_in box ", to_string(box.sizes()), " read as ",
+                         to_string(as), " (a different element count)"));
   Instr in;
   in.kind = InstrKind::kCopyIn;
   in.arg = input;
   in.box = box;
-  Buf out = new_buffer(pos, ctx_->inputs[input].dtype, box.sizes(),
+  Buf out = new_buffer(pos, ctx_->inputs[input].dtype, as.empty() ? box.sizes() : as,
                        name.empty() ? "in" + std::to_string(input) : std::move(name), true);
   in.dst = out.id;
   prog_.instrs.push_back(in);
@@ -309,21 +312,25 @@ Buf TileBuilder::load_l0_im2col(Buf l1, Pos pos, const Im2col& g, Buf zero) {
   check(l1, "load_l0_im2col");
   check_zero(l1, zero, 1, "load_l0_im2col");
   const Shape& d = dims(l1);
-  bool ok = d.size() >= 4 && decl(l1).pos == Pos::kL1 && (pos == Pos::kL0A || pos == Pos::kL0B);
-  for (size_t i = 0; ok && i + 4 < d.size(); ++i) ok = d[i] == 1;
+  const size_t r = static_cast<size_t>(g.source_rank());  // [C, D, H, W] or [C1, D, H, W, C0]
+  bool ok = d.size() >= r && decl(l1).pos == Pos::kL1 && (pos == Pos::kL0A || pos == Pos::kL0B) &&
+            g.c0 >= 1 && (g.c0 == 1 || d.back() == g.c0);
+  for (size_t i = 0; ok && i + r < d.size(); ++i) ok = d[i] == 1;
   for (int j = 0; ok && j < 3; ++j)
     ok = g.k[j] >= 1 && g.s[j] >= 1 && g.d[j] >= 1 && g.out[j] >= 1 &&
-         d[d.size() - 3 + j] >= g.span(j);
+         d[d.size() - r + 1 + static_cast<size_t>(j)] >= g.span(j);
   if (!ok)
-    throw ShapeError(cat(prog_.op, ": load_l0_im2col needs an L1 box [C, D, H, W] covering ",
-                         g.span(0), "x", g.span(1), "x", g.span(2), " into L0A/L0B; got ",
-                         pos_name(decl(l1).pos), " ", to_string(d), " -> ", pos_name(pos)));
+    throw ShapeError(cat(prog_.op, ": load_l0_im2col needs an L1 box ",
+                         g.c0 > 1 ? cat("[C1, D, H, W, ", g.c0, "]") : std::string("[C, D, H, W]"),
+                         " covering ", g.span(0), "x", g.span(1), "x", g.span(2),
+                         " into L0A/L0B; got ", pos_name(decl(l1).pos), " ", to_string(d), " -> ",
+                         pos_name(pos)));
   Instr in;
   in.kind = InstrKind::kLoadIm2col;
   in.src[0] = l1.id;
   in.src[1] = zero.valid() ? zero.id : -1;
   in.im2col = g;
-  const int64_t k = d[d.size() - 4] * g.window(), p = g.positions();
+  const int64_t k = d[d.size() - r] * g.window() * g.c0, p = g.positions();
   return emit(in, pos, dtype(l1), pos == Pos::kL0B ? Shape{k, p} : Shape{p, k},
               pos == Pos::kL0A ? "a0" : "b0");
 }

@@ -55,8 +55,12 @@ class TileBuilder {
     loop_end();
   }
 
-  // DMA.
-  Buf copy_in(int input, const GmBox& box, Pos pos = Pos::kUB, std::string name = "");
+  // DMA. The local buffer holds the box's elements densely, row-major over its sizes; `as`
+  // (when given) shapes it otherwise with the same element count and order: adjacent box dims
+  // merged, as an NC1HWC0 box [P, M1, C0] read as the [P, M1 * C0] of a product's columns. A
+  // copy-out's box likewise takes any buffer of its element count.
+  Buf copy_in(int input, const GmBox& box, Pos pos = Pos::kUB, std::string name = "",
+              Shape as = {});
   void copy_out(int output, Buf src, const GmBox& box);
 
   // Vector unit (UB). Results are new UB buffers shaped like the first operand.

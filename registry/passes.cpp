@@ -191,6 +191,22 @@ void check_capacity(const TileProgram& p, const DeviceSpec& spec) {
 void run_passes(TileProgram& p, const DeviceSpec& spec, bool optimize) {
   double_buffer(p, optimize);
   place_buffers(p, spec);
+  // Double buffering within the capacities: where a memory overflows, its largest ping-pong
+  // copy-in takes one slot (no prefetch of the next box), until it fits or none is left.
+  // auto_tiling still prefers a tiling that fits double-buffered; this serves its last candidate
+  // (a 7x7 window's K steps of single kernel rows on a small L1).
+  for (;;) {
+    int widest = -1;
+    for (const BufferDecl& b : p.buffers)
+      if (b.slots > 1 && p.placement.used[static_cast<int>(b.pos)] > spec.capacity(b.pos) &&
+          (widest < 0 || b.bytes() > p.buffers[widest].bytes()))
+        widest = b.id;
+    if (widest < 0) break;
+    p.buffers[widest].slots = 1;
+    for (Instr& in : p.instrs)
+      if (in.kind == InstrKind::kCopyIn && in.dst == widest) in.prefetch_next = false;
+    place_buffers(p, spec);
+  }
   check_capacity(p, spec);
 }
 

@@ -178,6 +178,7 @@ std::string TileProgram::dump() const {
           os << " k=" << g.k[0] << "x" << g.k[1] << "x" << g.k[2] << " s=" << g.s[0] << "x"
              << g.s[1] << "x" << g.s[2] << " d=" << g.d[0] << "x" << g.d[1] << "x" << g.d[2]
              << " out=" << g.out[0] << "x" << g.out[1] << "x" << g.out[2];
+          if (g.c0 > 1) os << " c0=" << g.c0;
         }
       }
     }

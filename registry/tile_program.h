@@ -112,14 +112,20 @@ std::string_view instr_name(InstrKind k);
 // [c, od * s[0] + a * d[0], oh * s[1] + b * d[1], ow * s[2] + e * d[2]] for kernel offset (a, b,
 // e). The column matrix is [K, P]: K = C * k[0] * k[1] * k[2] over (c, a, b, e), row-major, as a
 // Conv weight [M, C, kD, kH, kW] orders its K; P = out[0] * out[1] * out[2], row-major.
+// c0 > 1: the source is an NC1HWC0 ("5HD", Ascend's own convolution layout) box [.., C1, D, H, W,
+// C0] with C0 = c0 channels innermost, and K = C1 * window * c0 runs over (c1, a, b, e, c0): the
+// c0 channels of one window offset are adjacent (Load3D's order on a 5HD map).
 struct Im2col {
   int64_t k[3] = {1, 1, 1};
   int64_t s[3] = {1, 1, 1};
   int64_t d[3] = {1, 1, 1};
   int64_t out[3] = {1, 1, 1};
+  int64_t c0 = 1;
 
   int64_t window() const { return k[0] * k[1] * k[2]; }
   int64_t positions() const { return out[0] * out[1] * out[2]; }
+  // Rank of the source's trailing dims: [C, D, H, W] or [C1, D, H, W, C0].
+  int source_rank() const { return c0 > 1 ? 5 : 4; }
   // Source extent along spatial dim j that a tile's windows read.
   int64_t span(int j) const { return (out[j] - 1) * s[j] + (k[j] - 1) * d[j] + 1; }
 };

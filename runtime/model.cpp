@@ -8,8 +8,10 @@
 
 #include "registry/error.h"
 #include "registry/strings.h"
+#include "runtime/devices/cpu/gemm.h"
 #include "runtime/fusion.h"
 #include "runtime/graph_passes.h"
+#include "runtime/layout_5hd.h"
 #include "runtime/op_runner.h"
 #include "runtime/precision.h"
 #ifdef ASC_WITH_CANN
@@ -75,6 +77,13 @@ Model::Model(Graph graph, ModelOptions options, std::shared_ptr<cpu::CpuDevice> 
                       packing.empty() ? nullptr : &packing);
   });
   if (!packing.empty()) use_packed_weights(graph_, packing);
+  if (options_.conv_layout != "nchw" && options_.conv_layout != "5hd")
+    throw Error(cat("conv layout '", options_.conv_layout, "': nchw or 5hd"));
+  if (options_.conv_layout == "5hd" && options_.optimize && options_.pack_weights && !sim_ &&
+      !acl_) {
+    const cpu::GemmKernel& k = cpu::gemm_kernel(DType::kF32);
+    convert_to_5hd(graph_, expose, k.nr, k.k_pack);
+  }
   if (options_.pack_weights && !sim_ && !acl_)
     pack_conv_weights(graph_, std::min(spec_.l0a_bytes, spec_.l0b_bytes));
   // Exposed values still produced (or folded into constants) become outputs after the model's.

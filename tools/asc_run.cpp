@@ -58,6 +58,7 @@ struct Options {
   std::string weight_cache;
   int optimize = 1;
   int pack_weights = 1;
+  std::string conv_layout = "nchw";
   bool no_fusion = false;
   bool timing_only = false;
   bool profile = false;
@@ -251,6 +252,7 @@ int run(const Options& o) {
     mo.optimize = o.optimize != 0;
     mo.fusion = !o.no_fusion;
     mo.pack_weights = o.pack_weights != 0;
+    mo.conv_layout = o.conv_layout;
     mo.timing_only = o.timing_only;
     mo.last_logits_only = o.gen.new_tokens > 0 && !o.all_logits;
     mo.kv_cache_precision = o.gen.new_tokens > 0;
@@ -499,6 +501,10 @@ int main(int argc, char** argv) {
                  "converts them, or, needing no conversion (an fp32 or a bf16 model's), into "
                  "--weight-cache (default); 0: row-major")
       ->check(CLI::Range(0, 1));
+  app.add_option("--conv-layout", o.conv_layout,
+                 "nchw: feature maps between convolutions as the model has them (default); 5hd: "
+                 "NC1HWC0, 16 channels per position innermost (Ascend's conv layout)")
+      ->check(CLI::IsMember({"nchw", "5hd"}));
   app.add_option("--optimize", o.optimize, "1: double buffering and fusion (default); 0: off")
       ->check(CLI::Range(0, 1));
   app.add_flag("--no-fusion", o.no_fusion, "no graph fusion (double buffering stays)");

@@ -22,13 +22,13 @@ inline DeviceSpec emit_spec(int variant) {
   return s;
 }
 
-// Tile-kernel ops (and cases) the emitter does not take: ai.asc PackedMatMul, and FusedConv with
-// `panel` set, read a weight stored in the cpu device's packed layout (runtime/weight_pack.h),
-// which only the cpu device's load makes; a model for the ascend device keeps its weights as
-// they are (docs/ASCENDC.md).
+// Tile-kernel ops (and cases) the emitter does not take: ai.asc PackedMatMul, FusedConv5HD, and
+// FusedConv with `panel` set, read a weight stored in the cpu device's packed layout
+// (runtime/weight_pack.h, runtime/layout_5hd.h), which only the cpu device's load makes; a model
+// for the ascend device keeps its weights as they are (docs/ASCENDC.md).
 inline bool emission_exempt(const OpDef& op, const Attrs& attrs = {}) {
-  return op.domain == "ai.asc" &&
-         (op.type == "PackedMatMul" || (op.type == "FusedConv" && attrs.i("panel", 0) > 0));
+  return op.domain == "ai.asc" && (op.type == "PackedMatMul" || op.type == "FusedConv5HD" ||
+                                   (op.type == "FusedConv" && attrs.i("panel", 0) > 0));
 }
 
 }  // namespace asc::test

@@ -161,6 +161,53 @@ void add_conv(std::vector<OpCase>& v) {
   }
 }
 
+// FusedConv5HD on NC1HWC0 maps (random lanes past C and random weight padding: the op is defined
+// over all of them), 1x1, 3x3, the 7x7/2 stem, strides, dilation and asymmetric pads, M past a
+// panel and not a multiple of 16, residuals, activations whose act(0) is not 0, K in steps; and
+// the layout changes To5HD / From5HD with C past a multiple of 16.
+void add_conv_5hd(std::vector<OpCase>& v) {
+  using V = std::vector<int64_t>;
+  const cpu::GemmKernel& g = cpu::gemm_kernel(kF32);
+  auto conv = [&](Shape x, int64_t m, V k, Attrs a, bool bias, bool z, const char* act,
+                  std::string label, float alpha = 0, float beta = 0) {
+    const V s = a.has("strides") ? a.ints("strides") : V{1, 1};
+    const V d = a.has("dilations") ? a.ints("dilations") : V{1, 1};
+    const V p = a.has("pads") ? a.ints("pads") : V{0, 0, 0, 0};
+    const int64_t m1 = (m + 15) / 16, kk = x[1] * k[0] * k[1] * 16;
+    const int64_t kp = (kk + g.k_pack - 1) / g.k_pack * g.k_pack;
+    const int64_t oh = (x[2] + p[0] + p[2] - (k[0] - 1) * d[0] - 1) / s[0] + 1;
+    const int64_t ow = (x[3] + p[1] + p[3] - (k[1] - 1) * d[1] - 1) / s[1] + 1;
+    std::vector<InputSpec> ins = {in(kF32, x), in(kF32, {(m1 * 16 + g.nr - 1) / g.nr, kp * g.nr})};
+    ins.push_back(bias ? in(kF32, {m}) : absent());
+    if (z) ins.push_back(in(kF32, {x[0], m1, oh, ow, 16}));
+    a.set("m", m);
+    a.set("kernel_shape", k);
+    a.set("panel", int64_t{g.nr});
+    a.set("k_pack", int64_t{g.k_pack});
+    a.set("activation", std::string(act));
+    a.set("alpha", alpha);
+    a.set("beta", beta);
+    v.push_back(asc_case("FusedConv5HD", ins, a, label));
+    v.back().atol = v.back().rtol = 1e-4;  // K of 256..1296 terms in f32
+  };
+  conv({1, 2, 7, 9, 16}, 40, {1, 1}, {}, true, true, "relu", "pointwise_residual");
+  conv({2, 3, 8, 7, 16}, 20, {3, 3}, {{"pads", V{1, 1, 1, 1}}}, true, false, "relu", "3x3");
+  conv({1, 2, 11, 10, 16}, 32, {3, 3}, {{"pads", V{1, 1, 1, 1}}, {"strides", V{2, 2}}}, false,
+       false, "clip", "3x3_stride2", 0.f, 6.f);
+  conv({1, 1, 20, 18, 16}, 16, {7, 7}, {{"pads", V{3, 3, 3, 3}}, {"strides", V{2, 2}}}, true, false,
+       "relu", "stem");
+  conv({1, 2, 9, 8, 16}, 17, {3, 3}, {{"pads", V{0, 1, 2, 1}}, {"dilations", V{2, 2}}}, true, true,
+       "sigmoid", "dilated_asymmetric");
+  conv({1, 4, 9, 9, 16}, 64, {1, 1}, {{"strides", V{2, 2}}}, true, false, "none", "downsample");
+  conv({1, 9, 6, 5, 16}, 70, {3, 3}, {{"pads", V{1, 1, 1, 1}}}, true, true, "hardswish", "k_steps");
+  v.push_back(asc_case("To5HD", {in(kF32, {2, 20, 5, 7})}, {}, ""));
+  v.push_back(asc_case("To5HD", {in(kF32, {1, 16, 3, 3})}, {}, "one_block"));
+  v.push_back(asc_case("To5HD", {in(kF32, {1, 3, 4, 4})}, {}, "few_channels"));
+  v.push_back(asc_case("From5HD", {in(kF32, {2, 2, 5, 7, 16})}, {{"channels", int64_t{20}}}, ""));
+  v.push_back(asc_case("From5HD", {in(kF32, {1, 1, 3, 3, 16})}, {{"channels", int64_t{3}}},
+                       "few_channels"));
+}
+
 void add_swiglu_rotary(std::vector<OpCase>& v) {
   v.push_back(asc_case("FusedSwiGLU", {in(kF32, {3, 17}), in(kF32, {3, 17})}));
   v.push_back(asc_case("FusedSwiGLU", {in(kF32, {4, 1, 5}), in(kF32, {3, 5})}, {}, "bcast"));
@@ -230,6 +277,7 @@ std::vector<OpCase> cases_fused() {
   add_matmul(v);
   add_packed_matmul(v);
   add_conv(v);
+  add_conv_5hd(v);
   add_swiglu_rotary(v);
   add_chains(v);
   return v;

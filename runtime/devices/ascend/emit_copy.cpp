@@ -294,13 +294,16 @@ void Emitter::load_im2col(int pc) {
   const Instr& in = p_.instrs[pc];
   const Im2col& g = in.im2col;
   const Shape& sd = p_.buffers[in.src[0]].dims;
-  const size_t r = sd.size();
-  const int64_t c = sd[r - 4], d = sd[r - 3], h = sd[r - 2], w = sd[r - 1];
+  // An NC1HWC0 box [C1, D, H, W, C0] is Load3D's own source layout: channelSize counts its
+  // C1 * C0 channels, and K comes out over (c1, kh, kw, c0) as Im2col orders it.
+  const size_t r = sd.size() - (g.c0 > 1 ? 1 : 0);
+  const int64_t c = sd[r - 4] * g.c0, d = sd[r - 3], h = sd[r - 2], w = sd[r - 1];
   const int64_t hw = g.k[1] * g.k[2], np = g.positions();
   const bool b_side = p_.buffers[in.dst].pos == Pos::kL0B;
   const bool flat = g.k[0] == 1 && d == 1;
   if (g.out[0] != 1) fail(pc, "an im2col over more than one output depth");
   if (!flat && !b_side) fail(pc, "a 3-D im2col into L0A");
+  if (!flat && g.c0 > 1) fail(pc, "a 3-D im2col of an NC1HWC0 box");
   if (h > 65535 || w > 65535 || c * g.window() > 65535 || np > 65535)
     fail(pc, "an im2col past Load3D's 16-bit extents");
   for (int j = 1; j < 3; ++j)

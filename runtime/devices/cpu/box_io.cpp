@@ -431,11 +431,11 @@ void box_scatter(std::byte* gm, const GmBox& box, const BoxEval& e, const std::b
           local + static_cast<size_t>(first) * es_from, from, to, es_from, es_to);
 }
 
-Im2colSource map_view(const std::byte* gm, const GmBox& box, const BoxEval& e) {
+Im2colSource map_view(const std::byte* gm, const GmBox& box, const BoxEval& e, int64_t c0) {
   Im2colSource m;
   m.gm = gm;
   m.base = e.base;
-  const size_t r = box.dims.size();
+  const size_t r = box.dims.size() - (c0 > 1 ? 1 : 0);
   for (size_t j = 0; j < 4; ++j) {
     m.stride[j] = box.dims[r - 4 + j].stride;
     m.lo[j] = e.lo[r - 4 + j];
@@ -444,12 +444,13 @@ Im2colSource map_view(const std::byte* gm, const GmBox& box, const BoxEval& e) {
   return m;
 }
 
-Im2colSource map_local(const std::byte* local, const Shape& dims) {
+Im2colSource map_local(const std::byte* local, const Shape& dims, int64_t c0) {
   Im2colSource m;
   m.gm = local;
-  int64_t acc = 1;
+  int64_t acc = c0 > 1 ? c0 : 1;
+  const size_t r = dims.size() - (c0 > 1 ? 1 : 0);
   for (int j = 3; j >= 0; --j) {
-    const int64_t n = dims[dims.size() - 4 + static_cast<size_t>(j)];
+    const int64_t n = dims[r - 4 + static_cast<size_t>(j)];
     m.stride[j] = acc;
     m.hi[j] = n;
     acc *= n;

@@ -103,10 +103,12 @@ bool box_accumulate_taps(const std::byte* gm, const GmBox& box, std::span<const 
 void box_accumulate(const std::byte* gm, const GmBox& box, const BoxEval& e, std::byte* acc,
                     BinaryOp op);
 
-// The last four dims [C, D, H, W] of a box at one tile, as load_l0_im2col's source (a GM view).
-Im2colSource map_view(const std::byte* gm, const GmBox& box, const BoxEval& e);
-// A dense local buffer [.., C, D, H, W] as load_l0_im2col's source (padding already zero).
-Im2colSource map_local(const std::byte* local, const Shape& dims);
+// The last four dims [C, D, H, W] of a box at one tile, as load_l0_im2col's source (a GM view);
+// c0 > 1: the four before the last, an NC1HWC0 box [.., C1, D, H, W, c0] (Im2col::c0).
+Im2colSource map_view(const std::byte* gm, const GmBox& box, const BoxEval& e, int64_t c0 = 1);
+// A dense local buffer [.., C, D, H, W] (or [.., C1, D, H, W, c0]) as load_l0_im2col's source
+// (padding already zero).
+Im2colSource map_local(const std::byte* local, const Shape& dims, int64_t c0 = 1);
 // The same feature-map box (a column matrix made from it is still valid within a launch).
 bool same_map(const Im2colSource& a, const Im2colSource& b);
 

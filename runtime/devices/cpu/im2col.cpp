@@ -50,13 +50,14 @@ class Packer {
   }
 
   void run() {
-    const int64_t win = g_.window();
-    const int64_t channels = k_ / std::max<int64_t>(win, 1);
+    const int64_t win = g_.window(), c0 = std::max<int64_t>(g_.c0, 1);
+    const int64_t channels = k_ / std::max<int64_t>(win * c0, 1);
     for (int64_t c = 0; c < channels; ++c)
       for (int64_t a = 0; a < g_.k[0]; ++a)
         for (int64_t b = 0; b < g_.k[1]; ++b)
           for (int64_t e = 0; e < g_.k[2]; ++e)
-            row(((c * g_.k[0] + a) * g_.k[1] + b) * g_.k[2] + e, c, a, b, e);
+            for (int64_t l = 0; l < c0; ++l)
+              row((((c * g_.k[0] + a) * g_.k[1] + b) * g_.k[2] + e) * c0 + l, c, a, b, e, l);
     for (int64_t kk = k_; kk < kp_; ++kk) zeros(kk, 0, np_);
     const int64_t padded = ceil_div(np_, w_) * w_;
     for (int64_t kk = 0; kk < kp_ && padded > np_; ++kk) zeros(kk, np_, padded - np_);
@@ -98,8 +99,9 @@ class Packer {
     }
   }
 
-  // Row kk = (c, a, b, e) of the column matrix over every position of the tile.
-  void row(int64_t kk, int64_t c, int64_t a, int64_t b, int64_t e) {
+  // Row kk = (c, a, b, e, l) of the column matrix over every position of the tile: l is the
+  // lane of an NC1HWC0 map's channel block c (0 for an NCDHW map, channel c).
+  void row(int64_t kk, int64_t c, int64_t a, int64_t b, int64_t e, int64_t l) {
     const int64_t ow_n = g_.out[2];
     if (c < s_.lo[0] || c >= s_.hi[0]) {
       zeros(kk, 0, np_);
@@ -118,7 +120,7 @@ class Packer {
         }
         zeros(kk, p, w0);
         const int64_t off = s_.base + c * s_.stride[0] + id * s_.stride[1] + ih * s_.stride[2] +
-                            (w0 * g_.s[2] + e * g_.d[2]) * s_.stride[3];
+                            (w0 * g_.s[2] + e * g_.d[2]) * s_.stride[3] + l;
         if (w1 > w0) values(kk, p + w0, map + off, g_.s[2] * s_.stride[3], w1 - w0);
         zeros(kk, p + w1, ow_n - w1);
       }
@@ -148,7 +150,7 @@ void im2col_pack(DType in, bool a_side, const Im2colSource& src, const Im2col& g
   const GemmKernel& kern = gemm_kernel(in);
   const int64_t w = a_side ? kern.mr : kern.nr;
   const bool to_bf16 = kern.packed == DType::kBF16;
-  if (!a_side && !to_bf16 && kern.k_pack == 1 && kern.nr == 32 &&
+  if (!a_side && !to_bf16 && kern.k_pack == 1 && kern.nr == 32 && g.c0 == 1 &&
       im2col_pack_avx512(in, src, g, k, static_cast<float*>(dst)))
     return;
   switch (in) {

@@ -174,7 +174,7 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           }
         }
         if (low.view_in[pc] && low.map_in[pc]) {
-          s.map = map_view(gm(in.arg), in.box, e);
+          s.map = map_view(gm(in.arg), in.box, e, low.map_c0[pc]);
         } else if (low.view_in[pc]) {
           s.ptr = src;
           const BoxMatrix m = box_matrix(in.box, e);
@@ -188,10 +188,14 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
             vec_duplicate(d.dtype, in.box.fill, s.ptr, numel(d.dims));
           box_gather(gm(in.arg), in.box, e, s.ptr, es);
           const BoxMatrix m = box_matrix(in.box, e);
-          s.rows = m.rows;
-          s.cols = m.cols;
           s.cs = 1;
           s.rs = d.dims.empty() ? 1 : d.dims.back();
+          s.rows = m.rows;
+          s.cols = m.cols;
+          if (low.reshaped_in[pc]) {  // (TileBuilder::copy_in's `as`: whole, zero past the box)
+            s.cols = s.rs;
+            s.rows = numel(d.dims) / std::max<int64_t>(s.rs, 1);
+          }
         }
         // No copy-in is prefetched (Instr::prefetch_next): the operands read where they lie are
         // fetched inside the products (the in-kernel streams of gemm_fill_avx512.cpp, the B panel
@@ -369,7 +373,7 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
         BufState& d = st[in.dst];
         const BufferDecl& sd = p.buffers[in.src[0]];
         const bool a_side = p.buffers[in.dst].pos == Pos::kL0A;
-        Im2colSource map = s.map.gm ? s.map : map_local(s.ptr, sd.dims);
+        Im2colSource map = s.map.gm ? s.map : map_local(s.ptr, sd.dims, in.im2col.c0);
         DType dt = sd.dtype;
         if (dt == DType::kI8 || dt == DType::kU8) {  // widened, zero point subtracted
           if (a_side || !s.map.gm)  // (a local map's padding would take the zero point)
@@ -378,7 +382,7 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           dt = DType::kF32;
         }
         // Rows of channels inside the map: the mmad's k (the weight block's columns match).
-        const int64_t k = (map.hi[0] - map.lo[0]) * in.im2col.window();
+        const int64_t k = (map.hi[0] - map.lo[0]) * in.im2col.window() * in.im2col.c0;
         const int64_t np = in.im2col.positions();
         d.lazy = nullptr;
         if (low.lazy_im2col[pc] && sd.dtype == DType::kF32 && !a_side) {

@@ -15,9 +15,12 @@ namespace asc::cpu {
 
 // Static lowering decisions for one launch, shared by every core.
 struct Lowering {
-  std::vector<bool> alias_in;  // per instr: copy-in may point at GM (full tiles)
-  std::vector<bool> view_in;   // per instr: copy-in feeding load_l0 may be a strided GM view
-  std::vector<bool> map_in;    // per instr: ... a feature-map box read by load_l0_im2col
+  std::vector<bool> alias_in;     // per instr: copy-in may point at GM (full tiles)
+  std::vector<bool> view_in;      // per instr: copy-in feeding load_l0 may be a strided GM view
+  std::vector<bool> map_in;       // per instr: ... a feature-map box read by load_l0_im2col
+  std::vector<bool> reshaped_in;  // per instr: a copy-in whose buffer is not shaped as its box
+  // Per copy-in read by load_l0_im2col: the map's channels per lane block (Im2col::c0; 1: NCDHW).
+  std::vector<int64_t> map_c0;
   // Per L0A/L0B buffer: packed blocks to keep for reuse by the core's next tiles (0: one buffer,
   // repacked every time). Non-zero only when the block's GM view does not move with the grid
   // axis that changes from one tile to the next (e.g. the A panel while a core walks N tiles).

@@ -23,6 +23,8 @@ Lowering lower(const TileProgram& p) {
   low.alias_in.assign(ni, false);
   low.view_in.assign(ni, false);
   low.map_in.assign(ni, false);
+  low.reshaped_in.assign(ni, false);
+  low.map_c0.assign(ni, 1);
   low.alias_out.assign(nb, -1);
   low.pack_keep.assign(nb, 0);
   low.loop_end.assign(ni, -1);
@@ -53,7 +55,11 @@ Lowering lower(const TileProgram& p) {
     for (const auto& d : in.box.dims)
       pads = pads || d.start.offset < 0 || d.start.scale < 0 || d.strided_view();
     if (in.box.fill != 0) pads = true;  // (a view reads no fill: never one)
-    bool only_l0 = !consumers[in.dst].empty() && !pads, only_map = !consumers[in.dst].empty();
+    // A buffer shaped otherwise than its box (copy_in's `as`) is its box's elements in order:
+    // never a matrix view of GM.
+    low.reshaped_in[i] = p.buffers[in.dst].dims != in.box.sizes();
+    bool only_l0 = !consumers[in.dst].empty() && !pads && !low.reshaped_in[i],
+         only_map = !consumers[in.dst].empty();
     for (int c : consumers[in.dst]) {
       only_l0 = only_l0 && p.instrs[c].kind == InstrKind::kLoadL0;
       only_map = only_map && p.instrs[c].kind == InstrKind::kLoadIm2col;
@@ -67,6 +73,8 @@ Lowering lower(const TileProgram& p) {
     if (zero) only_l0 = true, only_map = false;
     low.view_in[i] = only_l0 || only_map;
     low.map_in[i] = only_map;
+    for (int c : consumers[in.dst])
+      if (p.instrs[c].kind == InstrKind::kLoadIm2col) low.map_c0[i] = p.instrs[c].im2col.c0;
     low.alias_in[i] = !only_l0 && !only_map && !pads && in.box.contiguous();
   }
   // A copy-in only read by the accumulate right after it (a pool's window offsets): one pass.
