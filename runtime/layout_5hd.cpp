@@ -51,9 +51,14 @@ Tensor pack_5hd(const Tensor& w, int64_t panel, int64_t k_pack) {
       for (int64_t t = 0; t < win; ++t)
         kxm[static_cast<size_t>(((ci / kC0 * win + t) * kC0 + ci % kC0) * mp + o)] =
             src[(o * c + ci) * win + t];
-  const int64_t kp = ceil_div(k, k_pack) * k_pack;
-  Tensor p(DType::kF32, {ceil_div(mp, panel), kp * panel});
-  cpu::gemm_pack_b(DType::kF32, kxm.data(), mp, 1, k, mp, p.data());
+  const int64_t kp = ceil_div(k, k_pack) * k_pack, panels = ceil_div(mp, panel);
+  Tensor p(DType::kF32, {panels, kp * panel});
+  float* dst = p.data_as<float>();
+  std::fill(dst, dst + panels * kp * panel, 0.f);
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t o = 0; o < mp; ++o)
+      dst[o / panel * kp * panel + kk / k_pack * panel * k_pack + o % panel * k_pack +
+          kk % k_pack] = kxm[static_cast<size_t>(kk * mp + o)];
   return p;
 }
 

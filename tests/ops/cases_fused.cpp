@@ -169,7 +169,8 @@ void add_conv_5hd(std::vector<OpCase>& v) {
   using V = std::vector<int64_t>;
   const cpu::GemmKernel& g = cpu::gemm_kernel(kF32);
   auto conv = [&](Shape x, int64_t m, V k, Attrs a, bool bias, bool z, const char* act,
-                  std::string label, float alpha = 0, float beta = 0) {
+                  std::string label, float alpha = 0, float beta = 0, int64_t panel = 0) {
+    if (panel == 0) panel = g.nr;
     const V s = a.has("strides") ? a.ints("strides") : V{1, 1};
     const V d = a.has("dilations") ? a.ints("dilations") : V{1, 1};
     const V p = a.has("pads") ? a.ints("pads") : V{0, 0, 0, 0};
@@ -177,12 +178,13 @@ void add_conv_5hd(std::vector<OpCase>& v) {
     const int64_t kp = (kk + g.k_pack - 1) / g.k_pack * g.k_pack;
     const int64_t oh = (x[2] + p[0] + p[2] - (k[0] - 1) * d[0] - 1) / s[0] + 1;
     const int64_t ow = (x[3] + p[1] + p[3] - (k[1] - 1) * d[1] - 1) / s[1] + 1;
-    std::vector<InputSpec> ins = {in(kF32, x), in(kF32, {(m1 * 16 + g.nr - 1) / g.nr, kp * g.nr})};
+    std::vector<InputSpec> ins = {in(kF32, x),
+                                  in(kF32, {(m1 * 16 + panel - 1) / panel, kp * panel})};
     ins.push_back(bias ? in(kF32, {m}) : absent());
     if (z) ins.push_back(in(kF32, {x[0], m1, oh, ow, 16}));
     a.set("m", m);
     a.set("kernel_shape", k);
-    a.set("panel", int64_t{g.nr});
+    a.set("panel", panel);
     a.set("k_pack", int64_t{g.k_pack});
     a.set("activation", std::string(act));
     a.set("alpha", alpha);
@@ -200,6 +202,10 @@ void add_conv_5hd(std::vector<OpCase>& v) {
        "sigmoid", "dilated_asymmetric");
   conv({1, 4, 9, 9, 16}, 64, {1, 1}, {{"strides", V{2, 2}}}, true, false, "none", "downsample");
   conv({1, 9, 6, 5, 16}, 70, {3, 3}, {{"pads", V{1, 1, 1, 1}}}, true, true, "hardswish", "k_steps");
+  // Panels of 64 columns (the cpu's 5HD kernel's, runtime/devices/cpu/conv_5hd.h).
+  conv({1, 3, 7, 6, 16}, 80, {3, 3}, {{"pads", V{1, 1, 1, 1}}}, true, true, "relu", "panel64", 0.f,
+       0.f, 64);
+  conv({2, 2, 5, 9, 16}, 130, {1, 1}, {}, false, false, "none", "panel64_pointwise", 0.f, 0.f, 64);
   v.push_back(asc_case("To5HD", {in(kF32, {2, 20, 5, 7})}, {}, ""));
   v.push_back(asc_case("To5HD", {in(kF32, {1, 16, 3, 3})}, {}, "one_block"));
   v.push_back(asc_case("To5HD", {in(kF32, {1, 3, 4, 4})}, {}, "few_channels"));

@@ -298,6 +298,32 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
           d.b_rows = false;
           break;
         }
+        if (in.axis > 0 && dt == DType::kF32 && in.axis != gemm_kernel(dt).nr) {
+          // f32 panels of another width than the kernels' (FusedConv5HD's, made for its own
+          // kernel: tile_conv5hd.h): repacked as the kernels' B.
+          const int64_t es = 4, kp = in.op, w = in.axis;
+          const int64_t first = (s.ptr - gm(low.panel_arg[pc])) / es / s.rs;
+          const int64_t k = s.cols / w, cols = std::min(s.rows * w, in.count - first * w);
+          std::vector<float> rows(static_cast<size_t>(std::max<int64_t>(k * cols, 0)));
+          const float* src = reinterpret_cast<const float*>(s.ptr);
+          for (int64_t kk = 0; kk < k; ++kk)
+            for (int64_t j = 0; j < cols; ++j)
+              rows[static_cast<size_t>(kk * cols + j)] =
+                  src[j / w * s.rs + kk / kp * w * kp + j % w * kp + kk % kp];
+          auto& slots = packs[in.dst];
+          if (slots.blocks.empty()) slots.blocks.resize(1);
+          PackedBlock& blk = slots.blocks[0];
+          blk.src = nullptr;
+          blk.data.resize(gemm_packed_b_bytes(dt, k, cols));
+          gemm_pack_b(dt, rows.data(), cols, 1, k, cols, blk.data.data());
+          d.ptr = blk.data.data();
+          d.rows = k;
+          d.cols = cols;
+          d.packed = true;
+          d.b_rows = false;
+          d.panel_stride = 0;
+          break;
+        }
         if (in.axis > 0) {  // B pre-packed in GM: its panels are the operand (no layout change)
           check_panels(p, in, dt, s, false);
           const int64_t es = static_cast<int64_t>(dtype_size(dt));
