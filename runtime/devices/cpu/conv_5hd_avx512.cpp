@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -41,15 +42,6 @@ struct Tap {
   int64_t in, t;
 };
 
-struct Ep {
-  const float* bias = nullptr;  // the panel's first channel
-  const float* z = nullptr;     // the panel's first block
-  int64_t z_m1 = 0;
-  const int64_t* zoff = nullptr;  // per position
-  Epilogue5hd::Act act = Epilogue5hd::kNone;
-  float lo = 0.f, hi = 0.f;
-};
-
 // One kernel call: a block of positions against one panel over one K chunk.
 struct Block {
   const float* x = nullptr;  // the box's f32 elements (src.gm)
@@ -65,7 +57,13 @@ struct Block {
   int64_t y_m1 = 0;
   const int64_t* yoff = nullptr;  // per position
   bool load_y = false;
-  const Ep* ep = nullptr;
+  // The epilogue (neutral before the last K chunk): the sums start from the bias, z is added,
+  // then the values are bounded to [lo, hi] (Relu: [0, inf); none: [-inf, inf]).
+  const float* bias = nullptr;  // the panel's first channel; null: none
+  const float* z = nullptr;     // the panel's first block; null: none
+  int64_t z_m1 = 0;
+  const int64_t* zoff = nullptr;  // per position
+  float lo = 0.f, hi = 0.f;
 };
 
 // acc += the taps' rows (c0 < L, or < lanes for L == 0) against the positions' inputs p.
@@ -112,30 +110,22 @@ ASC_AVX512 __attribute__((always_inline)) inline void fma_block(__m512 (&acc)[R]
   }
 }
 
-ASC_AVX512 inline __m512 activate(__m512 v, const Ep& ep) {
-  if (ep.act == Epilogue5hd::kNone) return v;
-  // max/min return their second operand where unordered: NaN passes through. (The zero-masked
-  // forms with every lane kept: the plain ones trip GCC 12's -Wmaybe-uninitialized.)
-  constexpr __mmask16 all = 0xffff;
-  const __m512 lo = ep.act == Epilogue5hd::kRelu ? _mm512_setzero_ps() : _mm512_set1_ps(ep.lo);
-  v = _mm512_maskz_max_ps(all, lo, v);
-  return ep.act == Epilogue5hd::kClip ? _mm512_maskz_min_ps(all, _mm512_set1_ps(ep.hi), v) : v;
-}
-
 template <int R, int F, int PS>
 ASC_AVX512 void ukr(const Block& b) {
   __m512 acc[R][F];
-#pragma GCC unroll 16
-  for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
-    for (int f = 0; f < F; ++f) acc[r][f] = _mm512_setzero_ps();
+  for (int f = 0; f < F; ++f) {
+    const __m512 init = b.bias ? _mm512_loadu_ps(b.bias + 16 * f) : _mm512_setzero_ps();
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) acc[r][f] = init;
+  }
   for (int64_t c1 = b.c1a; c1 < b.c1b; ++c1) fma_block<R, F, PS, 16>(acc, b, c1, 16);
   if (b.part > 0) fma_block<R, F, PS, 0>(acc, b, b.c1b, b.part);
 
-  __m512 bias[F];
-#pragma GCC unroll 4
-  for (int f = 0; f < F; ++f)
-    bias[f] = b.ep && b.ep->bias ? _mm512_loadu_ps(b.ep->bias + 16 * f) : _mm512_setzero_ps();
+  // max/min return their second operand where unordered: NaN passes through. (The zero-masked
+  // forms with every lane kept: the plain ones trip GCC 12's -Wmaybe-uninitialized.)
+  constexpr __mmask16 all = 0xffff;
+  const __m512 lo = _mm512_set1_ps(b.lo), hi = _mm512_set1_ps(b.hi);
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
@@ -143,34 +133,30 @@ ASC_AVX512 void ukr(const Block& b) {
       float* yp = b.y + f * b.y_m1 + b.yoff[r];
       __m512 v = acc[r][f];
       if (b.load_y) v = _mm512_add_ps(_mm512_loadu_ps(yp), v);
-      if (b.ep) {
-        v = _mm512_add_ps(v, bias[f]);
-        if (b.ep->z)
-          v = _mm512_add_ps(v, _mm512_loadu_ps(b.ep->z + f * b.ep->z_m1 + b.ep->zoff[r]));
-        v = activate(v, *b.ep);
-      }
+      if (b.z) v = _mm512_add_ps(v, _mm512_loadu_ps(b.z + f * b.z_m1 + b.zoff[r]));
+      v = _mm512_maskz_min_ps(all, hi, _mm512_maskz_max_ps(all, lo, v));
       _mm512_storeu_ps(yp, v);
     }
 }
 
 using Ukr = void (*)(const Block&);
+using UkrRow = std::array<Ukr, kMaxR + 1>;  // by positions R (1..kRows[F])
 
 template <int F, int PS, int... R>
-constexpr std::array<Ukr, kMaxR + 1> ukr_row(std::integer_sequence<int, R...>) {
+constexpr UkrRow ukr_row(std::integer_sequence<int, R...>) {
   return {nullptr, ukr<R + 1, F, PS>...};
 }
-// gather[F][R] (R = 1..kRows[F]) and affine[F][PS / 16 - 1] (R = kRows[F]).
-template <int F>
-constexpr auto gather_row() {
-  return ukr_row<F, 0>(std::make_integer_sequence<int, kRows[F]>());
+template <int F, int PS>
+constexpr UkrRow ukr_row() {
+  return ukr_row<F, PS>(std::make_integer_sequence<int, kRows[F]>());
 }
-const std::array<Ukr, kMaxR + 1> kGather[5] = {
-    {}, gather_row<1>(), gather_row<2>(), gather_row<3>(), gather_row<4>()};
-const Ukr kAffine[5][2] = {{nullptr, nullptr},
-                           {ukr<kRows[1], 1, 16>, ukr<kRows[1], 1, 32>},
-                           {ukr<kRows[2], 2, 16>, ukr<kRows[2], 2, 32>},
-                           {ukr<kRows[3], 3, 16>, ukr<kRows[3], 3, 32>},
-                           {ukr<kRows[4], 4, 16>, ukr<kRows[4], 4, 32>}};
+// By F: gather kernels, affine kernels of PS 16 and 32.
+const UkrRow kGather[5] = {{}, ukr_row<1, 0>(), ukr_row<2, 0>(), ukr_row<3, 0>(), ukr_row<4, 0>()};
+const UkrRow kAffine[5][2] = {{},
+                              {ukr_row<1, 16>(), ukr_row<1, 32>()},
+                              {ukr_row<2, 16>(), ukr_row<2, 32>()},
+                              {ukr_row<3, 16>(), ukr_row<3, 32>()},
+                              {ukr_row<4, 16>(), ukr_row<4, 32>()}};
 
 bool cpu_has_avx512() {
   static const bool has = [] {
@@ -187,65 +173,108 @@ struct Geom {
   int64_t k1, k2, s1, s2, d1, d2, oh, ow;  // window, stride, dilation, output rows and columns
   int64_t st2, st3, lo2, hi2, lo3, hi3;    // the box's row and column strides and valid ranges
   int64_t ps;                              // elements between consecutive positions' inputs
-  bool merged;  // rows continue each other (a block may span rows) and every column is inside
 
   bool row_in(int64_t ih) const { return ih >= lo2 && ih < hi2; }
   bool col_in(int64_t iw) const { return iw >= lo3 && iw < hi3; }
-  int64_t in(int64_t ih, int64_t iw) const { return ih * st2 + iw * st3; }
+  bool affine_ps() const { return ps == 16 || ps == 32; }
+  // Rows continue each other (s1 * st2 == ow * ps) and every window lies inside the map: the
+  // positions run as one row.
+  bool merged() const {
+    return affine_ps() && s1 * st2 == ow * ps && row_in(0) &&
+           row_in((oh - 1) * s1 + (k1 - 1) * d1) && col_in(0) &&
+           col_in((ow - 1) * s2 + (k2 - 1) * d2);
+  }
 };
 
-// The taps of the affine block of n = R positions from p0, or 0 where the block is not affine.
-int64_t affine_taps(const Geom& g, int64_t p0, int64_t n, Tap* taps) {
-  if (g.ps != 16 && g.ps != 32) return 0;
-  const int64_t oh0 = p0 / g.ow, ow0 = p0 % g.ow, ohl = (p0 + n - 1) / g.ow;
-  if (oh0 == ohl) {
-    const int64_t owl = ow0 + n - 1;
-    if (!g.col_in(ow0 * g.s2) || !g.col_in(owl * g.s2 + (g.k2 - 1) * g.d2)) return 0;
-  } else if (!g.merged) {
-    return 0;
-  }
-  int64_t nt = 0;
-  for (int64_t b = 0; b < g.k1; ++b) {
-    const bool first = g.row_in(oh0 * g.s1 + b * g.d1), last = g.row_in(ohl * g.s1 + b * g.d1);
-    if (first != last) return 0;  // (rows inside the map are contiguous: all rows between agree)
-    if (!first) continue;
-    for (int64_t e = 0; e < g.k2; ++e)
-      taps[nt++] = {g.in(oh0 * g.s1 + b * g.d1, ow0 * g.s2 + e * g.d2), b * g.k2 + e};
-  }
-  return nt > 0 ? nt : -1;  // -1: affine, every tap padding
-}
+// A block of n output columns from ow0, the same in every output row. Affine: every tap's column
+// inside the map for every position. Else a gather table from `tab`: per window row b, `ne` taps
+// (those of columns inside the map for some position), each its index then n offsets from the
+// output row's input row (-1: padding).
+struct ColBlock {
+  int64_t ow0, n;
+  bool affine;
+  int64_t ne;
+  size_t tab;
+};
 
-// The gather table of the n positions from p0 (per tap: its index, then n offsets or -1); the
-// taps that are padding for every position are left out.
-int64_t gather_taps(const Geom& g, int64_t p0, int64_t n, int64_t* offs) {
-  int64_t nt = 0;
-  for (int64_t b = 0; b < g.k1; ++b)
-    for (int64_t e = 0; e < g.k2; ++e) {
-      int64_t* o = offs + nt * (n + 1);
-      o[0] = b * g.k2 + e;
-      bool any = false;
-      for (int64_t r = 0; r < n; ++r) {
-        const int64_t ih = (p0 + r) / g.ow * g.s1 + b * g.d1;
-        const int64_t iw = (p0 + r) % g.ow * g.s2 + e * g.d2;
-        const bool in = g.row_in(ih) && g.col_in(iw);
-        o[r + 1] = in ? g.in(ih, iw) : -1;
-        any |= in;
-      }
-      nt += any;
+// How a tile's positions run: in blocks of columns repeated for every output row (cols), or, on
+// a map of narrow rows, in blocks of up to R positions in row-major order across the rows (flat:
+// cols[i] holds the block's first position in ow0, its gather table over every tap in tab).
+struct RowPlan {
+  bool flat = false;
+  std::vector<ColBlock> cols;
+  std::vector<int64_t> tab;
+};
+
+// Rows narrower than this many blocks run flat where the tables stay small: a 7x7 map's 49
+// positions as 9 blocks (8 of 6 positions) instead of 7 rows of 4 + 3, each rereading the weights.
+constexpr int64_t kFlatRowBlocks = 2;
+constexpr int64_t kFlatTableMax = 1 << 14;
+
+// The plan for R = `rows` positions a block. Row blocks split ow as evenly as R allows (no narrow
+// remainder).
+RowPlan row_plan(const Geom& g, int64_t rows) {
+  RowPlan plan;
+  const int64_t positions = g.oh * g.ow;
+  if (g.ow < kFlatRowBlocks * rows && g.oh > 1 &&
+      positions * g.k1 * g.k2 * (rows + 1) <= kFlatTableMax * rows) {
+    plan.flat = true;
+    for (int64_t p0 = 0; p0 < positions; p0 += rows) {
+      ColBlock cb{p0, std::min(rows, positions - p0), false, 0, plan.tab.size()};
+      for (int64_t b = 0; b < g.k1; ++b)
+        for (int64_t e = 0; e < g.k2; ++e) {
+          const size_t at = plan.tab.size();
+          plan.tab.push_back(b * g.k2 + e);
+          bool any = false;
+          for (int64_t r = 0; r < cb.n; ++r) {
+            const int64_t ih = (p0 + r) / g.ow * g.s1 + b * g.d1;
+            const int64_t iw = (p0 + r) % g.ow * g.s2 + e * g.d2;
+            const bool in = g.row_in(ih) && g.col_in(iw);
+            plan.tab.push_back(in ? ih * g.st2 + iw * g.st3 : -1);
+            any |= in;
+          }
+          if (any)
+            ++cb.ne;
+          else
+            plan.tab.resize(at);
+        }
+      plan.cols.push_back(cb);
     }
-  return nt;
+    return plan;
+  }
+  const int64_t nb = (g.ow + rows - 1) / rows, base = g.ow / nb, wide = g.ow % nb;
+  int64_t ow0 = 0;
+  for (int64_t i = 0; i < nb; ++i) {
+    ColBlock cb{ow0, base + (i < wide), false, 0, plan.tab.size()};
+    ow0 += cb.n;
+    cb.affine = g.affine_ps() && g.col_in(cb.ow0 * g.s2) &&
+                g.col_in((cb.ow0 + cb.n - 1) * g.s2 + (g.k2 - 1) * g.d2);
+    if (!cb.affine) {
+      for (int64_t b = 0; b < g.k1; ++b)
+        for (int64_t e = 0; e < g.k2; ++e) {
+          bool any = false;
+          for (int64_t r = 0; r < cb.n; ++r) any |= g.col_in((cb.ow0 + r) * g.s2 + e * g.d2);
+          if (!any) continue;
+          cb.ne += b == 0;
+          plan.tab.push_back(b * g.k2 + e);
+          for (int64_t r = 0; r < cb.n; ++r) {
+            const int64_t iw = (cb.ow0 + r) * g.s2 + e * g.d2;
+            plan.tab.push_back(g.col_in(iw) ? b * g.d1 * g.st2 + iw * g.st3 : -1);
+          }
+        }
+    }
+    plan.cols.push_back(cb);
+  }
+  return plan;
 }
 
 ASC_AVX512 void conv5hd_run(const Im2colSource& src, const Im2col& g, const float* w,
                             int64_t panel_stride, int64_t c, int64_t m, int64_t kc0, int64_t kc1,
                             float* y, int64_t y_m1, int64_t y_row, bool accumulate,
                             const Epilogue5hd* ep) {
-  Geom ge{g.k[1],    g.k[2],    g.s[1],    g.s[2],        g.d[1],
-          g.d[2],    g.out[1],  g.out[2],  src.stride[2], src.stride[3],
-          src.lo[2], src.hi[2], src.lo[3], src.hi[3],     g.s[2] * src.stride[3],
-          false};
-  ge.merged = ge.s1 * ge.st2 == ge.ow * ge.ps && ge.col_in(0) &&
-              ge.col_in((ge.ow - 1) * ge.s2 + (ge.k2 - 1) * ge.d2);
+  const Geom ge{g.k[1],    g.k[2],    g.s[1],    g.s[2],        g.d[1],
+                g.d[2],    g.out[1],  g.out[2],  src.stride[2], src.stride[3],
+                src.lo[2], src.hi[2], src.lo[3], src.hi[3],     g.s[2] * src.stride[3]};
   const int64_t window = ge.k1 * ge.k2, positions = ge.oh * ge.ow;
   const int64_t whole = c / kConv5hdC0, blocks = (c + kConv5hdC0 - 1) / kConv5hdC0;
   // The c1 blocks read: inside K's part, the box's channels and the map (d = 0 inside).
@@ -254,51 +283,93 @@ ASC_AVX512 void conv5hd_run(const Im2colSource& src, const Im2col& g, const floa
   if (src.lo[1] > 0 || src.hi[1] <= 0 || ce < ca) ce = ca;
   const int64_t row_bytes = window * kConv5hdC0 * kP * int64_t{sizeof(float)};
   const int64_t chunk = std::max<int64_t>(1, kChunkBytes / row_bytes);
+  const bool merged = ge.merged();
 
+  // Every tap's input offset from its position's first, window rows first.
   std::vector<Tap> taps(static_cast<size_t>(window));
-  std::vector<int64_t> offs(static_cast<size_t>(window * (kMaxR + 1)));
+  for (int64_t b = 0; b < ge.k1; ++b)
+    for (int64_t e = 0; e < ge.k2; ++e)
+      taps[static_cast<size_t>(b * ge.k2 + e)] = {b * ge.d1 * ge.st2 + e * ge.d2 * ge.st3,
+                                                  b * ge.k2 + e};
+  RowPlan plans[5];  // by F, made as panels need them
   int64_t yoff[kMaxR], zoff[kMaxR];
+  const float* x = reinterpret_cast<const float*>(src.gm) + src.base;
   Block bl;
-  bl.x = reinterpret_cast<const float*>(src.gm) + src.base;
   bl.x_c1 = src.stride[0];
   bl.w_c1 = window * kConv5hdC0 * kP;
   bl.y_m1 = y_m1;
   bl.yoff = yoff;
-  Ep e;
-  if (ep) e = {nullptr, nullptr, ep->z_m1, zoff, ep->act, ep->lo, ep->hi};
+  bl.zoff = zoff;
+  const int64_t z_row = ep ? ep->z_row : 0;
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  float lo = -kInf, hi = kInf;
+  if (ep && ep->act == Epilogue5hd::kRelu) lo = 0.f;
+  if (ep && ep->act == Epilogue5hd::kClip) lo = ep->lo, hi = ep->hi;
 
   for (int64_t q = 0; q * kP < m; ++q) {
     const int f = static_cast<int>(std::min<int64_t>(4, (m - q * kP) / kConv5hdC0));
     const int rows = kRows[f];
+    if (!merged && plans[f].cols.empty()) plans[f] = row_plan(ge, rows);
     bl.w = w + q * panel_stride;
     bl.y = y + q * (kP / kConv5hdC0) * y_m1;
-    if (ep) {
-      e.bias = ep->bias ? ep->bias + q * kP : nullptr;
-      e.z = ep->z ? ep->z + q * (kP / kConv5hdC0) * ep->z_m1 : nullptr;
-    }
-    for (int64_t k0 = ca; k0 < ce || k0 == ca; k0 += chunk) {
+    for (int64_t k0 = ca;; k0 += chunk) {
       const int64_t k1 = std::min(ce, k0 + chunk);
+      const bool empty = k1 == k0;
       bl.c1a = k0;
       bl.c1b = std::max(k0, std::min(k1, whole));
       bl.part = k0 <= whole && k1 > whole ? c - whole * kConv5hdC0 : 0;
       bl.load_y = accumulate || k0 > ca;
-      bl.ep = ep && k1 >= ce ? &e : nullptr;
-      for (int64_t p0 = 0; p0 < positions; p0 += rows) {
-        const int64_t n = std::min<int64_t>(rows, positions - p0);
-        for (int64_t r = 0; r < n; ++r) {
-          const int64_t oh = (p0 + r) / ge.ow, ow = (p0 + r) % ge.ow;
-          yoff[r] = oh * y_row + ow * kConv5hdC0;
-          if (ep) zoff[r] = oh * ep->z_row + ow * kConv5hdC0;
+      const bool last = ep && k1 >= ce;
+      bl.bias = last && ep->bias ? ep->bias + q * kP : nullptr;
+      bl.z = last && ep->z ? ep->z + q * (kP / kConv5hdC0) * ep->z_m1 : nullptr;
+      bl.z_m1 = ep ? ep->z_m1 : 0;
+      bl.lo = last ? lo : -kInf, bl.hi = last ? hi : kInf;
+      if (merged) {  // one row of positions, every tap inside
+        bl.taps = taps.data();
+        bl.ntaps = empty ? 0 : window;
+        for (int64_t p0 = 0, oh = 0, ow = 0; p0 < positions; p0 += rows) {
+          const int64_t n = std::min<int64_t>(rows, positions - p0);
+          bl.x = x + oh * ge.s1 * ge.st2 + ow * ge.ps;
+          for (int64_t r = 0; r < n; ++r) {
+            yoff[r] = oh * y_row + ow * kConv5hdC0, zoff[r] = oh * z_row + ow * kConv5hdC0;
+            if (++ow == ge.ow) ow = 0, ++oh;
+          }
+          kAffine[f][ge.ps / 16 - 1][n](bl);
         }
-        const int64_t nt = n == rows && k1 > k0 ? affine_taps(ge, p0, n, taps.data()) : 0;
-        if (nt != 0) {
-          bl.ntaps = std::max<int64_t>(nt, 0);
-          bl.taps = taps.data();
-          kAffine[f][ge.ps / 16 - 1](bl);
-        } else {
-          bl.ntaps = k1 > k0 ? gather_taps(ge, p0, n, offs.data()) : 0;
-          bl.offs = offs.data();
-          kGather[f][n](bl);
+      } else if (plans[f].flat) {
+        bl.x = x;
+        for (const ColBlock& cb : plans[f].cols) {
+          for (int64_t r = 0, oh = cb.ow0 / ge.ow, ow = cb.ow0 % ge.ow; r < cb.n; ++r) {
+            yoff[r] = oh * y_row + ow * kConv5hdC0, zoff[r] = oh * z_row + ow * kConv5hdC0;
+            if (++ow == ge.ow) ow = 0, ++oh;
+          }
+          bl.offs = plans[f].tab.data() + cb.tab;
+          bl.ntaps = empty ? 0 : cb.ne;
+          kGather[f][cb.n](bl);
+        }
+      } else {
+        const RowPlan& plan = plans[f];
+        for (int64_t oh = 0; oh < ge.oh; ++oh) {
+          int64_t b0 = 0, b1 = ge.k1;  // the window rows inside the map
+          while (b0 < b1 && !ge.row_in(oh * ge.s1 + b0 * ge.d1)) ++b0;
+          while (b1 > b0 && !ge.row_in(oh * ge.s1 + (b1 - 1) * ge.d1)) --b1;
+          if (empty) b1 = b0;
+          for (const ColBlock& cb : plan.cols) {
+            for (int64_t r = 0; r < cb.n; ++r)
+              yoff[r] = oh * y_row + (cb.ow0 + r) * kConv5hdC0,
+              zoff[r] = oh * z_row + (cb.ow0 + r) * kConv5hdC0;
+            if (cb.affine) {
+              bl.x = x + oh * ge.s1 * ge.st2 + cb.ow0 * ge.ps;
+              bl.taps = taps.data() + b0 * ge.k2;
+              bl.ntaps = (b1 - b0) * ge.k2;
+              kAffine[f][ge.ps / 16 - 1][cb.n](bl);
+            } else {
+              bl.x = x + oh * ge.s1 * ge.st2;
+              bl.offs = plan.tab.data() + cb.tab + b0 * cb.ne * (cb.n + 1);
+              bl.ntaps = (b1 - b0) * cb.ne;
+              kGather[f][cb.n](bl);
+            }
+          }
         }
       }
       if (k1 >= ce) break;
