@@ -64,16 +64,22 @@ struct Block {
   int64_t z_m1 = 0;
   const int64_t* zoff = nullptr;  // per position
   float lo = 0.f, hi = 0.f;
+  // A line of weights fetched into L2 per K step from here on (the next K chunk's, read from
+  // memory or L3 by its first block otherwise); never null (at worst lines already cached).
+  const char* pf = nullptr;
 };
 
 // acc += the taps' rows (c0 < L, or < lanes for L == 0) against the positions' inputs p.
 template <int R, int F, int L>
 ASC_AVX512 __attribute__((always_inline)) inline void fma_lanes(__m512 (&acc)[R][F],
                                                                 const float* const (&p)[R],
-                                                                const float* wt, int64_t lanes) {
+                                                                const float* wt, int64_t lanes,
+                                                                const char*& pf) {
   const int64_t n = L > 0 ? L : lanes;
-#pragma GCC unroll 16
+#pragma GCC unroll 1
   for (int64_t c0 = 0; c0 < n; ++c0) {
+    _mm_prefetch(pf, gemm_detail::kStreamHint);
+    pf += 64;
     __m512 wv[F];
 #pragma GCC unroll 4
     for (int f = 0; f < F; ++f) wv[f] = _mm512_loadu_ps(wt + c0 * kP + 16 * f);
@@ -89,7 +95,8 @@ ASC_AVX512 __attribute__((always_inline)) inline void fma_lanes(__m512 (&acc)[R]
 // acc += the block's taps over c1 block `c1` of `lanes` lanes (PS > 0: affine; 0: gather).
 template <int R, int F, int PS, int L>
 ASC_AVX512 __attribute__((always_inline)) inline void fma_block(__m512 (&acc)[R][F], const Block& b,
-                                                                int64_t c1, int64_t lanes) {
+                                                                int64_t c1, int64_t lanes,
+                                                                const char*& pf) {
   const float* xc = b.x + c1 * b.x_c1;
   const float* wc = b.w + c1 * b.w_c1;
   for (int64_t i = 0; i < b.ntaps; ++i) {
@@ -106,7 +113,7 @@ ASC_AVX512 __attribute__((always_inline)) inline void fma_block(__m512 (&acc)[R]
 #pragma GCC unroll 16
       for (int r = 0; r < R; ++r) p[r] = o[r + 1] >= 0 ? xc + o[r + 1] : kZeros;
     }
-    fma_lanes<R, F, L>(acc, p, wt, lanes);
+    fma_lanes<R, F, L>(acc, p, wt, lanes, pf);
   }
 }
 
@@ -119,8 +126,9 @@ ASC_AVX512 void ukr(const Block& b) {
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) acc[r][f] = init;
   }
-  for (int64_t c1 = b.c1a; c1 < b.c1b; ++c1) fma_block<R, F, PS, 16>(acc, b, c1, 16);
-  if (b.part > 0) fma_block<R, F, PS, 0>(acc, b, b.c1b, b.part);
+  const char* pf = b.pf;
+  for (int64_t c1 = b.c1a; c1 < b.c1b; ++c1) fma_block<R, F, PS, 16>(acc, b, c1, 16, pf);
+  if (b.part > 0) fma_block<R, F, PS, 0>(acc, b, b.c1b, b.part, pf);
 
   // max/min return their second operand where unordered: NaN passes through. (The zero-masked
   // forms with every lane kept: the plain ones trip GCC 12's -Wmaybe-uninitialized.)
@@ -306,12 +314,14 @@ ASC_AVX512 void conv5hd_run(const Im2colSource& src, const Im2col& g, const floa
   if (ep && ep->act == Epilogue5hd::kRelu) lo = 0.f;
   if (ep && ep->act == Epilogue5hd::kClip) lo = ep->lo, hi = ep->hi;
 
-  for (int64_t q = 0; q * kP < m; ++q) {
-    const int f = static_cast<int>(std::min<int64_t>(4, (m - q * kP) / kConv5hdC0));
+  for (int64_t v = 0; v < m / kConv5hdC0;) {  // output vectors [v, v + f), within one panel
+    const int64_t q = v / (kP / kConv5hdC0), in_q = v % (kP / kConv5hdC0);
+    const int f = static_cast<int>(
+        std::min<int64_t>({int64_t{4}, m / kConv5hdC0 - v, kP / kConv5hdC0 - in_q}));
     const int rows = kRows[f];
     if (!merged && plans[f].cols.empty()) plans[f] = row_plan(ge, rows);
-    bl.w = w + q * panel_stride;
-    bl.y = y + q * (kP / kConv5hdC0) * y_m1;
+    bl.w = w + q * panel_stride + in_q * kConv5hdC0;
+    bl.y = y + v * y_m1;
     for (int64_t k0 = ca;; k0 += chunk) {
       const int64_t k1 = std::min(ce, k0 + chunk);
       const bool empty = k1 == k0;
@@ -320,10 +330,24 @@ ASC_AVX512 void conv5hd_run(const Im2colSource& src, const Im2col& g, const floa
       bl.part = k0 <= whole && k1 > whole ? c - whole * kConv5hdC0 : 0;
       bl.load_y = accumulate || k0 > ca;
       const bool last = ep && k1 >= ce;
-      bl.bias = last && ep->bias ? ep->bias + q * kP : nullptr;
-      bl.z = last && ep->z ? ep->z + q * (kP / kConv5hdC0) * ep->z_m1 : nullptr;
+      bl.bias = last && ep->bias ? ep->bias + v * kConv5hdC0 : nullptr;
+      bl.z = last && ep->z ? ep->z + v * ep->z_m1 : nullptr;
       bl.z_m1 = ep ? ep->z_m1 : 0;
       bl.lo = last ? lo : -kInf, bl.hi = last ? hi : kInf;
+      // The weights fetched ahead: the next chunk of this panel's rows, else the next panel's
+      // first; each call fetches a line per K step it runs, the calls in turn.
+      const int64_t next_v = v + f, next_q = next_v / (kP / kConv5hdC0);
+      const float* next = k1 < ce                   ? bl.w - in_q * kConv5hdC0 + k1 * bl.w_c1
+                          : next_v < m / kConv5hdC0 ? w + next_q * panel_stride + ca * bl.w_c1
+                                                    : nullptr;
+      const char* pf = reinterpret_cast<const char*>(next);
+      const char* pf_end = pf ? pf + std::min(chunk, ce - (k1 < ce ? k1 : ca)) * bl.w_c1 * 4 : pf;
+      const int64_t steps_c1 = (bl.c1b - bl.c1a) * kConv5hdC0 + bl.part;
+      auto call = [&](Ukr kernel) {
+        bl.pf = pf < pf_end ? pf : reinterpret_cast<const char*>(bl.w);
+        kernel(bl);
+        pf += bl.ntaps * steps_c1 * 64;
+      };
       if (merged) {  // one row of positions, every tap inside
         bl.taps = taps.data();
         bl.ntaps = empty ? 0 : window;
@@ -334,7 +358,7 @@ ASC_AVX512 void conv5hd_run(const Im2colSource& src, const Im2col& g, const floa
             yoff[r] = oh * y_row + ow * kConv5hdC0, zoff[r] = oh * z_row + ow * kConv5hdC0;
             if (++ow == ge.ow) ow = 0, ++oh;
           }
-          kAffine[f][ge.ps / 16 - 1][n](bl);
+          call(kAffine[f][ge.ps / 16 - 1][n]);
         }
       } else if (plans[f].flat) {
         bl.x = x;
@@ -345,7 +369,7 @@ ASC_AVX512 void conv5hd_run(const Im2colSource& src, const Im2col& g, const floa
           }
           bl.offs = plans[f].tab.data() + cb.tab;
           bl.ntaps = empty ? 0 : cb.ne;
-          kGather[f][cb.n](bl);
+          call(kGather[f][cb.n]);
         }
       } else {
         const RowPlan& plan = plans[f];
@@ -362,18 +386,19 @@ ASC_AVX512 void conv5hd_run(const Im2colSource& src, const Im2col& g, const floa
               bl.x = x + oh * ge.s1 * ge.st2 + cb.ow0 * ge.ps;
               bl.taps = taps.data() + b0 * ge.k2;
               bl.ntaps = (b1 - b0) * ge.k2;
-              kAffine[f][ge.ps / 16 - 1][cb.n](bl);
+              call(kAffine[f][ge.ps / 16 - 1][cb.n]);
             } else {
               bl.x = x + oh * ge.s1 * ge.st2;
               bl.offs = plan.tab.data() + cb.tab + b0 * cb.ne * (cb.n + 1);
               bl.ntaps = (b1 - b0) * cb.ne;
-              kGather[f][cb.n](bl);
+              call(kGather[f][cb.n]);
             }
           }
         }
       }
       if (k1 >= ce) break;
     }
+    v += f;
   }
 }
 
