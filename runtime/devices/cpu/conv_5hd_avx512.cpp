@@ -42,9 +42,10 @@ struct Tap {
   int64_t in, t;
 };
 
-// One kernel call: a block of positions against one panel over one K chunk.
+// One kernel call: `run` blocks of positions, each `x_run`, `y_run`, `z_run` elements past the
+// one before in the input, y and z, against one panel over one K chunk.
 struct Block {
-  const float* x = nullptr;  // the box's f32 elements (src.gm)
+  const float* x = nullptr;  // the first block's input origin (affine: its position 0's)
   int64_t x_c1 = 0;          // elements between c1 blocks of the box
   int64_t c1a = 0, c1b = 0;  // whole c1 blocks [c1a, c1b)
   int64_t part = 0;          // lanes of block c1b (0: none), the last and partial one
@@ -53,17 +54,18 @@ struct Block {
   int64_t ntaps = 0;
   const Tap* taps = nullptr;      // affine blocks
   const int64_t* offs = nullptr;  // gather: per tap, its index then R offsets (-1: padding)
-  float* y = nullptr;             // the panel's first block
+  float* y = nullptr;             // the first block's y origin
   int64_t y_m1 = 0;
-  const int64_t* yoff = nullptr;  // per position
+  const int64_t* yoff = nullptr;  // per position, from the block's y origin
   bool load_y = false;
   // The epilogue (neutral before the last K chunk): the sums start from the bias, z is added,
   // then the values are bounded to [lo, hi] (Relu: [0, inf); none: [-inf, inf]).
   const float* bias = nullptr;  // the panel's first channel; null: none
-  const float* z = nullptr;     // the panel's first block; null: none
+  const float* z = nullptr;     // the first block's z origin; null: none
   int64_t z_m1 = 0;
-  const int64_t* zoff = nullptr;  // per position
+  const int64_t* zoff = nullptr;  // per position, from the block's z origin
   float lo = 0.f, hi = 0.f;
+  int64_t run = 1, x_run = 0, y_run = 0, z_run = 0;
   // A line of weights fetched into L2 per K step from here on (the next K chunk's, read from
   // memory or L3 by its first block otherwise); never null (at worst lines already cached).
   const char* pf = nullptr;
@@ -95,9 +97,9 @@ ASC_AVX512 __attribute__((always_inline)) inline void fma_lanes(__m512 (&acc)[R]
 // acc += the block's taps over c1 block `c1` of `lanes` lanes (PS > 0: affine; 0: gather).
 template <int R, int F, int PS, int L>
 ASC_AVX512 __attribute__((always_inline)) inline void fma_block(__m512 (&acc)[R][F], const Block& b,
-                                                                int64_t c1, int64_t lanes,
-                                                                const char*& pf) {
-  const float* xc = b.x + c1 * b.x_c1;
+                                                                const float* x, int64_t c1,
+                                                                int64_t lanes, const char*& pf) {
+  const float* xc = x + c1 * b.x_c1;
   const float* wc = b.w + c1 * b.w_c1;
   for (int64_t i = 0; i < b.ntaps; ++i) {
     const float* p[R];
@@ -119,32 +121,39 @@ ASC_AVX512 __attribute__((always_inline)) inline void fma_block(__m512 (&acc)[R]
 
 template <int R, int F, int PS>
 ASC_AVX512 void ukr(const Block& b) {
-  __m512 acc[R][F];
-#pragma GCC unroll 4
-  for (int f = 0; f < F; ++f) {
-    const __m512 init = b.bias ? _mm512_loadu_ps(b.bias + 16 * f) : _mm512_setzero_ps();
-#pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) acc[r][f] = init;
-  }
+  const float* x = b.x;
+  float* y = b.y;
+  const float* z = b.z;
   const char* pf = b.pf;
-  for (int64_t c1 = b.c1a; c1 < b.c1b; ++c1) fma_block<R, F, PS, 16>(acc, b, c1, 16, pf);
-  if (b.part > 0) fma_block<R, F, PS, 0>(acc, b, b.c1b, b.part, pf);
-
-  // max/min return their second operand where unordered: NaN passes through. (The zero-masked
-  // forms with every lane kept: the plain ones trip GCC 12's -Wmaybe-uninitialized.)
-  constexpr __mmask16 all = 0xffff;
-  const __m512 lo = _mm512_set1_ps(b.lo), hi = _mm512_set1_ps(b.hi);
-#pragma GCC unroll 16
-  for (int r = 0; r < R; ++r)
+  for (int64_t i = 0; i < b.run; ++i) {
+    __m512 acc[R][F];
 #pragma GCC unroll 4
     for (int f = 0; f < F; ++f) {
-      float* yp = b.y + f * b.y_m1 + b.yoff[r];
-      __m512 v = acc[r][f];
-      if (b.load_y) v = _mm512_add_ps(_mm512_loadu_ps(yp), v);
-      if (b.z) v = _mm512_add_ps(v, _mm512_loadu_ps(b.z + f * b.z_m1 + b.zoff[r]));
-      v = _mm512_maskz_min_ps(all, hi, _mm512_maskz_max_ps(all, lo, v));
-      _mm512_storeu_ps(yp, v);
+      const __m512 init = b.bias ? _mm512_loadu_ps(b.bias + 16 * f) : _mm512_setzero_ps();
+#pragma GCC unroll 16
+      for (int r = 0; r < R; ++r) acc[r][f] = init;
     }
+    for (int64_t c1 = b.c1a; c1 < b.c1b; ++c1) fma_block<R, F, PS, 16>(acc, b, x, c1, 16, pf);
+    if (b.part > 0) fma_block<R, F, PS, 0>(acc, b, x, b.c1b, b.part, pf);
+    // max/min return their second operand where unordered: NaN passes through. (The zero-masked
+    // forms with every lane kept: the plain ones trip GCC 12's -Wmaybe-uninitialized.) The
+    // bounds are read here, not held through the K loop where every register is taken.
+    constexpr __mmask16 all = 0xffff;
+    const __m512 lo = _mm512_set1_ps(b.lo), hi = _mm512_set1_ps(b.hi);
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+      for (int f = 0; f < F; ++f) {
+        float* yp = y + f * b.y_m1 + b.yoff[r];
+        __m512 v = acc[r][f];
+        if (b.load_y) v = _mm512_add_ps(_mm512_loadu_ps(yp), v);
+        if (z) v = _mm512_add_ps(v, _mm512_loadu_ps(z + f * b.z_m1 + b.zoff[r]));
+        v = _mm512_maskz_min_ps(all, hi, _mm512_maskz_max_ps(all, lo, v));
+        _mm512_storeu_ps(yp, v);
+      }
+    x += b.x_run, y += b.y_run;
+    if (z) z += b.z_run;
+  }
 }
 
 using Ukr = void (*)(const Block&);
@@ -283,15 +292,19 @@ ASC_AVX512 void conv5hd_run(const Im2colSource& src, const Im2col& g, const floa
   const Geom ge{g.k[1],    g.k[2],    g.s[1],    g.s[2],        g.d[1],
                 g.d[2],    g.out[1],  g.out[2],  src.stride[2], src.stride[3],
                 src.lo[2], src.hi[2], src.lo[3], src.hi[3],     g.s[2] * src.stride[3]};
-  const int64_t window = ge.k1 * ge.k2, positions = ge.oh * ge.ow;
-  const int64_t whole = c / kConv5hdC0, blocks = (c + kConv5hdC0 - 1) / kConv5hdC0;
+  constexpr int64_t kC0 = kConv5hdC0, kPanelVectors = kP / kC0;
+  const int64_t window = ge.k1 * ge.k2, positions = ge.oh * ge.ow, vectors = m / kC0;
+  const int64_t whole = c / kC0, blocks = (c + kC0 - 1) / kC0;
   // The c1 blocks read: inside K's part, the box's channels and the map (d = 0 inside).
   const int64_t ca = std::max({kc0, src.lo[0], int64_t{0}});
   int64_t ce = std::min({kc1, src.hi[0], blocks});
   if (src.lo[1] > 0 || src.hi[1] <= 0 || ce < ca) ce = ca;
-  const int64_t row_bytes = window * kConv5hdC0 * kP * int64_t{sizeof(float)};
+  const int64_t row_bytes = window * kC0 * kP * int64_t{sizeof(float)};
   const int64_t chunk = std::max<int64_t>(1, kChunkBytes / row_bytes);
   const bool merged = ge.merged();
+  const int64_t z_row = ep ? ep->z_row : 0;
+  // y and z continue from one output row into the next: merged positions run as one row there.
+  const bool dense = y_row == ge.ow * kC0 && (!ep || !ep->z || z_row == ge.ow * kC0);
 
   // Every tap's input offset from its position's first, window rows first.
   std::vector<Tap> taps(static_cast<size_t>(window));
@@ -300,98 +313,116 @@ ASC_AVX512 void conv5hd_run(const Im2colSource& src, const Im2col& g, const floa
       taps[static_cast<size_t>(b * ge.k2 + e)] = {b * ge.d1 * ge.st2 + e * ge.d2 * ge.st3,
                                                   b * ge.k2 + e};
   RowPlan plans[5];  // by F, made as panels need them
-  int64_t yoff[kMaxR], zoff[kMaxR];
+  int64_t lin[kMaxR], yoff[kMaxR], zoff[kMaxR];
+  for (int r = 0; r < kMaxR; ++r) lin[r] = r * kC0;
   const float* x = reinterpret_cast<const float*>(src.gm) + src.base;
   Block bl;
   bl.x_c1 = src.stride[0];
-  bl.w_c1 = window * kConv5hdC0 * kP;
+  bl.w_c1 = window * kC0 * kP;
   bl.y_m1 = y_m1;
-  bl.yoff = yoff;
-  bl.zoff = zoff;
-  const int64_t z_row = ep ? ep->z_row : 0;
+  bl.z_m1 = ep ? ep->z_m1 : 0;
   constexpr float kInf = std::numeric_limits<float>::infinity();
   float lo = -kInf, hi = kInf;
   if (ep && ep->act == Epilogue5hd::kRelu) lo = 0.f;
   if (ep && ep->act == Epilogue5hd::kClip) lo = ep->lo, hi = ep->hi;
+  const int psi = static_cast<int>(ge.ps / 16 - 1);  // kAffine's index where affine_ps()
 
-  for (int64_t v = 0; v < m / kConv5hdC0;) {  // output vectors [v, v + f), within one panel
-    const int64_t q = v / (kP / kConv5hdC0), in_q = v % (kP / kConv5hdC0);
-    const int f = static_cast<int>(
-        std::min<int64_t>({int64_t{4}, m / kConv5hdC0 - v, kP / kConv5hdC0 - in_q}));
+  for (int64_t v = 0; v < vectors;) {  // output vectors [v, v + f), within one panel
+    const int64_t q = v / kPanelVectors, in_q = v % kPanelVectors;
+    const int f = static_cast<int>(std::min({int64_t{4}, vectors - v, kPanelVectors - in_q}));
     const int rows = kRows[f];
     if (!merged && plans[f].cols.empty()) plans[f] = row_plan(ge, rows);
-    bl.w = w + q * panel_stride + in_q * kConv5hdC0;
-    bl.y = y + v * y_m1;
+    const RowPlan& plan = plans[f];
+    bl.w = w + q * panel_stride + in_q * kC0;
+    float* const yv = y + v * y_m1;
     for (int64_t k0 = ca;; k0 += chunk) {
       const int64_t k1 = std::min(ce, k0 + chunk);
       const bool empty = k1 == k0;
       bl.c1a = k0;
       bl.c1b = std::max(k0, std::min(k1, whole));
-      bl.part = k0 <= whole && k1 > whole ? c - whole * kConv5hdC0 : 0;
+      bl.part = k0 <= whole && k1 > whole ? c - whole * kC0 : 0;
       bl.load_y = accumulate || k0 > ca;
       const bool last = ep && k1 >= ce;
-      bl.bias = last && ep->bias ? ep->bias + v * kConv5hdC0 : nullptr;
-      bl.z = last && ep->z ? ep->z + v * ep->z_m1 : nullptr;
-      bl.z_m1 = ep ? ep->z_m1 : 0;
+      bl.bias = last && ep->bias ? ep->bias + v * kC0 : nullptr;
+      const float* const zv = last && ep->z ? ep->z + v * ep->z_m1 : nullptr;
       bl.lo = last ? lo : -kInf, bl.hi = last ? hi : kInf;
       // The weights fetched ahead: the next chunk of this panel's rows, else the next panel's
       // first; each call fetches a line per K step it runs, the calls in turn.
-      const int64_t next_v = v + f, next_q = next_v / (kP / kConv5hdC0);
-      const float* next = k1 < ce                   ? bl.w - in_q * kConv5hdC0 + k1 * bl.w_c1
-                          : next_v < m / kConv5hdC0 ? w + next_q * panel_stride + ca * bl.w_c1
-                                                    : nullptr;
+      const int64_t next_q = (v + f) / kPanelVectors;
+      const float* next = k1 < ce           ? w + q * panel_stride + k1 * bl.w_c1
+                          : v + f < vectors ? w + next_q * panel_stride + ca * bl.w_c1
+                                            : nullptr;
       const char* pf = reinterpret_cast<const char*>(next);
       const char* pf_end = pf ? pf + std::min(chunk, ce - (k1 < ce ? k1 : ca)) * bl.w_c1 * 4 : pf;
-      const int64_t steps_c1 = (bl.c1b - bl.c1a) * kConv5hdC0 + bl.part;
-      auto call = [&](Ukr kernel) {
+      const int64_t steps_c1 = (bl.c1b - bl.c1a) * kC0 + bl.part;
+      // Runs `kernel` over `run` blocks from position (oh, ow0) (gather: ow0 is the row's
+      // start; its table holds the columns).
+      auto call = [&](Ukr kernel, int64_t oh, int64_t ow0, int64_t run, int64_t n) {
+        bl.y = yv + oh * y_row + ow0 * kC0;
+        bl.z = zv ? zv + oh * z_row + ow0 * kC0 : nullptr;
+        bl.run = run, bl.x_run = n * ge.ps, bl.y_run = bl.z_run = n * kC0;
         bl.pf = pf < pf_end ? pf : reinterpret_cast<const char*>(bl.w);
         kernel(bl);
-        pf += bl.ntaps * steps_c1 * 64;
+        pf += run * bl.ntaps * steps_c1 * 64;
       };
       if (merged) {  // one row of positions, every tap inside
         bl.taps = taps.data();
         bl.ntaps = empty ? 0 : window;
-        for (int64_t p0 = 0, oh = 0, ow = 0; p0 < positions; p0 += rows) {
-          const int64_t n = std::min<int64_t>(rows, positions - p0);
-          bl.x = x + oh * ge.s1 * ge.st2 + ow * ge.ps;
-          for (int64_t r = 0; r < n; ++r) {
-            yoff[r] = oh * y_row + ow * kConv5hdC0, zoff[r] = oh * z_row + ow * kConv5hdC0;
-            if (++ow == ge.ow) ow = 0, ++oh;
+        if (dense) {
+          const int64_t full = positions / rows, rest = positions % rows;
+          bl.yoff = bl.zoff = lin;
+          bl.x = x;
+          if (full > 0) call(kAffine[f][psi][rows], 0, 0, full, rows);
+          bl.x = x + full * rows * ge.ps;
+          if (rest > 0) call(kAffine[f][psi][rest], 0, full * rows, 1, rest);
+        } else {
+          bl.yoff = yoff, bl.zoff = zoff;
+          for (int64_t p0 = 0, oh = 0, ow = 0; p0 < positions; p0 += rows) {
+            const int64_t n = std::min<int64_t>(rows, positions - p0);
+            bl.x = x + oh * ge.s1 * ge.st2 + ow * ge.ps;
+            for (int64_t r = 0; r < n; ++r) {
+              yoff[r] = oh * y_row + ow * kC0, zoff[r] = oh * z_row + ow * kC0;
+              if (++ow == ge.ow) ow = 0, ++oh;
+            }
+            call(kAffine[f][psi][n], 0, 0, 1, n);
           }
-          call(kAffine[f][ge.ps / 16 - 1][n]);
         }
-      } else if (plans[f].flat) {
+      } else if (plan.flat) {
         bl.x = x;
-        for (const ColBlock& cb : plans[f].cols) {
+        bl.yoff = yoff, bl.zoff = zoff;
+        for (const ColBlock& cb : plan.cols) {
           for (int64_t r = 0, oh = cb.ow0 / ge.ow, ow = cb.ow0 % ge.ow; r < cb.n; ++r) {
-            yoff[r] = oh * y_row + ow * kConv5hdC0, zoff[r] = oh * z_row + ow * kConv5hdC0;
+            yoff[r] = oh * y_row + ow * kC0, zoff[r] = oh * z_row + ow * kC0;
             if (++ow == ge.ow) ow = 0, ++oh;
           }
-          bl.offs = plans[f].tab.data() + cb.tab;
+          bl.offs = plan.tab.data() + cb.tab;
           bl.ntaps = empty ? 0 : cb.ne;
-          call(kGather[f][cb.n]);
+          call(kGather[f][cb.n], 0, 0, 1, cb.n);
         }
       } else {
-        const RowPlan& plan = plans[f];
+        bl.yoff = bl.zoff = lin;
         for (int64_t oh = 0; oh < ge.oh; ++oh) {
           int64_t b0 = 0, b1 = ge.k1;  // the window rows inside the map
           while (b0 < b1 && !ge.row_in(oh * ge.s1 + b0 * ge.d1)) ++b0;
           while (b1 > b0 && !ge.row_in(oh * ge.s1 + (b1 - 1) * ge.d1)) --b1;
           if (empty) b1 = b0;
-          for (const ColBlock& cb : plan.cols) {
-            for (int64_t r = 0; r < cb.n; ++r)
-              yoff[r] = oh * y_row + (cb.ow0 + r) * kConv5hdC0,
-              zoff[r] = oh * z_row + (cb.ow0 + r) * kConv5hdC0;
-            if (cb.affine) {
-              bl.x = x + oh * ge.s1 * ge.st2 + cb.ow0 * ge.ps;
+          const float* xr = x + oh * ge.s1 * ge.st2;
+          for (size_t i = 0; i < plan.cols.size();) {
+            const ColBlock& cb = plan.cols[i];
+            if (cb.affine) {  // with the affine blocks of its width after it
+              size_t j = i + 1;
+              while (j < plan.cols.size() && plan.cols[j].affine && plan.cols[j].n == cb.n) ++j;
+              bl.x = xr + cb.ow0 * ge.ps;
               bl.taps = taps.data() + b0 * ge.k2;
               bl.ntaps = (b1 - b0) * ge.k2;
-              call(kAffine[f][ge.ps / 16 - 1][cb.n]);
+              call(kAffine[f][psi][cb.n], oh, cb.ow0, static_cast<int64_t>(j - i), cb.n);
+              i = j;
             } else {
-              bl.x = x + oh * ge.s1 * ge.st2;
+              bl.x = xr;
               bl.offs = plan.tab.data() + cb.tab + b0 * cb.ne * (cb.n + 1);
               bl.ntaps = (b1 - b0) * cb.ne;
-              call(kGather[f][cb.n]);
+              call(kGather[f][cb.n], oh, cb.ow0, 1, cb.n);
+              ++i;
             }
           }
         }
