@@ -54,9 +54,10 @@ struct Block {
   const float* w = nullptr;  // the panel's row 0
   int64_t w_c1 = 0;          // elements of a whole c1 block of the panel's rows
   int64_t ntaps = 0;
-  const Tap* taps = nullptr;      // affine blocks
-  const int64_t* offs = nullptr;  // gather: per tap, its index then R offsets (-1: padding)
-  float* y = nullptr;             // the first block's y origin
+  const Tap* taps = nullptr;           // affine blocks: whole window rows of row_taps taps
+  int64_t row_taps = 0, tap_step = 0;  // tap_step: input elements from one tap to the next
+  const int64_t* offs = nullptr;       // gather: per tap, its index then R offsets (-1: padding)
+  float* y = nullptr;                  // the first block's y origin
   int64_t y_m1 = 0;
   const int64_t* yoff = nullptr;  // per position, from the block's y origin
   bool load_y = false;
@@ -73,25 +74,41 @@ struct Block {
   const char* pf = nullptr;
 };
 
-// acc += the taps' rows (c0 < L, or < lanes for L == 0) against the positions' inputs p.
-template <int R, int F, int L>
+// One K step: acc += the weight row wt against the inputs x(r) of the R positions, fetching the
+// line pf into L2.
+template <int R, int F, class X>
+ASC_AVX512 __attribute__((always_inline)) inline void fma_step(__m512 (&acc)[R][F], X x,
+                                                               const float* wt, const char* pf) {
+  _mm_prefetch(pf, gemm_detail::kStreamHint);
+  __m512 wv[F];
+#pragma GCC unroll 4
+  for (int f = 0; f < F; ++f) wv[f] = _mm512_loadu_ps(wt + 16 * f);
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    const __m512 xv = _mm512_set1_ps(x(r));
+#pragma GCC unroll 4
+    for (int f = 0; f < F; ++f) acc[r][f] = _mm512_fmadd_ps(xv, wv[f], acc[r][f]);
+  }
+}
+
+// acc += a tap's rows (c0 < L, or < lanes for L == 0) against the positions' inputs: position r's
+// lane c0 at x0[r * PS + c0] (affine, one pointer stepping through the lanes) or p[r][c0].
+template <int R, int F, int PS, int L>
 ASC_AVX512 __attribute__((always_inline)) inline void fma_lanes(__m512 (&acc)[R][F],
+                                                                const float* x0,
                                                                 const float* const (&p)[R],
                                                                 const float* wt, int64_t lanes,
                                                                 const char*& pf) {
   const int64_t n = L > 0 ? L : lanes;
 #pragma GCC unroll 1
-  for (int64_t c0 = 0; c0 < n; ++c0) {
-    _mm_prefetch(pf, gemm_detail::kStreamHint);
-    pf += 64;
-    __m512 wv[F];
-#pragma GCC unroll 4
-    for (int f = 0; f < F; ++f) wv[f] = _mm512_loadu_ps(wt + c0 * kP + 16 * f);
-#pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) {
-      const __m512 xv = _mm512_set1_ps(p[r][c0]);
-#pragma GCC unroll 4
-      for (int f = 0; f < F; ++f) acc[r][f] = _mm512_fmadd_ps(xv, wv[f], acc[r][f]);
+  for (int64_t c0 = 0; c0 < n; ++c0, wt += kP, pf += 64) {
+    if constexpr (PS > 0) {
+      fma_step<R, F>(
+          acc, [x0](int r) { return x0[r * PS]; }, wt, pf);
+      ++x0;
+    } else {
+      fma_step<R, F>(
+          acc, [&p, c0](int r) { return p[r][c0]; }, wt, pf);
     }
   }
 }
@@ -103,21 +120,22 @@ ASC_AVX512 __attribute__((always_inline)) inline void fma_block(__m512 (&acc)[R]
                                                                 int64_t lanes, const char*& pf) {
   const float* xc = x + c1 * b.x_c1;
   const float* wc = b.w + c1 * b.w_c1;
-  for (int64_t i = 0; i < b.ntaps; ++i) {
-    const float* p[R];
-    const float* wt;
-    if constexpr (PS > 0) {
+  if constexpr (PS > 0) {  // whole window rows of taps, each tap_step past the one before
+    const float* const p[R] = {};
+    for (int64_t i = 0; i < b.ntaps; i += b.row_taps) {
       const float* x0 = xc + b.taps[i].in;
-#pragma GCC unroll 16
-      for (int r = 0; r < R; ++r) p[r] = x0 + r * PS;
-      wt = wc + b.taps[i].t * lanes * kP;
-    } else {
+      const float* wt = wc + b.taps[i].t * lanes * kP;
+      for (int64_t e = 0; e < b.row_taps; ++e, x0 += b.tap_step, wt += lanes * kP)
+        fma_lanes<R, F, PS, L>(acc, x0, p, wt, lanes, pf);
+    }
+  } else {
+    for (int64_t i = 0; i < b.ntaps; ++i) {
       const int64_t* o = b.offs + i * (R + 1);
-      wt = wc + o[0] * lanes * kP;
+      const float* p[R];
 #pragma GCC unroll 16
       for (int r = 0; r < R; ++r) p[r] = o[r + 1] >= 0 ? xc + o[r + 1] : kZeros;
+      fma_lanes<R, F, PS, L>(acc, nullptr, p, wc + o[0] * lanes * kP, lanes, pf);
     }
-    fma_lanes<R, F, L>(acc, p, wt, lanes, pf);
   }
 }
 
@@ -323,6 +341,7 @@ ASC_AVX512 void conv5hd_run(const Im2colSource& src, const Im2col& g, const floa
   bl.w_c1 = window * kC0 * kP;
   bl.y_m1 = y_m1;
   bl.z_m1 = ep ? ep->z_m1 : 0;
+  bl.row_taps = ge.k2, bl.tap_step = ge.d2 * ge.st3;
   constexpr float kInf = std::numeric_limits<float>::infinity();
   float lo = -kInf, hi = kInf;
   if (ep && ep->act == Epilogue5hd::kRelu) lo = 0.f;
