@@ -240,6 +240,13 @@ TEST(Conv5hd, MatchesANaiveConvolution) {
       // 7x7 maps (resnet's last stage, small): 3x3 pad 1, and a map smaller than the window.
       {64, 128, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1},
       {16, 16, 2, 3, 5, 5, 1, 1, 2, 2, 2, 2, 0, 0, 0, 0, 0, false, Ep::kRelu},
+      // K past one chunk of weight rows held in cache (several chunks, y holding the sums
+      // between them): 9 blocks of 3x3 (6 a chunk), the last of 8 lanes; 3 blocks of 5x5 (2 a
+      // chunk), accumulating and split over calls too.
+      {136, 80, 6, 8, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, false, Ep::kBiasZRelu},
+      {136, 64, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, false, Ep::kBiasZRelu},
+      {40, 48, 7, 9, 5, 5, 1, 1, 2, 2, 2, 2, 0, 0, 0, 0, 0, true, Ep::kClip},
+      {72, 64, 6, 9, 5, 5, 2, 1, 2, 2, 2, 2, 0, 0, 0, 0, 1, true, Ep::kBias},
       // a window entirely in the pads for some outputs (pads wider than the map's reach).
       {16, 16, 3, 3, 3, 3, 1, 1, 3, 3, 3, 3},
   };
