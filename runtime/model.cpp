@@ -8,7 +8,7 @@
 
 #include "registry/error.h"
 #include "registry/strings.h"
-#include "runtime/devices/cpu/gemm.h"
+#include "runtime/devices/cpu/conv_5hd.h"
 #include "runtime/fusion.h"
 #include "runtime/graph_passes.h"
 #include "runtime/layout_5hd.h"
@@ -81,8 +81,7 @@ Model::Model(Graph graph, ModelOptions options, std::shared_ptr<cpu::CpuDevice> 
     throw Error(cat("conv layout '", options_.conv_layout, "': nchw or 5hd"));
   if (options_.conv_layout == "5hd" && options_.optimize && options_.pack_weights && !sim_ &&
       !acl_) {
-    const cpu::GemmKernel& k = cpu::gemm_kernel(DType::kF32);
-    convert_to_5hd(graph_, expose, k.nr, k.k_pack);
+    convert_to_5hd(graph_, expose, cpu::kConv5hdPanel, 1);  // the cpu's 5HD kernel's panels
   }
   if (options_.pack_weights && !sim_ && !acl_)
     pack_conv_weights(graph_, std::min(spec_.l0a_bytes, spec_.l0b_bytes));

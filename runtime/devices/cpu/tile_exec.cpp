@@ -478,6 +478,7 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
       vars[g] = rem % p.grid[g];
       rem /= p.grid[g];
     }
+    if (low.conv5hd.on && run_conv5hd_tile(p, low.conv5hd, vars, args)) continue;
     for (int pc = 0; pc < ni; ++pc) {
       if (low.chain_at[pc] < 0) {
         exec(pc);

@@ -10,6 +10,7 @@
 #include "registry/tile_program.h"
 #include "runtime/devices/cpu/im2col.h"
 #include "runtime/devices/cpu/tile_chain.h"
+#include "runtime/devices/cpu/tile_conv5hd.h"
 
 namespace asc::cpu {
 
@@ -19,6 +20,7 @@ struct Lowering {
   std::vector<bool> view_in;      // per instr: copy-in feeding load_l0 may be a strided GM view
   std::vector<bool> map_in;       // per instr: ... a feature-map box read by load_l0_im2col
   std::vector<bool> reshaped_in;  // per instr: a copy-in whose buffer is not shaped as its box
+  Conv5hdLowering conv5hd;        // a 5HD convolution's tile as one kernel call (tile_conv5hd.h)
   // Per copy-in read by load_l0_im2col: the map's channels per lane block (Im2col::c0; 1: NCDHW).
   std::vector<int64_t> map_c0;
   // Per L0A/L0B buffer: packed blocks to keep for reuse by the core's next tiles (0: one buffer,

@@ -18,6 +18,7 @@ constexpr int64_t kDirectMaxM = 16;  // mmad rows up to which B is streamed unpa
 
 Lowering lower(const TileProgram& p) {
   Lowering low;
+  low.conv5hd = lower_conv5hd(p);
   const int ni = static_cast<int>(p.instrs.size());
   const int nb = static_cast<int>(p.buffers.size());
   low.alias_in.assign(ni, false);
