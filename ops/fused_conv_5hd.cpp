@@ -34,7 +34,11 @@ namespace asc::fused {
 namespace {
 
 constexpr int64_t kC0 = 16;
-constexpr int kAxisN = 0, kAxisM = 1, kAxisH = 2;
+// Grid axes: the output-channel tiles walk fastest, so a core's range of tiles is a range of
+// output rows over every channel (on maps of kRowSplit positions or more: the tiling keeps whole
+// row ranges per core), the rows the same core wrote in the layer before.
+constexpr int kAxisN = 0, kAxisH = 1, kAxisM = 2;
+constexpr int64_t kRowSplit = 196;
 
 int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
@@ -192,7 +196,7 @@ TilingData conv_5hd_tiling(const LaunchContext& ctx) {
   const int64_t win = g.window();
   auto tiling = [&](int64_t tm, int64_t tc1, int64_t toh, int64_t tkh) {
     TilingData t;
-    t.grid = {g.n, ceil_div(g.mp(), tm), ceil_div(std::max<int64_t>(g.oh, 1), toh)};
+    t.grid = {g.n, ceil_div(std::max<int64_t>(g.oh, 1), toh), ceil_div(g.mp(), tm)};
     t.params = {{"TM", tm}, {"TC1", tc1}, {"TOH", toh}, {"TKH", tkh}};
     t.block_dim = std::clamp<int64_t>(numel(t.grid), 1, cores);
     return t;
@@ -211,6 +215,7 @@ TilingData conv_5hd_tiling(const LaunchContext& ctx) {
   struct Scored {
     double cost;
     TilingData t;
+    bool rows;
   };
   std::vector<Scored> cands;
   // Double-buffered where anything fits so; else single (a 7x7 window's K step of one channel
@@ -234,8 +239,13 @@ TilingData conv_5hd_tiling(const LaunchContext& ctx) {
           const double per_tile = static_cast<double>(round_up(tp, 16) * tm * g.kp()) +
                                   8.0 * static_cast<double>(tp * g.kp() + tm * g.kp()) +
                                   (spec.host ? 1e4 : 2.6e5) * steps;
-          cands.push_back({waves * per_tile, t});
+          // A core's rows on large maps (above): whole row tiles per core where any tiling has
+          // them.
+          const bool whole = g.n % cores == 0 || t.grid[kAxisH] % cores == 0;
+          cands.push_back({waves * per_tile, t, !spec.host || g.oh * g.ow < kRowSplit || whole});
         }
+  if (std::any_of(cands.begin(), cands.end(), [](const Scored& s) { return s.rows; }))
+    std::erase_if(cands, [](const Scored& s) { return !s.rows; });
   std::stable_sort(cands.begin(), cands.end(),
                    [](const Scored& a, const Scored& b) { return a.cost < b.cost; });
   std::vector<TilingData> list;
