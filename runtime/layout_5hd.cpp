@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include "ops/fused.h"
 #include "ops/ops.h"
@@ -106,17 +107,38 @@ int convert_to_5hd(Graph& g, const std::vector<int>& keep, int64_t panel, int64_
   std::map<int, int> size;
   for (int i = 0; i < nn; ++i)
     if (cand[i]) ++size[find(i)];
-  for (int i = 0; i < nn; ++i) cand[i] = cand[i] && size[find(i)] >= 2;
-
   std::vector<bool> kept(g.values.size(), false);
   for (int v : keep) kept[v] = true;
   for (int v : g.outputs) kept[v] = true;
   std::vector<bool> foreign(g.values.size(), false);  // read by a node that is not rewritten
+  auto find_foreign = [&] {
+    std::fill(foreign.begin(), foreign.end(), false);
+    for (int i = 0; i < nn; ++i)
+      for (size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
+        const int v = g.nodes[i].inputs[k];
+        if (v >= 0 && (!cand[i] || (k != 0 && k != 3))) foreign[v] = true;
+      }
+  };
+  find_foreign();
+  // A group is worth its layout changes where its convolutions outnumber them four to one (a
+  // ResNet: one To5HD and one From5HD around 19 or 52 convolutions), not a MobileNet's pairs of
+  // 1x1 convolutions between depthwise ones, each pair with its own changes. (Groups are closed
+  // under X and Z edges, so one group's changes do not depend on another's.)
+  std::map<int, std::set<int>> changes;  // per group: values it converts in and out
+  for (int i = 0; i < nn; ++i) {
+    if (!cand[i]) continue;
+    const Node& n = g.nodes[i];
+    for (size_t k : {size_t{0}, size_t{3}})
+      if (k < n.inputs.size() && n.inputs[k] >= 0) {
+        const int p = g.values[n.inputs[k]].producer;
+        if (p < 0 || !cand[p]) changes[find(i)].insert(n.inputs[k]);
+      }
+    if (kept[n.outputs[0]] || foreign[n.outputs[0]]) changes[find(i)].insert(n.outputs[0]);
+  }
   for (int i = 0; i < nn; ++i)
-    for (size_t k = 0; k < g.nodes[i].inputs.size(); ++k) {
-      const int v = g.nodes[i].inputs[k];
-      if (v >= 0 && (!cand[i] || (k != 0 && k != 3))) foreign[v] = true;
-    }
+    cand[i] = cand[i] && size[find(i)] >= 4 &&
+              4 * static_cast<int64_t>(changes[find(i)].size()) <= size[find(i)];
+  find_foreign();
 
   std::map<int, int> blocked;  // NCHW value -> its 5HD value
   std::map<int, int> packed;   // weight value -> its packed constant

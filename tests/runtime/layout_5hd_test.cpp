@@ -20,10 +20,11 @@ using test::count_op;
 using test::random;
 using V = std::vector<int64_t>;
 
-// x [n, c, h, w] -> 3x3 conv (c -> 40) + ReLU -> a bottleneck: 1x1 (40 -> 24) + ReLU, 3x3/2
-// (24 -> 24) + ReLU, 1x1 (24 -> 40) + a downsampled residual (1x1/2 40 -> 40) + ReLU; the first
-// conv's output is also a graph output (an NCHW reader), the last feeds a GlobalAveragePool.
-Graph bottleneck(int64_t n, int64_t c, int64_t h, int64_t w) {
+// x [n, c, h, w] -> 3x3 conv (c -> 40) + ReLU -> `blocks` bottlenecks: 1x1 (40 -> 24) + ReLU,
+// 3x3/2 (24 -> 24) + ReLU, 1x1 (24 -> 40) + a downsampled residual (1x1/2 40 -> 40) + ReLU; the
+// first conv's output is also a graph output (an NCHW reader), the last feeds a
+// GlobalAveragePool.
+Graph bottleneck(int64_t n, int64_t c, int64_t h, int64_t w, int blocks = 3) {
   Builder b;
   const int x = b.input("x", {n, c, h, w});
   uint32_t seed = 10;
@@ -37,12 +38,16 @@ Graph bottleneck(int64_t n, int64_t c, int64_t h, int64_t w) {
     return relu ? b.op("Relu", name + "_relu", {y}) : y;
   };
   const int stem = conv(x, c, 40, 3, 1, true, "stem");
-  const int r1 = conv(stem, 40, 24, 1, 1, true, "reduce");
-  const int r2 = conv(r1, 24, 24, 3, 2, true, "mid");
-  const int e = conv(r2, 24, 40, 1, 1, false, "expand");
-  const int ds = conv(stem, 40, 40, 1, 2, false, "down");
-  const int sum = b.op("Relu", "out_relu", {b.op("Add", "sum", {e, ds})});
-  b.g.outputs = {b.op("GlobalAveragePool", "pool", {sum}), stem};
+  int y = stem;
+  for (int i = 0; i < blocks; ++i) {
+    const std::string s = std::to_string(i);
+    const int r1 = conv(y, 40, 24, 1, 1, true, "reduce" + s);
+    const int r2 = conv(r1, 24, 24, 3, 2, true, "mid" + s);
+    const int e = conv(r2, 24, 40, 1, 1, false, "expand" + s);
+    const int ds = conv(y, 40, 40, 1, 2, false, "down" + s);
+    y = b.op("Relu", "out_relu" + s, {b.op("Add", "sum" + s, {e, ds})});
+  }
+  b.g.outputs = {b.op("GlobalAveragePool", "pool", {y}), stem};
   return b.g;
 }
 
@@ -68,19 +73,28 @@ void expect_close(const std::vector<NamedTensor>& a, const std::vector<NamedTens
 
 TEST(Layout5hd, BottleneckConvertsAndMatches) {
   // Odd maps, channels past a multiple of 16 (the image's 20), batch 2.
-  for (auto [n, c, h, w] : {std::array<int64_t, 4>{1, 16, 9, 11}, {2, 20, 8, 7}}) {
+  for (auto [n, c, h, w] : {std::array<int64_t, 4>{1, 16, 19, 21}, {2, 20, 17, 16}}) {
     Graph g = bottleneck(n, c, h, w);
     const std::vector<NamedTensor> in = {{"x", random({n, c, h, w}, 1)}};
     expect_close(run(g, in, "5hd"), run(g, in, "nchw"));
     expect_close(run(g, in, "5hd", 1), run(g, in, "nchw", 1));
     fuse(g);
     const cpu::GemmKernel& k = cpu::gemm_kernel(DType::kF32);
-    EXPECT_EQ(convert_to_5hd(g, {}, k.nr, k.k_pack), 5);
+    EXPECT_EQ(convert_to_5hd(g, {}, k.nr, k.k_pack), 13);
     EXPECT_EQ(count_op(g, "FusedConv"), 0);
-    EXPECT_EQ(count_op(g, "FusedConv5HD"), 5);
+    EXPECT_EQ(count_op(g, "FusedConv5HD"), 13);
     EXPECT_EQ(count_op(g, "To5HD"), 1);    // the image
     EXPECT_EQ(count_op(g, "From5HD"), 2);  // the stem's output (a graph output), the pool's input
   }
+}
+
+// One bottleneck: five convolutions for three layout changes (the image in, the stem's output
+// and the block's out) are not worth converting.
+TEST(Layout5hd, AGroupOfFewConvolutionsStays) {
+  Graph g = bottleneck(1, 16, 9, 9, 1);
+  fuse(g);
+  EXPECT_EQ(convert_to_5hd(g, {}, 32, 1), 0);
+  EXPECT_EQ(count_op(g, "FusedConv"), 5);
 }
 
 TEST(Layout5hd, WhatMayNotConvertStays) {
