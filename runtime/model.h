@@ -75,10 +75,10 @@ struct ModelOptions {
   // Convolution weights are packed at every load (pack_conv_weights).
   bool pack_weights = true;
   int64_t pack_copy_limit = int64_t{1} << 30;
-  // The layout of the feature maps between convolutions that feed one another: "nchw" as the
-  // model has it, or "5hd" (NC1HWC0, runtime/layout_5hd.h; f32 on the cpu device, with
-  // `optimize` and `pack_weights`).
-  std::string conv_layout = "nchw";
+  // The layout of the feature maps between convolutions that feed one another: "5hd" (NC1HWC0
+  // where enough of them do, runtime/layout_5hd.h; f32 on the cpu device, with `optimize` and
+  // `pack_weights`), or "nchw" as the model has it.
+  std::string conv_layout = "5hd";
 };
 
 struct NamedTensor {

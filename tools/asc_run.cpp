@@ -58,7 +58,7 @@ struct Options {
   std::string weight_cache;
   int optimize = 1;
   int pack_weights = 1;
-  std::string conv_layout = "nchw";
+  std::string conv_layout = "5hd";
   bool no_fusion = false;
   bool timing_only = false;
   bool profile = false;
@@ -502,8 +502,9 @@ int main(int argc, char** argv) {
                  "--weight-cache (default); 0: row-major")
       ->check(CLI::Range(0, 1));
   app.add_option("--conv-layout", o.conv_layout,
-                 "nchw: feature maps between convolutions as the model has them (default); 5hd: "
-                 "NC1HWC0, 16 channels per position innermost (Ascend's conv layout)")
+                 "5hd: feature maps between convolutions as NC1HWC0, 16 channels per position "
+                 "innermost (Ascend's conv layout), where enough convolutions feed one another "
+                 "(default); nchw: as the model has them")
       ->check(CLI::IsMember({"nchw", "5hd"}));
   app.add_option("--optimize", o.optimize, "1: double buffering and fusion (default); 0: off")
       ->check(CLI::Range(0, 1));
