@@ -348,7 +348,7 @@ void add_conv_5hd(Registry& r) {
             .infer(infer_conv_5hd)
             .tiling(conv_5hd_tiling)
             .kernel(conv_5hd_kernel)
-            .in_place(3)  // a tile reads its box of Z before it writes that box of Y
+            // (Not in place of Z: the cpu's kernel keeps partial sums in Y between K chunks.)
             .reference(ref_conv_5hd));
 }
 

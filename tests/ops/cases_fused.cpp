@@ -206,6 +206,13 @@ void add_conv_5hd(std::vector<OpCase>& v) {
   conv({1, 3, 7, 6, 16}, 80, {3, 3}, {{"pads", V{1, 1, 1, 1}}}, true, true, "relu", "panel64", 0.f,
        0.f, 64);
   conv({2, 2, 5, 9, 16}, 130, {1, 1}, {}, false, false, "none", "panel64_pointwise", 0.f, 0.f, 64);
+  // ResNet-18's layer2.0 on its own maps (tiles of whole rows per core).
+  conv({1, 4, 56, 56, 16}, 128, {3, 3}, {{"pads", V{1, 1, 1, 1}}, {"strides", V{2, 2}}}, true,
+       false, "relu", "r18_l2_conv1", 0.f, 0.f, 64);
+  conv({1, 4, 56, 56, 16}, 128, {1, 1}, {{"strides", V{2, 2}}}, true, false, "none",
+       "r18_l2_downsample", 0.f, 0.f, 64);
+  conv({1, 8, 28, 28, 16}, 128, {3, 3}, {{"pads", V{1, 1, 1, 1}}}, true, true, "relu",
+       "r18_l2_conv2", 0.f, 0.f, 64);
   v.push_back(asc_case("To5HD", {in(kF32, {2, 20, 5, 7})}, {}, ""));
   v.push_back(asc_case("To5HD", {in(kF32, {1, 16, 3, 3})}, {}, "one_block"));
   v.push_back(asc_case("To5HD", {in(kF32, {1, 3, 4, 4})}, {}, "few_channels"));

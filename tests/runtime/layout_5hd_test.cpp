@@ -88,6 +88,32 @@ TEST(Layout5hd, BottleneckConvertsAndMatches) {
   }
 }
 
+// ResNet-18's basic blocks: 3x3 convs over 128 channels with the block's input as residual, whose
+// weight rows (128 x 9 x 64 panel columns) pass the kernel's 256 KiB K chunk, so Y holds partial
+// sums before the residual is added: Y must not take Z's memory.
+TEST(Layout5hd, ResidualsAcrossKChunksMatch) {
+  Builder b;
+  int y = b.input("x", {1, 128, 12, 12});
+  uint32_t seed = 40;
+  auto conv = [&](int in, const std::string& name) {
+    return b.op("Conv", name,
+                {in, b.constant(name + "_w", random({128, 128, 3, 3}, seed++, -0.05f, 0.05f)),
+                 b.constant(name + "_b", random({128}, seed++))},
+                {{"pads", V{1, 1, 1, 1}}});
+  };
+  for (int i = 0; i < 4; ++i) {
+    const std::string s = std::to_string(i);
+    const int h = b.op("Relu", "r" + s, {conv(y, "a" + s)});
+    y = b.op("Relu", "out" + s, {b.op("Add", "sum" + s, {conv(h, "b" + s), y})});
+  }
+  b.g.outputs = {y};
+  const std::vector<NamedTensor> in = {{"x", random({1, 128, 12, 12}, 1)}};
+  expect_close(run(b.g, in, "5hd"), run(b.g, in, "nchw"));
+  Graph g = b.g;
+  fuse(g);
+  EXPECT_EQ(convert_to_5hd(g, {}, 64, 1), 8);
+}
+
 // One bottleneck: five convolutions for three layout changes (the image in, the stem's output
 // and the block's out) are not worth converting.
 TEST(Layout5hd, AGroupOfFewConvolutionsStays) {
