@@ -52,10 +52,12 @@ Graph bottleneck(int64_t n, int64_t c, int64_t h, int64_t w, int blocks = 3) {
 }
 
 std::vector<NamedTensor> run(const Graph& g, const std::vector<NamedTensor>& in,
-                             const std::string& layout, int threads = 2) {
+                             const std::string& layout, int threads = 2,
+                             std::vector<std::string> expose = {}) {
   ModelOptions o;
   o.threads = threads;
   o.conv_layout = layout;
+  o.expose = std::move(expose);
   return Model(g, o).run(in);
 }
 
@@ -112,6 +114,27 @@ TEST(Layout5hd, ResidualsAcrossKChunksMatch) {
   Graph g = b.g;
   fuse(g);
   EXPECT_EQ(convert_to_5hd(g, {}, 64, 1), 8);
+}
+
+// Every convolution's output exposed (what asc-check reads): each gets its From5HD, the group
+// still converts, and the exposed values are the NCHW ones.
+TEST(Layout5hd, ExposedValuesKeepTheGroup) {
+  const Graph g = bottleneck(1, 16, 19, 21);
+  std::vector<std::string> expose = {"stem_relu"};
+  for (int i = 0; i < 3; ++i) {
+    const std::string s = std::to_string(i);
+    for (const std::string& v : {"reduce" + s + "_relu", "mid" + s + "_relu", "out_relu" + s})
+      expose.push_back(v);
+  }
+  const std::vector<NamedTensor> in = {{"x", random({1, 16, 19, 21}, 1)}};
+  const auto a = run(g, in, "5hd", 2, expose), b = run(g, in, "nchw", 2, expose);
+  EXPECT_EQ(a.size(), 2 + expose.size() - 1);  // (stem_relu is an output already)
+  expect_close(a, b);
+  Graph f = g;
+  fuse(f);
+  std::vector<int> keep;
+  for (const auto& name : expose) keep.push_back(f.find(name));
+  EXPECT_EQ(convert_to_5hd(f, keep, 64, 1), 13);
 }
 
 // One bottleneck: five convolutions for three layout changes (the image in, the stem's output
