@@ -134,8 +134,8 @@ int convert_to_5hd(Graph& g, const std::vector<int>& keep, int64_t panel, int64_
         const int p = g.values[n.inputs[k]].producer;
         if (p < 0 || !cand[p]) changes[find(i)].insert(n.inputs[k]);
       }
-    // (Values kept only for a checker, `keep`, get their From5HD without counting: asc-check
-    // reads every convolution's output and still checks the 5HD path.)
+    // (Values kept only for a checker, `keep`, get their From5HD without counting: a model whose
+    // values asc-check reads still runs its convolutions on 5HD maps.)
     if (foreign[n.outputs[0]] || output[n.outputs[0]]) changes[find(i)].insert(n.outputs[0]);
   }
   for (int i = 0; i < nn; ++i)
