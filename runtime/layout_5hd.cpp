@@ -10,7 +10,7 @@
 #include "ops/ops.h"
 #include "registry/error.h"
 #include "registry/strings.h"
-#include "runtime/devices/cpu/gemm.h"
+#include "runtime/fusion.h"
 #include "runtime/sym_infer.h"
 
 namespace asc {
@@ -61,20 +61,6 @@ Tensor pack_5hd(const Tensor& w, int64_t panel, int64_t k_pack) {
       dst[o / panel * kp * panel + kk / k_pack * panel * k_pack + o % panel * k_pack +
           kk % k_pack] = kxm[static_cast<size_t>(kk * mp + o)];
   return p;
-}
-
-Node layout_node(const std::string& type, std::string name, int in, int out, Attrs attrs = {}) {
-  Node n;
-  n.name = std::move(name);
-  n.op_type = type;
-  n.domain = fused::kDomain;
-  n.opset = 1;
-  n.def = global_registry().find(n.domain, type, n.opset);
-  if (!n.def) throw UnsupportedError(cat("layout_5hd: op ai.asc.", type, " is not registered"));
-  n.attrs = std::move(attrs);
-  n.inputs = {in};
-  n.outputs = {out};
-  return n;
 }
 
 TensorType blocked_type(const TensorType& t) {
@@ -157,7 +143,7 @@ int convert_to_5hd(Graph& g, const std::vector<int>& keep, int64_t panel, int64_
     auto it = blocked.find(v);
     if (it != blocked.end()) return it->second;
     const int b = g.add_value(cat(g.values[v].name, "/5hd"), blocked_type(types[v]));
-    g.add_node(layout_node("To5HD", cat(g.values[v].name, "/to_5hd"), v, b));
+    g.add_node(fused_node("To5HD", cat(g.values[v].name, "/to_5hd"), {v}, {b}));
     blocked[v] = b;
     return b;
   };
@@ -199,8 +185,8 @@ int convert_to_5hd(Graph& g, const std::vector<int>& keep, int64_t panel, int64_
     g.values[blocked[v]].producer = i;
     g.values[v].producer = -1;
     if (kept[v] || foreign[v])
-      g.add_node(layout_node("From5HD", cat(g.values[v].name, "/from_5hd"), blocked[v], v,
-                             Attrs{{"channels", ws[0]}}));
+      g.add_node(fused_node("From5HD", cat(g.values[v].name, "/from_5hd"), {blocked[v]}, {v},
+                            Attrs{{"channels", ws[0]}}));
     ++made;
   }
   return made;
