@@ -10,7 +10,8 @@ bash scripts/build.sh
 # compile time against -O2 -g and keeps the reports' stack traces. Warnings are errors in the
 # Release build above; GCC 12's -Wmaybe-uninitialized gives false positives under -fsanitize
 # (std::variant<int64_t, std::string>), so not here.
-asan_suites=(asc_registry_tests asc_ops_tests asc_runtime_tests asc_importers_tests)
+asan_suites=(asc_registry_tests asc_ops_tests asc_runtime_tests asc_importers_tests
+  asc_ascend_emu_tests)
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DASC_SANITIZE=ON
 cmake --build build-asan -j"$(nproc)" --target "${asan_suites[@]}"

@@ -1,0 +1,192 @@
+// The emulator's machine (include kernel_operator.h): one launch of a kernel over AI cores, each
+// with its local memories and seven pipes. A call on a tensor becomes an instruction queued on its
+// pipe (MTE2 GM->UB/L1, MTE1 L1->L0A/L0B, M Mmad, V vector, MTE3 UB->GM, FIX L0C->GM/L1,
+// S scalar); a pipe runs its instructions in order and stops at a WaitFlag until the matching
+// SetFlag has run. Every access to local memory and GM is checked against the happens-before
+// order that queues, flags and barriers give (vector clocks per pipe): a conflicting access that
+// they do not order is a race, reported with both calls. docs/ASCENDC.md, "The emulator".
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "emu_base.h"
+
+namespace ascemu {
+
+enum class Mem : uint8_t { kGM, kUB, kL1, kL0A, kL0B, kL0C, kBT, kFB, kCount };
+const char* mem_name(Mem m);
+// The Atlas A2 capacities (bytes) of one core's local memories; 0 where the core has none.
+uint32_t mem_capacity(Mem m, bool aic);
+
+enum Pipe : uint8_t { kS, kV, kM, kMTE1, kMTE2, kMTE3, kFIX, kPipes };
+const char* pipe_name(int pipe);
+int pipe_index(pipe_t p);  // -1 for PIPE_ALL
+// The pipes of a HardEvent (src, dst).
+void event_pipes(AscendC::HardEvent e, int& src, int& dst);
+const char* event_name(AscendC::HardEvent e);
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// Refuses what the hardware or the API refuses: "<call>: <detail>".
+[[noreturn]] void fail(const char* call, const std::string& detail);
+inline void check(bool ok, const char* call, const std::string& detail) {
+  if (!ok) fail(call, detail);
+}
+
+struct Options {
+  std::string kernel = "kernel";  // named in every message
+  // Model bisheng's --cce-auto-sync on the vector cores (S<->V, S<->MTE2, S<->MTE3, V->V are
+  // synchronised by the compiler); off, every dependency needs the program's own sync.
+  bool cce_auto_sync = false;
+  bool stop_at_first_race = true;  // else collect every race in Result::races
+};
+struct Result {
+  std::vector<std::string> races;
+  uint64_t instructions = 0;
+};
+
+// A byte range one instruction touches: GM by host address, local memory by offset.
+struct Access {
+  Mem mem;
+  uint64_t begin, end;
+  bool write;
+};
+
+using Clock = std::vector<uint32_t>;  // one entry per agent (core * kPipes + pipe)
+
+// A FIFO of released clocks: a hardware flag (src, dst, id) or a queue buffer's handoff.
+struct Token {
+  std::deque<Clock> q;
+};
+
+class Launch;
+
+class Core {
+ public:
+  Core(Launch& launch, int index, bool aic, int64_t block_idx, int64_t block_num);
+  bool aic() const { return aic_; }
+  Launch& launch() { return launch_; }
+  int64_t block_idx() const { return block_idx_; }
+  int64_t block_num() const { return block_num_; }
+  uint8_t* base(Mem m);
+  uint32_t capacity(Mem m) const { return mem_capacity(m, aic_); }
+  // The memory of a pointer into this core's local memories (kCount if none).
+  Mem mem_of(const void* p, uint64_t& offset) const;
+
+  // Queue an instruction on a pipe; fn runs when the pipe reaches it, after its accesses are
+  // checked. The scalar pipe runs it at once.
+  void issue(int pipe, const char* name, std::vector<Access> acc, std::function<void()> fn);
+  void issue_set(int pipe, Token* t, const char* name);   // release pipe's clock into t
+  void issue_wait(int pipe, Token* t, const char* name);  // pipe waits for t's oldest clock
+  Token& flag(int src, int dst, int id);
+  void barrier(int pipe);  // PipeBarrier<pipe>; -1 = PIPE_ALL (the scalar unit waits too)
+  void finish();           // end of the kernel: every pipe runs dry, or a deadlock is reported
+
+  // Local buffers named for race reports (TQue/TBuf regions given by TPipe::InitBuffer).
+  void name_region(Mem m, uint64_t begin, uint64_t end, std::string label);
+  std::string describe(Mem m, uint64_t begin, uint64_t end) const;
+  void reset_memories();  // a new TPipe
+
+ private:
+  struct Instr {
+    enum Kind : uint8_t { kOp, kSet, kWait, kBarrier } kind;
+    const char* name;
+    uint32_t seq;
+    std::vector<Access> acc;
+    std::function<void()> fn;
+    Token* token = nullptr;
+  };
+  bool step(int pipe);  // run the head of a pipe; false if empty or waiting
+  void pump();          // run every pipe until each is empty or waiting
+  void execute(int pipe, Instr& in);
+  void wait_scalar(Token* t, const char* name);
+  int agent(int pipe) const { return index_ * kPipes + pipe; }
+
+  Launch& launch_;
+  int index_;
+  bool aic_;
+  int64_t block_idx_, block_num_;
+  std::unique_ptr<uint8_t[]> mem_[static_cast<int>(Mem::kCount)];
+  std::deque<Instr> q_[kPipes];
+  Clock vc_[kPipes];        // what each pipe knows has completed
+  uint32_t clock_[kPipes];  // instructions each pipe has run
+  uint32_t seq_ = 0;        // calls issued, for messages
+  std::map<int, Token> flags_;
+  struct Region {
+    Mem mem;
+    uint64_t begin, end;
+    std::string label;
+  };
+  std::vector<Region> regions_;
+  friend class Launch;
+};
+
+// One kernel launch: its cores, the race shadow of every memory, and GM allocations.
+class Launch {
+ public:
+  Launch(Options opt, KernelMetaType type, int aic, int aiv);
+  KernelMetaType type() const { return type_; }
+  Core& core(int i) { return *cores_[static_cast<size_t>(i)]; }
+  int cores() const { return static_cast<int>(cores_.size()); }
+  int agents() const { return agents_; }
+  const Options& options() const { return opt_; }
+  Result& result() { return result_; }
+  // Check one access of agent `who` (its pipe's clock vc, instruction clock c) and record it.
+  void access(Core& core, int pipe, const Access& a, const Clock& vc, uint32_t c, const char* name,
+              uint32_t seq);
+  void report_race(const std::string& msg);
+
+ private:
+  struct Epoch {
+    int agent = -1;
+    uint32_t clock = 0;
+    const char* name = nullptr;
+    uint32_t seq = 0;
+  };
+  struct Seg {
+    uint64_t end;
+    Epoch w;
+    std::vector<Epoch> r;
+  };
+  using Shadow = std::map<uint64_t, Seg>;
+  Shadow& shadow(int core, Mem m);
+  bool ordered(const Epoch& prior, bool prior_write, int agent, bool write, const Clock& vc) const;
+  std::string race_text(Core& core, const Access& a, int pipe, const char* name, uint32_t seq,
+                        const Epoch& prior, bool prior_write) const;
+
+  Options opt_;
+  KernelMetaType type_;
+  std::vector<std::unique_ptr<Core>> cores_;
+  int agents_;
+  Shadow gm_;
+  std::vector<Shadow> local_;  // core * Mem::kCount + mem
+  Result result_;
+};
+
+// The core the calling code runs on (set by the runner).
+Core& current();
+void set_current(Core* c);
+
+// GM as the kernel sees it: AscendC::GmAlloc'd blocks are bounds-checked by DMA calls.
+struct GmBlock {
+  uint64_t begin, end;
+  int index;
+};
+const GmBlock* gm_block_of(const void* p);
+
+// Runs kernel(args...) on block_dim cores of the type (vector-only: AIVs; cube-only: AICs),
+// one after another, each core's pipes run dry at its end. Throws Error on a refused call or,
+// with stop_at_first_race, the first race.
+Result run_cores(const Options& opt, KernelMetaType type, int64_t block_dim,
+                 const std::function<void()>& body);
+
+}  // namespace ascemu
