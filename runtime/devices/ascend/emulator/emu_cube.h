@@ -1,0 +1,217 @@
+// The emulator's cube unit (include kernel_operator.h): GM -> L1 with ND -> Nz conversion
+// (DataCopy with Nd2NzParams, MTE2), L1 -> L0A/L0B in 512-byte fractals (LoadData,
+// LoadDataWithTranspose, MTE1), L1 -> bias table (DataCopy, MTE1), the matrix multiply (Mmad, M)
+// and L0C -> GM/L1 with Nz -> ND conversion, casts, quantisation and ReLU (Fixpipe, FIX), on an
+// AIC. Every call stores and reads the memories in the hardware's fractal layouts, so a kernel
+// that assumes a wrong layout computes a wrong result here as on the NPU.
+//
+// Layouts. C0 = 32 bytes / sizeof(T) elements: 16 (half, bfloat16_t), 8 (float, int32_t), 32
+// (int8_t). A fractal is 16 rows of C0 elements, 512 bytes, row-major inside ("z"); L0C's
+// fractal is 16 x 16 elements of float/int32_t, 1024 bytes. For an R x C matrix,
+// R1 = ceil(R / 16), C1 = ceil(C / C0), element (r, c) lies in fractal (r / 16, c / C0) at
+// (r % 16, c % C0), and the fractals are ordered:
+//   Nz (L1, and L0C with C0 = 16): column-major, fractal (r1, c1) at (c1 * R1 + r1) * 512 bytes
+//       (ND2NZ's dstNzC0Stride is the padded row count, R1 * 16, in 32-byte units);
+//   Zz (L0A, A is M x K): row-major, fractal (m1, k1) at (m1 * K1 + k1) * 512 bytes, element
+//       (m % 16) * C0 + k % C0 inside;
+//   Zn (L0B, B is K x N): row-major over (k1, n1), fractal at (k1 * N1 + n1) * 512 bytes, each
+//       fractal holding 16 columns n of C0 values k: element (n % 16) * C0 + k % C0 inside;
+//   Nz (L0C, C is M x N): fractal (m1, n1) at (n1 * M1 + m1) * 1024 bytes, element
+//       (m % 16) * 16 + n % 16 inside.
+// So L1 Nz -> L0A Zz is a copy of fractals in another order (LoadData, one call per 16-row
+// block, srcStride = R1), and L1 Nz (K x N) -> L0B Zn transposes each fractal (ifTranspose for
+// 16-bit types; LoadDataWithTranspose joins two 16 x 8 float fractals side by side, or two
+// 16 x 32 int8 fractals one over the other, into a square, transposes it and splits it again).
+// Mmad with kDirectionAlign (float only) reads L0A with K1 = ceil(K / 16) * 2; with m == 1 (GEMV)
+// it reads A as K contiguous elements. Padding rows and columns are stored (and computed) like the
+// rest; K past k is not read.
+//
+// Refused as the hardware or the API refuses it: a call on an AIV, an operand in the wrong memory
+// or unaligned (L1 32 bytes, L0A/L0B 512, L0C 1024 for Mmad and 64 for Fixpipe, bias table 64),
+// ranges past an operand or its memory, dtype combinations the A2 lacks, parameters out of range.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "emu_copy.h"
+#include "emu_cube_params.h"
+#include "emu_tensor.h"
+
+namespace ascemu {
+namespace cube {
+
+enum class Dt : uint8_t { kF16, kBF16, kF32, kS8, kU8, kS16, kU16, kS32, kU32, kOther };
+const char* dt_name(Dt d);
+template <typename T>
+constexpr Dt dt_of() {
+  if constexpr (std::is_same_v<T, half>) return Dt::kF16;
+  if constexpr (std::is_same_v<T, bfloat16_t>) return Dt::kBF16;
+  if constexpr (std::is_same_v<T, float>) return Dt::kF32;
+  if constexpr (std::is_same_v<T, int8_t>) return Dt::kS8;
+  if constexpr (std::is_same_v<T, uint8_t>) return Dt::kU8;
+  if constexpr (std::is_same_v<T, int16_t>) return Dt::kS16;
+  if constexpr (std::is_same_v<T, uint16_t>) return Dt::kU16;
+  if constexpr (std::is_same_v<T, int32_t>) return Dt::kS32;
+  if constexpr (std::is_same_v<T, uint32_t>) return Dt::kU32;
+  return Dt::kOther;
+}
+uint32_t dt_size(Dt d);
+
+// A local operand: its memory, byte offset, bytes from there to the tensor's end, position.
+struct Opnd {
+  Mem mem;
+  uint64_t off, bytes;
+  AscendC::TPosition pos;
+};
+template <typename T>
+Opnd opnd(const AscendC::LocalTensor<T>& t) {
+  return Opnd{t.HostMem(), t.HostOffset(), uint64_t{t.GetSize()} * sizeof(T), t.GetPosition()};
+}
+// A GM operand: host address and bytes of its GlobalTensor (UINT64_MAX / sizeof(T) unbounded).
+struct Gm {
+  uint64_t addr, bytes;
+};
+template <typename T>
+Gm gm(const AscendC::GlobalTensor<T>& g) {
+  const uint64_t n = g.GetSize();
+  return Gm{reinterpret_cast<uint64_t>(g.GetPhyAddr()),
+            n >= UINT64_MAX / sizeof(T) ? UINT64_MAX : n * sizeof(T)};
+}
+
+void nd2nz(const Opnd& dst, const Gm& src, Dt t, const AscendC::Nd2NzParams& p);
+void load2d(const Opnd& dst, const Opnd* src_l1, const Gm* src_gm, Dt t,
+            const AscendC::LoadData2DParams& p);
+void load2d_transpose(const Opnd& dst, const Opnd& src, Dt t,
+                      const AscendC::LoadData2dTransposeParams& p);
+void l1_to_bias(const Opnd& dst, Dt dt, const Opnd& src, Dt st, const AscendC::DataCopyParams& p);
+void fill(const Opnd& dst, Dt t, uint32_t value_bits, uint16_t repeat, uint16_t blocks,
+          uint16_t gap);
+void mmad(const Opnd& c, Dt ct, const Opnd& a, Dt at, const Opnd& b, Dt bt, const Opnd* bias,
+          Dt biast, const AscendC::MmadParams& p);
+void fixpipe(const Opnd* dst_l1, const Gm* dst_gm, Dt dt, const Opnd& src, Dt st,
+             const Opnd* quant_l1, const AscendC::FixpipeParamsV220& p, AscendC::CO2Layout format);
+
+}  // namespace cube
+}  // namespace ascemu
+
+namespace AscendC {
+
+// GM (ND) -> L1 (Nz) on MTE2: for ND matrix i, row r, column c, the source element at
+// i * srcNdMatrixStride + r * srcDValue + c goes to element
+// i * dstNzMatrixStride + (c / C0) * dstNzC0Stride * C0 + r * dstNzNStride * C0 + c % C0 of L1;
+// columns from dValue to the next multiple of C0 are written 0; rows past nValue are not written.
+template <typename T>
+inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
+                     const Nd2NzParams& intriParams) {
+  ascemu::cube::nd2nz(ascemu::cube::opnd(dst), ascemu::cube::gm(src), ascemu::cube::dt_of<T>(),
+                      intriParams);
+}
+
+// L1 -> L0A/L0B (MTE1), or GM -> L0A/L0B (MTE2), repeatTimes 512-byte fractals.
+template <typename T>
+inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                     const LoadData2DParams& loadDataParams) {
+  const ascemu::cube::Opnd s = ascemu::cube::opnd(src);
+  ascemu::cube::load2d(ascemu::cube::opnd(dst), &s, nullptr, ascemu::cube::dt_of<T>(),
+                       loadDataParams);
+}
+template <typename T>
+inline void LoadData(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
+                     const LoadData2DParams& loadDataParams) {
+  const ascemu::cube::Gm g = ascemu::cube::gm(src);
+  ascemu::cube::load2d(ascemu::cube::opnd(dst), nullptr, &g, ascemu::cube::dt_of<T>(),
+                       loadDataParams);
+}
+
+// L1 -> L0A/L0B (MTE1), repeatTimes transposed squares.
+template <typename T>
+inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                                  const LoadData2dTransposeParams& loadDataParams) {
+  ascemu::cube::load2d_transpose(ascemu::cube::opnd(dst), ascemu::cube::opnd(src),
+                                 ascemu::cube::dt_of<T>(), loadDataParams);
+}
+
+// L1 (C1) -> bias table (C2) on MTE1: blockCount blocks of blockLen 64-byte units (counted in the
+// destination's float/int32_t), source gaps in 32-byte units, destination gaps in 64-byte units;
+// half converts to float on the way.
+template <typename T, typename U>
+inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<U>& src,
+                     const DataCopyParams& repeatParams) {
+  ascemu::cube::l1_to_bias(ascemu::cube::opnd(dst), ascemu::cube::dt_of<T>(),
+                           ascemu::cube::opnd(src), ascemu::cube::dt_of<U>(), repeatParams);
+}
+
+// Fills repeatTimes blocks of blockNum 512-byte fractals of L1/L0A/L0B with initValue, dstGap
+// fractals between blocks (MTE2 for L1, MTE1 for L0A/L0B).
+template <typename T, typename U = T>
+inline void InitConstValue(const LocalTensor<T>& dst, const InitConstValueParams<U>& params) {
+  static_assert(sizeof(U) == sizeof(T) && sizeof(T) <= 4, "InitConstValue: 16- or 32-bit values");
+  uint32_t bits = 0;
+  const T v = static_cast<T>(params.initValue);
+  std::memcpy(&bits, &v, sizeof(T));
+  ascemu::cube::fill(ascemu::cube::opnd(dst), ascemu::cube::dt_of<T>(), bits, params.repeatTimes,
+                     params.blockNum, params.dstGap);
+}
+template <typename T, typename U = T>
+inline void Fill(const LocalTensor<T>& dst, const InitConstValueParams<U>& params) {
+  InitConstValue(dst, params);
+}
+
+// C (L0C, Nz) = A (L0A, Zz) x B (L0B, Zn) + initial C, on the M pipe.
+template <typename T, typename U, typename S>
+inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
+                 const MmadParams& mmadParams) {
+  using namespace ascemu::cube;
+  mmad(opnd(dst), dt_of<T>(), opnd(fm), dt_of<U>(), opnd(filter), dt_of<S>(), nullptr, Dt::kOther,
+       mmadParams);
+}
+template <typename T, typename U, typename S, typename V>
+inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
+                 const LocalTensor<V>& bias, const MmadParams& mmadParams) {
+  using namespace ascemu::cube;
+  const Opnd b = opnd(bias);
+  mmad(opnd(dst), dt_of<T>(), opnd(fm), dt_of<U>(), opnd(filter), dt_of<S>(), &b, dt_of<V>(),
+       mmadParams);
+}
+
+// L0C -> GM (FIX): NZ -> ND with CFG_ROW_MAJOR (the default), NZ kept with CFG_NZ.
+template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
+inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src,
+                    const FixpipeParamsV220& intriParams) {
+  using namespace ascemu::cube;
+  const Gm g = gm(dst);
+  fixpipe(nullptr, &g, dt_of<T>(), opnd(src), dt_of<U>(), nullptr, intriParams, config.format);
+}
+// L0C -> GM with one quantisation word per column (V* modes) read from an L1 tensor.
+template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR,
+          typename S = uint64_t,
+          typename std::enable_if<std::is_same<S, uint64_t>::value, bool>::type = true>
+inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src,
+                    const LocalTensor<S>& cbufWorkspace, const FixpipeParamsV220& intriParams) {
+  using namespace ascemu::cube;
+  const Gm g = gm(dst);
+  const Opnd q = opnd(cbufWorkspace);
+  fixpipe(nullptr, &g, dt_of<T>(), opnd(src), dt_of<U>(), &q, intriParams, config.format);
+}
+// L0C -> L1 (FIX), NZ only.
+template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
+inline void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& src,
+                    const FixpipeParamsV220& intriParams) {
+  using namespace ascemu::cube;
+  const Opnd d = opnd(dst);
+  fixpipe(&d, nullptr, dt_of<T>(), opnd(src), dt_of<U>(), nullptr, intriParams, config.format);
+}
+template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR,
+          typename S = uint64_t,
+          typename std::enable_if<std::is_same<S, uint64_t>::value, bool>::type = true>
+inline void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& src,
+                    const LocalTensor<S>& cbufWorkspace, const FixpipeParamsV220& intriParams) {
+  using namespace ascemu::cube;
+  const Opnd d = opnd(dst);
+  const Opnd q = opnd(cbufWorkspace);
+  fixpipe(&d, nullptr, dt_of<T>(), opnd(src), dt_of<U>(), &q, intriParams, config.format);
+}
+
+}  // namespace AscendC
