@@ -85,6 +85,15 @@ void load2d(const Opnd& dst, const Opnd* src_l1, const Gm* src_gm, Dt t,
             const AscendC::LoadData2DParams& p);
 void load2d_transpose(const Opnd& dst, const Opnd& src, Dt t,
                       const AscendC::LoadData2dTransposeParams& p);
+// Load3D v2 with its parameters widened (pad value as bits).
+struct Load3d {
+  uint8_t pad[4];
+  uint32_t l1h, l1w, channels, k_ext, m_ext, k_start, m_start, stride_w, stride_h, filter_w,
+      filter_h, dil_w, dil_h;
+  bool transpose, small_k, fmatrix_ctrl;
+  uint32_t pad_bits;
+};
+void load3d(const Opnd& dst, const Opnd& src, Dt t, const Load3d& p);
 void l1_to_bias(const Opnd& dst, Dt dt, const Opnd& src, Dt st, const AscendC::DataCopyParams& p);
 void fill(const Opnd& dst, Dt t, uint32_t value_bits, uint16_t repeat, uint16_t blocks,
           uint16_t gap);
@@ -131,6 +140,35 @@ inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T
                                   const LoadData2dTransposeParams& loadDataParams) {
   ascemu::cube::load2d_transpose(ascemu::cube::opnd(dst), ascemu::cube::opnd(src),
                                  ascemu::cube::dt_of<T>(), loadDataParams);
+}
+
+// Load3D v2 (MTE1): image-to-column of the NC1HWC0 map at src (batch 0) into L0A or L0B. The
+// im2col matrix has a row per output position p = oh * Wout + ow and a column per
+// q = ((c1 * Hk + kh) * Wk + kw) * C0 + c0, holding the map at (c1, oh * strideH + kh * dilationH
+// - padTop, ow * strideW + kw * dilationW - padLeft, c0), or padValue outside it. Rows
+// [mStartPt, + mExtension) and columns [kStartPt, + kExtension) go to L0A as a Zz matrix (rows M,
+// columns K), transposed with enTranspose (16-bit types; fractals ordered by column block); to L0B
+// (16-bit types) as the Zn matrix of K = rows, N = columns.
+template <typename T, const IsResetLoad3dConfig& defaultConfig = IS_RESER_LOAD3D_DEFAULT_CONFIG,
+          typename U = T, typename std::enable_if<std::is_same<T, U>::value, bool>::type = true>
+inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                     const LoadData3DParamsV2<U>& p) {
+  ascemu::check(defaultConfig.isSetFMatrix && defaultConfig.isSetPadding,
+                "LoadData(LoadData3DParamsV2)",
+                "SetFmatrix/SetLoadDataPaddingValue (IsResetLoad3dConfig false) are not emulated");
+  ascemu::cube::Load3d q{};
+  for (int i = 0; i < 4; ++i) q.pad[i] = p.padList[i];
+  q.l1h = p.l1H, q.l1w = p.l1W, q.channels = p.channelSize, q.k_ext = p.kExtension;
+  q.m_ext = p.mExtension, q.k_start = p.kStartPt, q.m_start = p.mStartPt;
+  q.stride_w = p.strideW, q.stride_h = p.strideH;
+  q.filter_w = p.filterW + (p.filterSizeW ? 256u : 0u),
+  q.filter_h = p.filterH + (p.filterSizeH ? 256u : 0u);
+  q.dil_w = p.dilationFilterW, q.dil_h = p.dilationFilterH;
+  q.transpose = p.enTranspose, q.small_k = p.enSmallK, q.fmatrix_ctrl = p.fMatrixCtrl;
+  static_assert(sizeof(T) <= 4, "Load3D: 8-, 16- or 32-bit elements");
+  std::memcpy(&q.pad_bits, &p.padValue, sizeof(T));
+  ascemu::cube::load3d(ascemu::cube::opnd(dst), ascemu::cube::opnd(src), ascemu::cube::dt_of<T>(),
+                       q);
 }
 
 // L1 (C1) -> bias table (C2) on MTE1: blockCount blocks of blockLen 64-byte units (counted in the

@@ -149,6 +149,82 @@ struct InitConstValueParams {
   T initValue = 0;
 };
 
+// Load3D v2: image-to-column of an NC1HWC0 feature map in L1 into L0A/L0B.
+constexpr uint8_t PAD_SIZE = 4;
+template <typename T>
+struct LoadData3DParamsV2 {
+  LoadData3DParamsV2() {
+    for (int32_t i = 0; i < PAD_SIZE; ++i) padList[i] = 0;
+  }
+  LoadData3DParamsV2(const uint8_t padListIn[PAD_SIZE], const uint16_t l1HIn, const uint16_t l1WIn,
+                     const uint16_t channelSizeIn, const uint16_t kExtensionIn,
+                     const uint16_t mExtensionIn, const uint16_t kStartPtIn,
+                     const uint16_t mStartPtIn, const uint8_t strideWIn, const uint8_t strideHIn,
+                     const uint8_t filterWIn, const uint8_t filterHIn,
+                     const uint8_t dilationFilterWIn, const uint8_t dilationFilterHIn,
+                     const bool enTransposeIn, const bool enSmallKIn, const T padValueIn)
+      : l1H(l1HIn),
+        l1W(l1WIn),
+        channelSize(channelSizeIn),
+        kExtension(kExtensionIn),
+        mExtension(mExtensionIn),
+        kStartPt(kStartPtIn),
+        mStartPt(mStartPtIn),
+        strideW(strideWIn),
+        strideH(strideHIn),
+        filterW(filterWIn),
+        filterH(filterHIn),
+        dilationFilterW(dilationFilterWIn),
+        dilationFilterH(dilationFilterHIn),
+        enTranspose(enTransposeIn),
+        enSmallK(enSmallKIn),
+        padValue(padValueIn) {
+    for (int32_t i = 0; i < PAD_SIZE; ++i) padList[i] = padListIn[i];
+  }
+  LoadData3DParamsV2(const uint8_t padListIn[PAD_SIZE], const uint16_t l1HIn, const uint16_t l1WIn,
+                     const uint16_t channelSizeIn, const uint16_t kExtensionIn,
+                     const uint16_t mExtensionIn, const uint16_t kStartPtIn,
+                     const uint16_t mStartPtIn, const uint8_t strideWIn, const uint8_t strideHIn,
+                     const uint8_t filterWIn, const uint8_t filterHIn,
+                     const uint8_t dilationFilterWIn, const uint8_t dilationFilterHIn,
+                     const bool enTransposeIn, const bool enSmallKIn, const T padValueIn,
+                     const bool filterSizeWIn, const bool filterSizeHIn, const bool fMatrixCtrlIn)
+      : LoadData3DParamsV2(padListIn, l1HIn, l1WIn, channelSizeIn, kExtensionIn, mExtensionIn,
+                           kStartPtIn, mStartPtIn, strideWIn, strideHIn, filterWIn, filterHIn,
+                           dilationFilterWIn, dilationFilterHIn, enTransposeIn, enSmallKIn,
+                           padValueIn) {
+    filterSizeW = filterSizeWIn;
+    filterSizeH = filterSizeHIn;
+    fMatrixCtrl = fMatrixCtrlIn;
+  }
+  uint8_t padList[PAD_SIZE] = {0};  // left, right, top, bottom
+  uint16_t l1H = 0;                 // feature map height, 0 = NOP
+  uint16_t l1W = 0;                 // feature map width, 0 = NOP
+  uint16_t channelSize = 0;         // channels (C1 * C0 when whole), 0 = NOP
+  uint16_t kExtension = 0;          // columns of the im2col matrix copied
+  uint16_t mExtension = 0;          // rows (output positions) copied
+  uint16_t kStartPt = 0;            // first column, a multiple of C0
+  uint16_t mStartPt = 0;            // first row
+  uint8_t strideW = 1;
+  uint8_t strideH = 1;
+  uint8_t filterW = 1;
+  uint8_t filterH = 1;
+  uint8_t dilationFilterW = 1;
+  uint8_t dilationFilterH = 1;
+  bool enTranspose = false;  // L0A only, 16-bit types: the whole matrix transposed
+  bool enSmallK = false;     // no longer supported
+  T padValue = 0;
+  bool filterSizeW = false;  // filterW + 256
+  bool filterSizeH = false;  // filterH + 256
+  bool fMatrixCtrl = false;  // only false
+};
+
+struct IsResetLoad3dConfig {
+  bool isSetFMatrix = true;
+  bool isSetPadding = true;
+};
+constexpr IsResetLoad3dConfig IS_RESER_LOAD3D_DEFAULT_CONFIG = {true, true};
+
 enum class CO2Layout : uint8_t { NZ = 0, ROW_MAJOR, COLUMN_MAJOR };
 struct FixpipeConfig {
   CO2Layout format;
