@@ -159,6 +159,35 @@ void load_then_mmad(bool sync) {
   AscendC::Mmad(b.l0c.Get<float>(), b.l0a.Get<half>(), b.l0b.Get<half>(), mp);
 }
 
+// Two Mmads accumulating into one L0C from the same L0A/L0B (as the Mmad sample's second
+// scenario): PipeBarrier<PIPE_M> between them, unless (m / 16) * (n / 16) >= 10, where the hardware
+// orders them itself.
+ascemu::Result mmad_twice(uint16_t m, uint16_t n, bool barrier) {
+  return run([=] {
+    Bufs b;
+    AscendC::MmadParams p;
+    p.m = m;
+    p.n = n;
+    p.k = 16;
+    AscendC::Mmad(b.l0c.Get<float>(), b.l0a.Get<half>(), b.l0b.Get<half>(), p);
+    if (barrier) AscendC::PipeBarrier<PIPE_M>();
+    p.cmatrixInitVal = false;
+    AscendC::Mmad(b.l0c.Get<float>(), b.l0a.Get<half>(), b.l0b.Get<half>(), p);
+  });
+}
+
+TEST(EmulatorCubeCalls, AccumulatingMmadsNeedPipeBarrierMWhenSmall) {
+  const ascemu::Result bad = mmad_twice(32, 48, false);
+  ASSERT_FALSE(bad.races.empty());
+  EXPECT_NE(bad.races[0].find("M `Mmad` (call #2) reads what AIC 0 M `Mmad` (call #1) wrote"),
+            std::string::npos)
+      << bad.races[0];
+  EXPECT_NE(bad.races[0].find("PipeBarrier<PIPE_M>"), std::string::npos) << bad.races[0];
+  EXPECT_TRUE(mmad_twice(32, 48, true).races.empty());
+  const ascemu::Result large = mmad_twice(64, 64, false);  // 4 * 4 >= 10
+  EXPECT_TRUE(large.races.empty()) << large.races.front();
+}
+
 TEST(EmulatorCubeCalls, MmadReadingL0AWithoutMte1ToMSyncIsARace) {
   const ascemu::Result bad = run([] { load_then_mmad(false); }, "mm");
   ASSERT_FALSE(bad.races.empty());

@@ -152,6 +152,10 @@ void mmad(const Opnd& c, Dt ct, const Opnd& a, Dt at, const Opnd& b, Dt bt, cons
                         AscendC::TPosition::C2};
     need_inside(call, "bias", bias ? *bias : whole_bt, uint64_t{p.n} * 4);
   }
+  // With (m / 16) * (n / 16) >= 10 the hardware orders an Mmad after the previous ones on its
+  // own (no PipeBarrier<PIPE_M> needed between Mmads accumulating into one L0C); below that the
+  // program must. The emulator models the former as a barrier on the M pipe.
+  if ((p.m / 16) * (p.n / 16) >= 10) current().barrier(kM);
   std::vector<Access> acc = {{Mem::kL0A, a.off, a.off + a_bytes, false},
                              {Mem::kL0B, b.off, b.off + b_bytes, false}};
   if (from_bt) acc.push_back({Mem::kBT, bt_off, bt_off + uint64_t{p.n} * 4, false});
