@@ -197,7 +197,12 @@ inline void Fill(const LocalTensor<T>& dst, const InitConstValueParams<U>& param
   InitConstValue(dst, params);
 }
 
-// C (L0C, Nz) = A (L0A, Zz) x B (L0B, Zn) + initial C, on the M pipe.
+// C (L0C, Nz) = A (L0A, Zz) x B (L0B, Zn) + initial C, on the M pipe, for rows m and columns n
+// rounded up to 16 and k exactly. The initial C is 0 with cmatrixInitVal (and not the deprecated
+// isBias); else the 1 x n bias row from the bias table (at the bias tensor, or at address 0 with
+// cmatrixSource); else L0C's own contents (accumulation). half/bfloat16_t/float products add up in
+// float in k order, int8_t in int32_t. Mmads with (m / 16) * (n / 16) >= 10 follow the previous
+// ones on M without a PipeBarrier (the hardware orders them); smaller ones need PIPE_M barriers.
 template <typename T, typename U, typename S>
 inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
                  const MmadParams& mmadParams) {
@@ -214,7 +219,15 @@ inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const Loca
        mmadParams);
 }
 
-// L0C -> GM (FIX): NZ -> ND with CFG_ROW_MAJOR (the default), NZ kept with CFG_NZ.
+// L0C -> GM (FIX). Source element (row r, column j) of ND matrix i is L0C float/int32_t
+// i * srcNdStride * 256 + (j / 16) * srcStride * 16 + r * 16 + j % 16 (srcNdStride counts
+// 1024-byte fractals); CFG_ROW_MAJOR (the default) writes it to destination element
+// i * dstNdStride + r * dstStride + j, CFG_NZ to byte (j / 16) * dstStride * 32 + (r * 16 + j % 16)
+// * sizeof(T) (16 x 8 blocks with isChannelSplit). On the way: quantPre converts (NoQuant,
+// F322F16/F322BF16 rounding to nearest even; DEQF16/REQ8/QF322B8_PRE with the word deqScalar, the
+// V* modes with one word per column from cbufWorkspace in L1: bits 31..13 a float scale, 35..32 a
+// shift N - 1 and bit 36 to apply it first, 45..37 an offset and bit 46 a signed result for the
+// 8-bit modes), and reluEn zeroes negatives (M2 = 0 in the scale modes).
 template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
 inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src,
                     const FixpipeParamsV220& intriParams) {
@@ -233,7 +246,7 @@ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src,
   const Opnd q = opnd(cbufWorkspace);
   fixpipe(nullptr, &g, dt_of<T>(), opnd(src), dt_of<U>(), &q, intriParams, config.format);
 }
-// L0C -> L1 (FIX), NZ only.
+// L0C -> L1 (FIX): NZ only (Fixpipe<T, U, CFG_NZ>), into 16-bit or 8-bit types.
 template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
 inline void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& src,
                     const FixpipeParamsV220& intriParams) {
