@@ -246,7 +246,7 @@ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src,
   const Opnd q = opnd(cbufWorkspace);
   fixpipe(nullptr, &g, dt_of<T>(), opnd(src), dt_of<U>(), &q, intriParams, config.format);
 }
-// L0C -> L1 (FIX): NZ only (Fixpipe<T, U, CFG_NZ>), into 16-bit or 8-bit types.
+// L0C -> L1 (FIX): NZ only (Fixpipe<T, U, CFG_NZ>); 8-bit outputs (channel merge) not emulated.
 template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
 inline void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& src,
                     const FixpipeParamsV220& intriParams) {
