@@ -66,11 +66,15 @@ void load3d(const Opnd& dst, const Opnd& src, Dt t, const Load3d& p) {
         const uint64_t kw = rest % wk, kh = (rest / wk) % hk, c1 = rest / (uint64_t{wk} * hk);
         const int64_t ih = static_cast<int64_t>(oh * q.stride_h + kh * q.dil_h) - q.pad[2];
         const int64_t iw = static_cast<int64_t>(ow * q.stride_w + kw * q.dil_w) - q.pad[0];
-        // The destination: Zz (m rows, k columns) or, transposed, fractals ordered by k block
-        // holding k rows of 16 m; L0B's Zn of K = m, N = k is the same arrangement.
+        // The destination, in 512-byte fractals: L0A Zz of M = rows, K = columns; transposed L0A
+        // the Zz of M = columns, K = rows (fractals by column block, then row block, each holding
+        // 16 columns of 16 rows); L0B the Zn of K = rows, N = columns (fractals by row block, then
+        // column block, each holding 16 columns of 16 rows).
+        const uint64_t inner = ((ki % 16) * 16 + mi % 16) * es;
         const uint64_t at =
-            transpose ? ((ki / 16) * m1 + mi / 16) * 512 + ((ki % 16) * 16 + mi % 16) * es
-                      : ((mi / 16) * k1 + ki / c0) * 512 + ((mi % 16) * c0 + ki % c0) * es;
+            l0b         ? ((mi / 16) * k1 + ki / 16) * 512 + inner
+            : transpose ? ((ki / 16) * m1 + mi / 16) * 512 + inner
+                        : ((mi / 16) * k1 + ki / c0) * 512 + ((mi % 16) * c0 + ki % c0) * es;
         if (ih < 0 || iw < 0 || ih >= q.l1h || iw >= q.l1w) {
           std::memcpy(d + at, &q.pad_bits, es);
           continue;
