@@ -188,6 +188,33 @@ TEST(EmulatorCubeCalls, AccumulatingMmadsNeedPipeBarrierMWhenSmall) {
   EXPECT_TRUE(large.races.empty()) << large.races.front();
 }
 
+// unitFlag 3 on the Mmad and 2/3 on the Fixpipes reading its result order them without M_FIX.
+TEST(EmulatorCubeCalls, UnitFlagHandsTheMmadResultToFixpipe) {
+  Gm c(16 * 16 * 4);
+  auto body = [&](uint8_t mmad_flag, uint8_t fix_flag) {
+    return [&c, mmad_flag, fix_flag] {
+      Bufs b;
+      AscendC::Mmad(b.l0c.Get<float>(), b.l0a.Get<half>(), b.l0b.Get<half>(),
+                    AscendC::MmadParams(16, 16, 16, mmad_flag, false, true));
+      AscendC::FixpipeParamsV220 p(16, 16, 16, 16, false);
+      p.unitFlag = fix_flag;
+      AscendC::Fixpipe(c.tensor<float>(256), b.l0c.Get<float>(), p);
+      if (fix_flag == 2) {  // a second reader, the last
+        p.unitFlag = 3;
+        AscendC::Fixpipe(c.tensor<float>(256), b.l0c.Get<float>(), p);
+      }
+    };
+  };
+  EXPECT_TRUE(run(body(3, 3)).races.empty());
+  EXPECT_TRUE(run(body(3, 2)).races.empty());  // two readers: unitFlag 2, then 3
+  const ascemu::Result none = run(body(0, 0));
+  ASSERT_FALSE(none.races.empty());
+  EXPECT_NE(none.races[0].find("HardEvent::M_FIX"), std::string::npos) << none.races[0];
+  const std::string m = refusal(body(0, 3));
+  EXPECT_NE(m.find("Fixpipe(unitFlag) waiting for a Mmad(unitFlag 3)"), std::string::npos) << m;
+  EXPECT_NE(m.find("deadlock"), std::string::npos) << m;
+}
+
 TEST(EmulatorCubeCalls, MmadReadingL0AWithoutMte1ToMSyncIsARace) {
   const ascemu::Result bad = run([] { load_then_mmad(false); }, "mm");
   ASSERT_FALSE(bad.races.empty());

@@ -203,6 +203,7 @@ inline void Fill(const LocalTensor<T>& dst, const InitConstValueParams<U>& param
 // cmatrixSource); else L0C's own contents (accumulation). half/bfloat16_t/float products add up in
 // float in k order, int8_t in int32_t. Mmads with (m / 16) * (n / 16) >= 10 follow the previous
 // ones on M without a PipeBarrier (the hardware orders them); smaller ones need PIPE_M barriers.
+// unitFlag 3 hands the result to the Fixpipes with unitFlag 2/3 without an M_FIX flag.
 template <typename T, typename U, typename S>
 inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
                  const MmadParams& mmadParams) {

@@ -41,6 +41,14 @@ const char* quant_name(QuantMode_t q) {
   return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "(not an A2 mode)";
 }
 
+// unitFlag: a Mmad with unitFlag 3 (the last one writing its L0C) hands the result to the
+// Fixpipes with unitFlag 2 or 3 that read it (3 the last of them), as the M -> FIX flag would.
+// Modelled as a flag of its own (id 63, outside the program's 0..7), so a Fixpipe with unitFlag
+// and no such Mmad is a deadlock at the end of the kernel.
+Token& unit_flag() {
+  return current().flag(kM, kFIX, 63);
+}
+
 // A quantisation word (QUANT_PRE): bits 31..13 a float scale of (1, 8, 10) bits, 35..32 a right
 // shift N - 1, 36 the mode bit (shift first), 45..37 an offset, 46 a signed int8 result.
 struct QuantWord {
@@ -207,6 +215,7 @@ void mmad(const Opnd& c, Dt ct, const Opnd& a, Dt at, const Opnd& b, Dt bt, cons
         std::memcpy(pc + c_at(i, j), &s, 4);
       }
   });
+  if (p.unitFlag == 3) current().issue_set(kM, &unit_flag(), "Mmad(unitFlag 3)");
 }
 
 void fixpipe(const Opnd* dst_l1, const Gm* dst_gm, Dt dt, const Opnd& src, Dt st,
@@ -323,6 +332,8 @@ void fixpipe(const Opnd* dst_l1, const Gm* dst_gm, Dt dt, const Opnd& src, Dt st
   uint8_t* pd = host(dmem, dbase);
   const QuantWord scalar = decode(p.deqScalar);
   const bool relu = p.reluEn;
+  if (p.unitFlag != 0)
+    current().issue_wait(kFIX, &unit_flag(), "Fixpipe(unitFlag) waiting for a Mmad(unitFlag 3)");
   current().issue(kFIX, call, acc.take(), [=] {
     for (uint64_t i = 0; i < nd_num; ++i)
       for (uint64_t r = 0; r < ms; ++r)
@@ -338,6 +349,7 @@ void fixpipe(const Opnd* dst_l1, const Gm* dst_gm, Dt dt, const Opnd& src, Dt st
           convert(bits, st, dt, q, relu, w, pd + dst_at(i, r, j));
         }
   });
+  if (p.unitFlag == 2) current().issue_set(kFIX, &unit_flag(), "Fixpipe(unitFlag 2)");
 }
 
 }  // namespace cube
