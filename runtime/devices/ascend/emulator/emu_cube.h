@@ -147,8 +147,8 @@ inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T
 // q = ((c1 * Hk + kh) * Wk + kw) * C0 + c0, holding the map at (c1, oh * strideH + kh * dilationH
 // - padTop, ow * strideW + kw * dilationW - padLeft, c0), or padValue outside it. Rows
 // [mStartPt, + mExtension) and columns [kStartPt, + kExtension) go to L0A as a Zz matrix (rows M,
-// columns K), transposed with enTranspose (16-bit types; fractals ordered by column block); to L0B
-// (16-bit types) as the Zn matrix of K = rows, N = columns.
+// columns K), transposed with enTranspose (16- and 32-bit types: the Zz of M = columns, K = rows
+// rounded up to 16); to L0B (16- and 32-bit types) as the Zn matrix of K = rows, N = columns.
 template <typename T, const IsResetLoad3dConfig& defaultConfig = IS_RESER_LOAD3D_DEFAULT_CONFIG,
           typename U = T, typename std::enable_if<std::is_same<T, U>::value, bool>::type = true>
 inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src,

@@ -23,7 +23,6 @@ void load3d(const Opnd& dst, const Opnd& src, Dt t, const Load3d& p) {
   check(!(l0b && es == 1), call, "L1 -> L0B takes no 8-bit types");
   const bool transpose = l0b || p.transpose;  // L0B always transposes
   check(!(transpose && es == 1), call, "enTranspose takes 16- and 32-bit types");
-  check(!(transpose && es == 4), call, "transposed float/int32_t Load3D is not emulated");
   if (p.l1h == 0 || p.l1w == 0 || p.channels == 0 || p.k_ext == 0 || p.m_ext == 0 ||
       p.filter_w == 0 || p.filter_h == 0)
     return;  // a NOP
@@ -46,15 +45,19 @@ void load3d(const Opnd& dst, const Opnd& src, Dt t, const Load3d& p) {
   check(uint64_t{p.k_start} + p.k_ext <= k_total, call,
         "columns [" + num(p.k_start) + ", " + num(p.k_start + p.k_ext) +
             ") past the im2col matrix's " + num(k_total));
+  // Fractal counts: untransposed, ceil(m / 16) row blocks of ceil(k / C0) column blocks;
+  // transposed (and L0B), ceil(k / 16) column blocks and rows rounded up to 16 in blocks of C0.
   const uint64_t m1 = ceil_div(p.m_ext, 16), k1 = ceil_div(p.k_ext, c0);
-  need_inside(call, "dst", dst, m1 * k1 * 512);
+  const uint64_t kb = ceil_div(p.k_ext, 16), mb = m1 * 16 / c0;
+  const uint64_t dst_bytes = (transpose ? kb * mb : m1 * k1) * 512;
+  need_inside(call, "dst", dst, dst_bytes);
   const uint64_t plane = uint64_t{p.l1h} * p.l1w * c0 * es;  // one C1 slice of the map
   const uint64_t c1_lo = p.k_start / (uint64_t{hk} * wk * c0),
                  c1_hi = (p.k_start + p.k_ext - 1) / (uint64_t{hk} * wk * c0);
   need_inside(call, "src", src, (c1_hi + 1) * plane);
   std::vector<Access> acc = {
       {Mem::kL1, src.off + c1_lo * plane, src.off + (c1_hi + 1) * plane, false},
-      {dst.mem, dst.off, dst.off + m1 * k1 * 512, true}};
+      {dst.mem, dst.off, dst.off + dst_bytes, true}};
   const uint8_t* s = host(Mem::kL1, src.off);
   uint8_t* d = host(dst.mem, dst.off);
   const Load3d q = p;
@@ -66,14 +69,14 @@ void load3d(const Opnd& dst, const Opnd& src, Dt t, const Load3d& p) {
         const uint64_t kw = rest % wk, kh = (rest / wk) % hk, c1 = rest / (uint64_t{wk} * hk);
         const int64_t ih = static_cast<int64_t>(oh * q.stride_h + kh * q.dil_h) - q.pad[2];
         const int64_t iw = static_cast<int64_t>(ow * q.stride_w + kw * q.dil_w) - q.pad[0];
-        // The destination, in 512-byte fractals: L0A Zz of M = rows, K = columns; transposed L0A
-        // the Zz of M = columns, K = rows (fractals by column block, then row block, each holding
-        // 16 columns of 16 rows); L0B the Zn of K = rows, N = columns (fractals by row block, then
-        // column block, each holding 16 columns of 16 rows).
-        const uint64_t inner = ((ki % 16) * 16 + mi % 16) * es;
+        // The destination, in 512-byte fractals of 16 x C0: L0A's Zz of M = rows, K = columns;
+        // transposed L0A the Zz of M = columns, K = rows (fractals by column block of 16, then row
+        // block of C0); L0B the Zn of K = rows, N = columns (fractals by row block of C0, then
+        // column block of 16). The last two hold 16 columns of C0 rows each.
+        const uint64_t inner = ((ki % 16) * c0 + mi % c0) * es;
         const uint64_t at =
-            l0b         ? ((mi / 16) * k1 + ki / 16) * 512 + inner
-            : transpose ? ((ki / 16) * m1 + mi / 16) * 512 + inner
+            l0b         ? ((mi / c0) * kb + ki / 16) * 512 + inner
+            : transpose ? ((ki / 16) * mb + mi / c0) * 512 + inner
                         : ((mi / 16) * k1 + ki / c0) * 512 + ((mi % 16) * c0 + ki % c0) * es;
         if (ih < 0 || iw < 0 || ih >= q.l1h || iw >= q.l1w) {
           std::memcpy(d + at, &q.pad_bits, es);
