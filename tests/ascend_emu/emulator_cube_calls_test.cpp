@@ -2,6 +2,7 @@
 // int8, GEMV, Fixpipe's casts, quantisation and NZ outputs, and L0C -> L1.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -280,9 +281,9 @@ std::vector<double> fill_small(T* p, uint32_t count, int seed) {
   return v;
 }
 
-TEST(EmulatorCubeCalls, FixpipeCastsToHalfAndWritesNz) {
+TEST(EmulatorCubeCalls, FixpipeCastsQuantisesAndWritesNz) {
   constexpr uint32_t m = 20, n = 32, k = 24;
-  Gm a(m * k * 2), bm(k * n * 2), ch(m * n * 2), cz(align16(m) * n * 4);
+  Gm a(m * k * 2), bm(k * n * 2), ch(m * n * 2), cz(align16(m) * n * 4), cs(m * n * 4), c8(m * n);
   const auto av = fill_small(a.as<half>(), m * k, 1), bv = fill_small(bm.as<half>(), k * n, 2);
   const std::vector<double> ref = reference(av, bv, m, n, k);
   const ascemu::Result r = run([&] {
@@ -300,6 +301,16 @@ TEST(EmulatorCubeCalls, FixpipeCastsToHalfAndWritesNz) {
     // NZ: column blocks of 16 floats, m rows each, m * 16 * 4 bytes (2m 32-byte units) apart.
     AscendC::FixpipeParamsV220 z(n, m, align16(m), 2 * m, false);
     AscendC::Fixpipe<float, float, AscendC::CFG_NZ>(cz.tensor<float>(m * n), b.l0c.Get<float>(), z);
+    // Channel split: 16 x 8 blocks, m rows of 8 floats each (m 32-byte units apart).
+    AscendC::FixpipeParamsV220 sp(n, m, align16(m), m, false);
+    sp.isChannelSplit = true;
+    AscendC::Fixpipe<float, float, AscendC::CFG_NZ>(cs.tensor<float>(m * n), b.l0c.Get<float>(),
+                                                    sp);
+    // float -> int8_t with one scale 0.5 (bit 46: signed), rounded to nearest even.
+    AscendC::FixpipeParamsV220 q(n, m, align16(m), n, false);
+    q.quantPre = QuantMode_t::QF322B8_PRE;
+    q.deqScalar = ascemu::f32_bits(0.5f) | (uint64_t{1} << 46);
+    AscendC::Fixpipe(c8.tensor<int8_t>(m * n), b.l0c.Get<float>(), q);
   });
   EXPECT_TRUE(r.races.empty()) << r.races.front();
   for (uint32_t i = 0; i < m; ++i)
@@ -307,6 +318,9 @@ TEST(EmulatorCubeCalls, FixpipeCastsToHalfAndWritesNz) {
       EXPECT_EQ(static_cast<float>(ch.as<half>()[i * n + j]), ref[i * n + j]) << i << "," << j;
       EXPECT_EQ(cz.as<float>()[(j / 16) * m * 16 + i * 16 + j % 16], ref[i * n + j])
           << i << "," << j;
+      EXPECT_EQ(cs.as<float>()[(j / 8) * m * 8 + i * 8 + j % 8], ref[i * n + j]) << i << "," << j;
+      const double q8 = std::min(127.0, std::max(-128.0, std::nearbyint(ref[i * n + j] * 0.5)));
+      EXPECT_EQ(c8.as<int8_t>()[i * n + j], q8) << i << "," << j;
     }
 }
 
