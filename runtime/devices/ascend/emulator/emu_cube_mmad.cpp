@@ -173,7 +173,7 @@ void mmad(const Opnd& c, Dt ct, const Opnd& a, Dt at, const Opnd& b, Dt bt, cons
   const uint8_t* pb = host(Mem::kL0B, b.off);
   const uint8_t* pbias = from_bt ? host(Mem::kBT, bt_off) : nullptr;
   uint8_t* pc = host(Mem::kL0C, c.off);
-  const uint32_t k = p.k;
+  const uint32_t k = p.k, n = p.n;
   current().issue(kM, call, std::move(acc), [=] {
     const uint64_t rows = gemv ? 1 : m1 * 16, cols = n1 * 16;
     auto a_at = [&](uint64_t i, uint64_t kk) {
@@ -193,11 +193,13 @@ void mmad(const Opnd& c, Dt ct, const Opnd& a, Dt at, const Opnd& b, Dt bt, cons
         for (uint64_t j = 0; j < cols; ++j) bv[j * k + kk] = static_cast<int8_t>(pb[b_at(kk, j)]);
       for (uint64_t i = 0; i < rows; ++i)
         for (uint64_t j = 0; j < cols; ++j) {
-          int32_t s = 0;
-          if (from_bt) std::memcpy(&s, pbias + j * 4, 4);
-          if (!zero && !from_bt) std::memcpy(&s, pc + c_at(i, j), 4);
+          int32_t init = 0;
+          if (from_bt && j < n) std::memcpy(&init, pbias + j * 4, 4);
+          if (!zero && !from_bt) std::memcpy(&init, pc + c_at(i, j), 4);
+          int64_t s = init;
           for (uint64_t kk = 0; kk < k; ++kk) s += av[i * k + kk] * bv[j * k + kk];
-          std::memcpy(pc + c_at(i, j), &s, 4);
+          const auto out = static_cast<uint32_t>(s);  // wraps like the 32-bit accumulator
+          std::memcpy(pc + c_at(i, j), &out, 4);
         }
       return;
     }
@@ -209,7 +211,7 @@ void mmad(const Opnd& c, Dt ct, const Opnd& a, Dt at, const Opnd& b, Dt bt, cons
     for (uint64_t i = 0; i < rows; ++i)
       for (uint64_t j = 0; j < cols; ++j) {
         float s = 0;
-        if (from_bt) s = load_float(pbias + j * 4, Dt::kF32);
+        if (from_bt && j < n) s = load_float(pbias + j * 4, Dt::kF32);
         if (!zero && !from_bt) s = load_float(pc + c_at(i, j), Dt::kF32);
         for (uint64_t kk = 0; kk < k; ++kk) s += av[i * k + kk] * bv[j * k + kk];
         std::memcpy(pc + c_at(i, j), &s, 4);
