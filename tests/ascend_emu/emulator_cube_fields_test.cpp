@@ -84,4 +84,32 @@ TEST(EmulatorCubeFields, LoadData2DFollowsItsStridesAndTransposes) {
   });
 }
 
+// LoadData from GM (MTE2) copies fractals as from L1; Fill writes 512-byte blocks of L0A (MTE1).
+TEST(EmulatorCubeFields, LoadDataFromGmAndFillOfL0A) {
+  std::vector<float> src(4 * 128);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i);
+  void* g = AscendC::GmAlloc(src.size() * 4);
+  std::memcpy(g, src.data(), src.size() * 4);
+  run([&] {
+    AscendC::TPipe pipe;
+    AscendC::TBuf<TPosition::A2> l0a;
+    AscendC::TBuf<TPosition::B2> l0b;
+    pipe.InitBuffer(l0a, 4 * 512);
+    pipe.InitBuffer(l0b, 4 * 512);
+    AscendC::GlobalTensor<float> gt;
+    gt.SetGlobalBuffer(static_cast<float*>(g), src.size());
+    // Fractals 3, 2, 1, 0 (addrMode 1) into L0B fractals 0..3.
+    AscendC::LoadData(l0b.Get<float>(), gt, AscendC::LoadData2DParams(3, 4, 1, 0, 0, false, 1));
+    // Blocks 0 and 2 of L0A to 2.5 (one 512-byte block, then a gap of one).
+    AscendC::Fill(l0a.Get<float>(), AscendC::InitConstValueParams<float>(2, 1, 1, 2.5f));
+    AscendC::PipeBarrier<PIPE_ALL>();
+    const float* b = mem<float>(ascemu::Mem::kL0B);
+    for (uint32_t i = 0; i < 4; ++i)
+      for (uint32_t e = 0; e < 128; ++e) ASSERT_EQ(b[i * 128 + e], src[(3 - i) * 128 + e]);
+    const float* a = mem<float>(ascemu::Mem::kL0A);
+    for (uint32_t e = 0; e < 4 * 128; ++e) ASSERT_EQ(a[e], (e / 128) % 2 == 0 ? 2.5f : 0.0f) << e;
+  });
+  AscendC::GmFree(g);
+}
+
 }  // namespace
