@@ -2,6 +2,7 @@
 // Fixpipe's per-column dequantisation (VDEQF16) and its ND conversion of several matrices.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -22,6 +23,7 @@ struct Data {
   void* c32 = AscendC::GmAlloc(kM * kN * 4);
   void* c16 = AscendC::GmAlloc(kM * kN * 2);
   void* nd2 = AscendC::GmAlloc(2 * 16 * 16 * 4);
+  void* nz8 = AscendC::GmAlloc(48 * kM);
   std::vector<int64_t> ref = std::vector<int64_t>(kM * kN, 0);
   Data() {
     auto* ap = static_cast<int8_t*>(a);
@@ -37,7 +39,7 @@ struct Data {
       static_cast<uint64_t*>(scale)[j] = ascemu::f32_bits(std::ldexp(1.0f, -8 - int(j % 4)));
   }
   ~Data() {
-    for (void* p : {a, b, scale, c32, c16, nd2}) AscendC::GmFree(p);
+    for (void* p : {a, b, scale, c32, c16, nd2, nz8}) AscendC::GmFree(p);
   }
 };
 
@@ -94,6 +96,12 @@ void kernel(const Data& d) {
   two.srcNdStride = kMa / 16;
   two.dstNdStride = 256;
   AscendC::Fixpipe(gt<int32_t>(d.nd2, 512), c, two);
+  // int8 NZ output of 48 columns: columns 0..31 merge into one 16 x 32 block per 16 rows, 32..47
+  // stay a 16 x 16 block; blocks kM rows of 32 bytes (dstStride kM) apart.
+  AscendC::FixpipeParamsV220 nz(48, kM, kMa, kM, false);
+  nz.quantPre = QuantMode_t::REQ8;
+  nz.deqScalar = ascemu::f32_bits(1.0f / 1024) | (uint64_t{1} << 46);
+  AscendC::Fixpipe<int8_t, int32_t, AscendC::CFG_NZ>(gt<int8_t>(d.nz8, 48 * kM), c, nz);
 }
 
 TEST(EmulatorCubeInt8, TransposedSquaresVectorDequantAndSeveralNdMatrices) {
@@ -113,6 +121,14 @@ TEST(EmulatorCubeInt8, TransposedSquaresVectorDequantAndSeveralNdMatrices) {
       const float scaled = want < 0 ? 0.f : std::ldexp(static_cast<float>(want), -8 - int(j % 4));
       ASSERT_EQ(static_cast<float>(c16[i * kN + j]), static_cast<float>(half(scaled)))
           << i << "," << j;
+    }
+  const auto* nz8 = static_cast<int8_t*>(d.nz8);
+  for (uint32_t i = 0; i < kM; ++i)
+    for (uint32_t j = 0; j < 48; ++j) {
+      const double v = j < kN ? static_cast<double>(d.ref[i * kN + j]) / 1024 : 0.0;
+      const double want = std::min(127.0, std::max(-128.0, std::nearbyint(v)));
+      const uint32_t at = (j / 32) * kM * 32 + (j < 32 ? i * 32 + j % 32 : i * 16 + j % 16);
+      ASSERT_EQ(nz8[at], want) << i << "," << j;
     }
   for (uint32_t m = 0; m < 2; ++m)
     for (uint32_t i = 0; i < 16; ++i)

@@ -284,7 +284,6 @@ void fixpipe(const Opnd* dst_l1, const Gm* dst_gm, Dt dt, const Opnd& src, Dt st
     const uint32_t unit = p.isChannelSplit ? 8 : 16;
     check(p.nSize % unit == 0, call,
           "nSize " + num(p.nSize) + " is not a multiple of " + num(unit) + " for NZ output");
-    check(!b8, call, "NZ output of 8-bit types (channel merge) is not emulated");
   }
   if (nd) need_range(call, "srcNdStride", p.srcNdStride, 0, 512);
   const uint64_t nd_num = nd ? p.ndNum : 1;
@@ -298,12 +297,25 @@ void fixpipe(const Opnd* dst_l1, const Gm* dst_gm, Dt dt, const Opnd& src, Dt st
   // Destination element (matrix i, row r, column j): byte offset from the destination's start.
   const uint64_t ds = p.dstStride, dnd = p.dstNdStride;
   const bool split = p.isChannelSplit;
+  // NZ blocks: 16 columns (float 8 with channel split; 8-bit types merge two into 32 columns, a
+  // last odd 16 staying alone), dstStride 32-byte units apart, each row of a block contiguous.
+  auto block_w = [=](uint64_t j) -> uint64_t {
+    if (split) return 8;
+    if (b8 && (j / 32) * 32 + 32 <= ns) return 32;
+    return 16;
+  };
   auto dst_at = [=](uint64_t i, uint64_t r, uint64_t j) -> uint64_t {
     if (nd) return (i * dnd + r * ds + j) * des;
-    if (split) return (j / 8) * ds * 32 + (r * 8 + j % 8) * des;
-    return (j / 16) * ds * 32 + (r * 16 + j % 16) * des;
+    const uint64_t w = block_w(j), step = b8 ? 32 : w;  // blocks of 8-bit types go by 32 columns
+    return (j / step) * ds * 32 + (r * w + j % w) * des;
   };
-  const uint64_t dst_end = dst_at(nd_num - 1, ms - 1, ns - 1) + des;
+  uint64_t dst_end = 0;
+  if (nd) {
+    dst_end = dst_at(nd_num - 1, ms - 1, ns - 1) + des;
+  } else {
+    for (uint64_t j = 0; j < ns; j += block_w(j))
+      dst_end = std::max(dst_end, dst_at(0, ms - 1, j + block_w(j) - 1) + des);
+  }
   Mem dmem = Mem::kGM;
   uint64_t dbase;
   if (dst_gm) {
@@ -324,9 +336,8 @@ void fixpipe(const Opnd* dst_l1, const Gm* dst_gm, Dt dt, const Opnd& src, Dt st
       for (uint64_t r = 0; r < ms; ++r)
         acc.add(dmem, dbase + dst_at(i, r, 0), dbase + dst_at(i, r, ns - 1) + des, true);
   } else {
-    const uint64_t w = split ? 8 : 16;
-    for (uint64_t b = 0; b < ns / w; ++b)
-      acc.add(dmem, dbase + dst_at(0, 0, b * w), dbase + dst_at(0, ms - 1, b * w + w - 1) + des,
+    for (uint64_t j = 0; j < ns; j += block_w(j))
+      acc.add(dmem, dbase + dst_at(0, 0, j), dbase + dst_at(0, ms - 1, j + block_w(j) - 1) + des,
               true);
   }
   const uint8_t* ps = host(Mem::kL0C, src.off);

@@ -1,6 +1,7 @@
 // Checks and access lists shared by the cube unit's calls (emu_cube_load.cpp, emu_cube_mmad.cpp).
 #pragma once
 
+#include <algorithm>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -27,7 +28,9 @@ void need_inside(const char* call, const char* what, const Opnd& o, uint64_t byt
 // GM bytes [0, bytes) of the operand lie inside its GlobalTensor and its GmAlloc block.
 void need_gm(const char* call, const Gm& g, uint64_t bytes);
 
-// Byte ranges of one instruction, adjacent ranges of the same kind merged.
+// Byte ranges of one instruction. take() gives them sorted, overlapping and adjacent ranges of
+// one memory and kind merged (an instruction's own accesses must not conflict with each other in
+// the race checker), reads before writes.
 class Ranges {
  public:
   void add(Mem m, uint64_t begin, uint64_t end, bool write) {
@@ -40,7 +43,24 @@ class Ranges {
     }
     acc_.push_back(Access{m, begin, end, write});
   }
-  std::vector<Access> take() { return std::move(acc_); }
+  std::vector<Access> take() {
+    std::sort(acc_.begin(), acc_.end(), [](const Access& x, const Access& y) {
+      if (x.write != y.write) return !x.write;
+      if (x.mem != y.mem) return x.mem < y.mem;
+      return x.begin < y.begin;
+    });
+    std::vector<Access> out;
+    for (const Access& a : acc_) {
+      if (!out.empty() && out.back().mem == a.mem && out.back().write == a.write &&
+          a.begin <= out.back().end) {
+        out.back().end = std::max(out.back().end, a.end);
+        continue;
+      }
+      out.push_back(a);
+    }
+    acc_.clear();
+    return out;
+  }
 
  private:
   std::vector<Access> acc_;
