@@ -222,15 +222,15 @@ inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const Loca
 
 // L0C -> GM (FIX). Source element (row r, column j) of ND matrix i is L0C float/int32_t
 // i * srcNdStride * 256 + (j / 16) * srcStride * 16 + r * 16 + j % 16 (srcNdStride counts
-// 1024-byte fractals); CFG_ROW_MAJOR (the default) writes it to destination element
-// i * dstNdStride + r * dstStride + j, CFG_NZ to byte (j / 16) * dstStride * 32 + (r * 16 + j % 16)
-// * sizeof(T) (blocks of 8 columns with isChannelSplit; 8-bit outputs merge two blocks into 32
-// columns, (j / 32) * dstStride * 32 + r * 32 + j % 32, an odd last 16 staying 16 wide). On the
-// way: quantPre converts (NoQuant,
-// F322F16/F322BF16 rounding to nearest even; DEQF16/REQ8/QF322B8_PRE with the word deqScalar, the
-// V* modes with one word per column from cbufWorkspace in L1: bits 31..13 a float scale, 35..32 a
-// shift N - 1 and bit 36 to apply it first, 45..37 an offset and bit 46 a signed result for the
-// 8-bit modes), and reluEn zeroes negatives (M2 = 0 in the scale modes).
+// 1024-byte fractals). CFG_ROW_MAJOR (the default) writes it to destination element
+// i * dstNdStride + r * dstStride + j; CFG_NZ to byte (j / 16) * dstStride * 32 +
+// (r * 16 + j % 16) * sizeof(T), in blocks of 8 columns with isChannelSplit, and for 8-bit outputs
+// in merged blocks of 32 columns, (j / 32) * dstStride * 32 + r * 32 + j % 32 (an odd last 16
+// staying 16 wide). On the way quantPre converts: NoQuant; F322F16/F322BF16 rounding to nearest
+// even; DEQF16/REQ8/QF322B8_PRE with the word deqScalar and the V* modes with one word per column
+// from cbufWorkspace in L1 (bits 31..13 a float scale, 35..32 a shift N - 1 and bit 36 to apply
+// it first, 45..37 an offset and bit 46 a signed result for the 8-bit modes). reluEn zeroes
+// negatives (M2 = 0 in the scale modes).
 template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
 inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src,
                     const FixpipeParamsV220& intriParams) {
