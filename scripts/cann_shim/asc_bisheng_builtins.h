@@ -50,7 +50,17 @@ enum event_t {
   EVENT_ID6,
   EVENT_ID7
 };
-enum QuantMode_t { NoQuant = 0, F322F16, F322BF16, DEQF16, VDEQF16, QF322B8_PRE, VQF322B8_PRE, REQ8, VREQ8 };
+enum QuantMode_t {
+  NoQuant = 0,
+  F322F16,
+  F322BF16,
+  DEQF16,
+  VDEQF16,
+  QF322B8_PRE,
+  VQF322B8_PRE,
+  REQ8,
+  VREQ8
+};
 struct half {
   uint16_t v;
   half() = default;
