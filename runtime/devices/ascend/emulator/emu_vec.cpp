@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "emu_vec_base.h"
+#include "emu_vec_reduce.h"
 
 namespace ascemu {
 
@@ -47,7 +48,6 @@ void level2_end() {
   g.mask_hi = g.mask_lo = ~uint64_t{0};
 }
 
-namespace {
 void merge_into(std::vector<std::pair<uint64_t, uint64_t>>& ranges, bool write,
                 std::vector<Access>& out) {
   std::sort(ranges.begin(), ranges.end());
@@ -58,7 +58,6 @@ void merge_into(std::vector<std::pair<uint64_t, uint64_t>>& ranges, bool write,
     out.push_back(Access{Mem::kUB, lo, hi, write});
   }
 }
-}  // namespace
 
 // Reads first, then every write merged: one instruction reads before it writes and never races
 // with itself.
@@ -90,6 +89,31 @@ std::vector<Access> vec_accesses(const char* call, const VGeom& g, const std::ve
   }
   merge_into(writes, true, out);
   return out;
+}
+
+namespace {
+uint64_t ceil_div(uint64_t a, uint64_t b) {
+  return (a + b - 1) / b;
+}
+uint64_t align_up(uint64_t a, uint64_t b) {
+  return ceil_div(a, b) * b;
+}
+}  // namespace
+
+// The documented sizes: ReduceSum's count form does not use the buffer; its level-0 form needs the
+// repeat sums; ReduceMax/ReduceMin need (value, index) pairs of the first pass, and with calIndex
+// every later pass's pairs too.
+uint64_t reduce_tmp_elems(ReduceType k, bool level0, bool index, uint64_t first_repeats,
+                          uint32_t per, uint32_t per_block) {
+  if (k == ReduceType::SUM) return level0 ? align_up(first_repeats, per_block) : 0;
+  const uint64_t out1 = first_repeats * 2;
+  if (!index) return align_up(out1, per_block);
+  const uint64_t start2 = align_up(out1, per_block);
+  const uint64_t out2 = ceil_div(out1, per) * 2;
+  const uint64_t end2 = align_up(out2, per_block);
+  if (out2 <= 2) return start2 + end2;
+  const uint64_t out3 = ceil_div(out2, per) * 2;
+  return start2 + end2 + align_up(out3, per_block);
 }
 
 }  // namespace ascemu

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -159,6 +160,9 @@ void set_mask_bits(const char* call, uint32_t per, const uint64_t mask[]);
 void level2_begin(uint64_t count);
 void level2_end();
 
+// UB byte ranges sorted and merged into accesses.
+void merge_into(std::vector<std::pair<uint64_t, uint64_t>>& ranges, bool write,
+                std::vector<Access>& out);
 // The touched bytes of each operand, checked against its tensor and merged per operand.
 std::vector<Access> vec_accesses(const char* call, const VGeom& g, const std::vector<VOp>& ops);
 
