@@ -2,7 +2,8 @@
 // repeatTime, UnaryRepeatParams) over the Atlas A2 conversion table, each pair with the RoundModes
 // the table gives it. A repeat holds 256 bytes of the wider type (the mask counts its elements);
 // the narrower operand's repeat spans fewer blocks. Rounding is exact: CAST_NONE rounds as
-// CAST_RINT where the conversion loses precision; results past the target's range saturate.
+// CAST_RINT where the conversion loses precision; results past the target's range saturate;
+// float -> float rounds to an integral value.
 #pragma once
 
 #include "emu_vec_elementwise.h"
@@ -46,6 +47,8 @@ inline D cast_value(S s, AscendC::RoundMode mode) {
     b.bits = static_cast<uint16_t>(
         f32_bits(static_cast<float>(round_float(v, mode, 7, -126, bmax))) >> 16);
     return b;
+  } else if constexpr (std::is_same_v<S, float>) {
+    return static_cast<D>(round_integer(v, mode));  // float -> float rounds to an integer
   } else {
     return static_cast<D>(round_float(v, mode, 23, -126, std::numeric_limits<float>::max()));
   }
