@@ -66,6 +66,10 @@ std::vector<Access> vec_accesses(const char* call, const VGeom& g, const std::ve
   std::vector<std::pair<uint64_t, uint64_t>> writes;
   for (const VOp& op : ops) {
     const uint32_t epb = 32 / op.es;
+    if (g.counter && op.blk == 1 && uint64_t{op.rep} * 32 == uint64_t{g.per} * op.es)
+      check(g.count * op.es <= op.end - op.off, call,
+            "count " + std::to_string(g.count) + " past an operand of " +
+                std::to_string((op.end - op.off) / op.es) + " elements");
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
     for (uint32_t r = 0; r < g.repeats; ++r)
       for (uint32_t b = 0; b * epb < g.per; ++b) {
