@@ -4,6 +4,7 @@
 // ReLU / max by Compare + Select.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -218,7 +219,8 @@ extern "C" __global__ __aicore__ void cast_round_trip(GM_ADDR x, GM_ADDR y) {
   op.Process();
 }
 
-// The half nearest x under the mode, found among all finite halves (saturating at 65504).
+// The half nearest x under the mode, found among all finite halves (saturating at 65504, NaN to
+// 0).
 float half_reference(float x, AscendC::RoundMode mode) {
   static const std::vector<float> halves = [] {
     std::vector<float> v;
@@ -226,6 +228,7 @@ float half_reference(float x, AscendC::RoundMode mode) {
       v.push_back(ascemu::f16_to_f32(static_cast<uint16_t>(b)));
     return v;
   }();
+  if (std::isnan(x)) return 0.0f;
   const float a = std::fabs(x);
   const bool neg = std::signbit(x);
   if (a >= 65504.0f) return neg ? -65504.0f : 65504.0f;
@@ -285,6 +288,8 @@ TEST(EmulatorVecKernels, CastRoundTripUnderEveryMode) {
   }
   xs[7] = 70000.0f;  // past half: saturates
   xs[8] = -1e9f;
+  xs[9] = -std::numeric_limits<float>::infinity();  // CTRL[48] = 0: inf -> -65504, NaN -> 0
+  xs[10] = std::numeric_limits<float>::quiet_NaN();
   const ascemu::Result r = ascemu::Run(vectest::collect("cast_round_trip"), KERNEL_TYPE_AIV_ONLY, 1,
                                        cast_round_trip, x.addr(), y.addr());
   EXPECT_TRUE(r.races.empty()) << r.races.front();

@@ -2,7 +2,8 @@
 // repeatTime, UnaryRepeatParams) over the Atlas A2 conversion table, each pair with the RoundModes
 // the table gives it. A repeat holds 256 bytes of the wider type (the mask counts its elements);
 // the narrower operand's repeat spans fewer blocks. Rounding is exact: CAST_NONE rounds as
-// CAST_RINT where the conversion loses precision; results past the target's range saturate;
+// CAST_RINT where the conversion loses precision; results past the target's range saturate (half
+// and bfloat16_t results also turn inf into +-MAX and NaN into 0, the A2's default CTRL[48]);
 // float -> float rounds to an integral value.
 #pragma once
 
@@ -37,16 +38,17 @@ inline D cast_value(S s, AscendC::RoundMode mode) {
     if (r >= static_cast<long double>(std::numeric_limits<D>::max()))
       return std::numeric_limits<D>::max();
     return static_cast<D>(r);
-  } else if constexpr (std::is_same_v<D, half>) {
-    half h;
-    h.bits = f32_to_f16(static_cast<float>(round_float(v, mode, 10, -14, 65504.0L)));
-    return h;
-  } else if constexpr (std::is_same_v<D, bfloat16_t>) {
-    bfloat16_t b;
-    const long double bmax = 0x1.fep127L;
-    b.bits = static_cast<uint16_t>(
-        f32_bits(static_cast<float>(round_float(v, mode, 7, -126, bmax))) >> 16);
-    return b;
+  } else if constexpr (std::is_same_v<D, half> || std::is_same_v<D, bfloat16_t>) {
+    // CTRL[48] = 0 (the Atlas A2's default): an inf result saturates to +-MAX, NaN becomes 0.
+    const long double maxv = std::is_same_v<D, half> ? 65504.0L : 0x1.fep127L;
+    const long double r = std::isnan(v) ? 0.0L : std::isinf(v) ? (v < 0 ? -maxv : maxv) : v;
+    D out;
+    if constexpr (std::is_same_v<D, half>)
+      out.bits = f32_to_f16(static_cast<float>(round_float(r, mode, 10, -14, maxv)));
+    else
+      out.bits = static_cast<uint16_t>(
+          f32_bits(static_cast<float>(round_float(r, mode, 7, -126, maxv))) >> 16);
+    return out;
   } else if constexpr (std::is_same_v<S, float>) {
     return static_cast<D>(round_integer(v, mode));  // float -> float rounds to an integer
   } else {

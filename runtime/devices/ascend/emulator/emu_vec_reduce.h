@@ -13,7 +13,7 @@
 //    sharedTmpBuffer against the sizes the API documents.
 // Sums add in a binary tree of adjacent pairs inside each repeat (masked elements count as 0),
 // rounding every addition to T. An element outside the mask takes no part; a block or pair with
-// none gives 0 (sum) or -inf/+inf (max/min).
+// none writes nothing (dst keeps its value, as the Atlas A2 does).
 #pragma once
 
 #include <limits>
@@ -184,15 +184,30 @@ inline void group_reduce(const char* call, ReduceType k, const AscendC::LocalTen
   const VOp x = vop(call, src, static_cast<uint32_t>(srcBlkStride),
                     static_cast<uint32_t>(srcRepStride), false, "src");
   const uint64_t step = dst_unit * static_cast<uint32_t>(dstRepStride);
+  auto any = [g, span](uint32_t r, uint32_t q) {
+    for (uint32_t j = q * span; j < (q + 1) * span; ++j)
+      if (g.active(r, j)) return true;
+    return false;
+  };
+  vec_operand(call, dst, 0, true, sizeof(T));
+  const uint64_t d = dst.HostOffset(), end = dst.HostEnd(dst.GetSize());
+  std::vector<std::pair<uint64_t, uint64_t>> w;
+  for (uint32_t r = 0; r < g.repeats; ++r)
+    for (uint32_t q = 0; q < groups; ++q) {
+      if (!any(r, q)) continue;
+      const uint64_t at = d + r * step + uint64_t{q} * sizeof(T);
+      check(at + sizeof(T) <= end, call,
+            "dst reaches UB byte " + std::to_string(at + sizeof(T)) + " (repeat " +
+                std::to_string(r) + "), past its tensor's end at " + std::to_string(end));
+      w.emplace_back(at, at + sizeof(T));
+    }
   std::vector<Access> acc = vec_accesses(call, g, {x});
-  for (const Access& a :
-       dst_ranges(call, dst, g.repeats, step, uint64_t{groups} * sizeof(T), sizeof(T)))
-    acc.push_back(a);
-  const uint64_t d = dst.HostOffset();
+  merge_into(w, true, acc);
   uint8_t* ub = ub_base();
   current().issue(kV, call, std::move(acc), [=] {
     for (uint32_t r = 0; r < g.repeats; ++r)
       for (uint32_t q = 0; q < groups; ++q) {
+        if (!any(r, q)) continue;  // a group with no element in the mask keeps dst
         const Calc<T> v =
             k == ReduceType::SUM
                 ? sum_of<T>(ub, g, x, r, q * span, (q + 1) * span)
