@@ -5,7 +5,7 @@
 //    element's place in its repeat, stored as the bits of an unsigned integer of T's size; ties
 //    give the first.
 //  - BlockReduceSum/Max/Min (ReduceDataBlock): eight results per repeat, one per 32-byte block,
-//    at dst + r * dstRepStride * (8 * sizeof(T)) bytes.
+//    at dst + r * dstRepStride * (8 * sizeof(T)) bytes (dst aligned to 8 * sizeof(T)).
 //  - PairReduceSum (ReducePairElem): src[2k] + src[2k+1], per / 2 results per repeat, repeats
 //    dstRepStride * 128 bytes apart.
 //  - ReduceSum/ReduceMax/ReduceMin: one result (and with calIndex the index over the whole input)
@@ -174,8 +174,8 @@ inline void whole_reduce(const char* call, ReduceType k, const AscendC::LocalTen
 template <typename T>
 inline void group_reduce(const char* call, ReduceType k, const AscendC::LocalTensor<T>& dst,
                          const AscendC::LocalTensor<T>& src, const VGeom& g, uint32_t span,
-                         uint64_t dst_unit, int32_t dstRepStride, int32_t srcBlkStride,
-                         int32_t srcRepStride) {
+                         uint64_t dst_unit, uint64_t dst_align, int32_t dstRepStride,
+                         int32_t srcBlkStride, int32_t srcRepStride) {
   vec_type(kFloat<T>, call, type_name<T>(), "half, float");
   reduce_stride(call, dstRepStride, "dstRepStride");
   reduce_stride(call, srcBlkStride, "srcBlkStride");
@@ -189,7 +189,7 @@ inline void group_reduce(const char* call, ReduceType k, const AscendC::LocalTen
       if (g.active(r, j)) return true;
     return false;
   };
-  vec_operand(call, dst, 0, true, sizeof(T));
+  vec_operand(call, dst, 0, true, dst_align);
   const uint64_t d = dst.HostOffset(), end = dst.HostEnd(dst.GetSize());
   std::vector<std::pair<uint64_t, uint64_t>> w;
   for (uint32_t r = 0; r < g.repeats; ++r)
@@ -241,7 +241,7 @@ inline void reduce_all(const char* call, ReduceType k, const AscendC::LocalTenso
   std::vector<Access> acc = vec_accesses(call, g, {x});
   std::vector<std::pair<uint64_t, uint64_t>> w = {
       {dst.HostOffset(), dst.HostOffset() + (index ? 2 : 1) * es}};
-  vec_operand(call, dst, index ? 2 : 1, true, es);
+  vec_operand(call, dst, index ? 2 : 1, true, index ? 2 * es : es);
   if (need) w.emplace_back(tmp.HostOffset(), tmp.HostEnd(need));
   merge_into(w, true, acc);
   const uint64_t d = dst.HostOffset();
@@ -356,8 +356,8 @@ inline void ReduceDataBlock(const LocalTensor<T>& dst, const LocalTensor<U>& src
   const ascemu::VGeom g = ascemu::geom_reduce<T>(
       call, static_cast<std::conditional_t<std::is_integral_v<M>, int32_t, M>>(mask), repeatTime,
       isSetMask);
-  ascemu::group_reduce(call, reduceType, dst, src, g, 32 / sizeof(T), 8 * sizeof(T), dstRepStride,
-                       srcBlkStride, srcRepStride);
+  ascemu::group_reduce(call, reduceType, dst, src, g, 32 / sizeof(T), 8 * sizeof(T), 8 * sizeof(T),
+                       dstRepStride, srcBlkStride, srcRepStride);
 }
 template <ReduceType reduceType, typename T, typename U, bool isSetMask = true, ASCEMU_MASK_ARG>
 inline void ReducePairElem(const LocalTensor<T>& dst, const LocalTensor<U>& src, M mask,
@@ -369,8 +369,8 @@ inline void ReducePairElem(const LocalTensor<T>& dst, const LocalTensor<U>& src,
   const ascemu::VGeom g = ascemu::geom_reduce<T>(
       "PairReduceSum", static_cast<std::conditional_t<std::is_integral_v<M>, int32_t, M>>(mask),
       repeatTime, isSetMask);
-  ascemu::group_reduce("PairReduceSum", reduceType, dst, src, g, 2, 128, dstRepStride, srcBlkStride,
-                       srcRepStride);
+  ascemu::group_reduce("PairReduceSum", reduceType, dst, src, g, 2, 128, 32, dstRepStride,
+                       srcBlkStride, srcRepStride);
 }
 #define ASCEMU_OLD_GROUP(NAME, NEW, KIND)                                                          \
   template <typename T, bool isSetMask = true, ASCEMU_MASK_ARG>                                    \
