@@ -375,3 +375,65 @@ TEST(EmulatorVecKernels, ReluAndMaxByCompareAndSelect) {
 }
 
 }  // namespace
+
+namespace {
+
+// ---- Sigmoid and Tanh with a sharedTmpBuffer, half, 300 elements ----
+constexpr uint32_t kActLen = 320, kActCount = 300;
+
+template <bool kTanh>
+__aicore__ void activation(GM_ADDR x, GM_ADDR y) {
+  AscendC::TPipe pipe;
+  AscendC::TQue<TPosition::VECIN, 1> inQueue;
+  AscendC::TQue<TPosition::VECOUT, 1> outQueue;
+  AscendC::TBuf<TPosition::VECCALC> tmpBuf;
+  pipe.InitBuffer(inQueue, 1, kActLen * sizeof(half));
+  pipe.InitBuffer(outQueue, 1, kActLen * sizeof(half));
+  pipe.InitBuffer(tmpBuf, 1024);
+  AscendC::GlobalTensor<half> xGm, yGm;
+  xGm.SetGlobalBuffer((__gm__ half*)x, kActLen);
+  yGm.SetGlobalBuffer((__gm__ half*)y, kActLen);
+  AscendC::LocalTensor<half> xLocal = inQueue.AllocTensor<half>();
+  AscendC::DataCopy(xLocal, xGm, kActLen);
+  inQueue.EnQue(xLocal);
+  xLocal = inQueue.DeQue<half>();
+  AscendC::LocalTensor<half> yLocal = outQueue.AllocTensor<half>();
+  AscendC::LocalTensor<uint8_t> tmp = tmpBuf.Get<uint8_t>();
+  if (kTanh)
+    AscendC::Tanh(yLocal, xLocal, tmp, kActCount);
+  else
+    AscendC::Sigmoid(yLocal, xLocal, tmp, kActCount);
+  outQueue.EnQue(yLocal);
+  inQueue.FreeTensor(xLocal);
+  yLocal = outQueue.DeQue<half>();
+  AscendC::DataCopy(yGm, yLocal, kActLen);
+  outQueue.FreeTensor(yLocal);
+}
+
+TEST(EmulatorVecKernels, SigmoidAndTanhWithSharedTmpBuffer) {
+  vectest::Gm x(kActLen * 2), y(kActLen * 2);
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> u(-6, 6);
+  for (uint32_t i = 0; i < kActLen; ++i) x.as<half>()[i] = half(u(rng));
+  for (const bool tanh_ : {false, true}) {
+    const ascemu::Result r =
+        ascemu::Run(vectest::collect("activation"), KERNEL_TYPE_AIV_ONLY, 1,
+                    tanh_ ? activation<true> : activation<false>, x.addr(), y.addr());
+    EXPECT_TRUE(r.races.empty()) << r.races.front();
+    for (uint32_t i = 0; i < kActCount; ++i) {
+      const float v = x.as<half>()[i];
+      const float want = tanh_ ? std::tanh(v) : 1.0f / (1.0f + std::exp(-v));
+      ASSERT_NEAR(static_cast<float>(y.as<half>()[i]), want, 1e-3) << i;
+    }
+  }
+  EXPECT_NE(vectest::refusal([] {
+              AscendC::TPipe pipe;
+              AscendC::TBuf<TPosition::VECCALC> b;
+              pipe.InitBuffer(b, 4096);
+              AscendC::LocalTensor<half> t = b.Get<half>();
+              AscendC::Tanh(t[1024], t, b.Get<uint8_t>()[3584].ReinterpretCast<uint8_t>(), 256);
+            }).find("Tanh: sharedTmpBuffer holds 512 bytes; half needs at least 1024"),
+            std::string::npos);
+}
+
+}  // namespace
