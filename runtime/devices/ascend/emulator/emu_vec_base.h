@@ -48,6 +48,7 @@ const char* type_name() {
   if constexpr (std::is_same_v<T, uint32_t>) return "uint32_t";
   if constexpr (std::is_same_v<T, int64_t>) return "int64_t";
   if constexpr (std::is_same_v<T, uint64_t>) return "uint64_t";
+  if constexpr (std::is_same_v<T, AscendC::int4b_t>) return "int4b_t";
   return "this type";
 }
 

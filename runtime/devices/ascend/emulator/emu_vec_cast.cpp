@@ -90,6 +90,12 @@ long double round_in(long double v, RoundMode mode, long double q) {
 }  // namespace
 
 void cast_check(const char* src, const char* dst, RoundMode mode) {
+  check(!(std::strcmp(src, "int32_t") == 0 && std::strcmp(dst, "half") == 0), "Cast",
+        "int32_t -> half dequantises with the scale SetDeqScale sets, which the emulator does not "
+        "model");
+  check(std::strcmp(src, "int4b_t") != 0 && std::strcmp(dst, "int4b_t") != 0, "Cast",
+        std::string(src) + " -> " + dst +
+            ": the A2's int4b_t <-> half casts are not emulated (packed nibbles)");
   std::string from;
   for (const CastPair& p : kPairs) {
     if (std::strcmp(p.src, src) != 0) continue;
