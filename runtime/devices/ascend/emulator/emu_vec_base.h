@@ -75,6 +75,13 @@ inline Access vec_operand(const char* call, const AscendC::LocalTensor<T>& t, ui
   return Access{Mem::kUB, t.HostOffset(), t.HostEnd(elems), write};
 }
 
+// A level-0 mask argument: a continuous count (integral) or the two-word bit mask (uint64_t[]).
+template <typename M>
+constexpr bool kMaskArg =
+    std::is_integral_v<M> || std::is_same_v<M, uint64_t*> || std::is_same_v<M, const uint64_t*>;
+template <typename M>
+using IfMask = std::enable_if_t<kMaskArg<M>>;
+
 inline void vec_count(const char* call, int64_t count) {
   check(count >= 0, call, "negative count " + std::to_string(count));
 }

@@ -90,10 +90,9 @@ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const Rou
 }
 
 template <typename T, typename U, bool isSetMask = true, typename M>
-inline std::enable_if_t<std::is_integral_v<M> || std::is_same_v<M, uint64_t*> ||
-                        std::is_same_v<M, const uint64_t*>>
-Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode, M mask,
-     ascemu::Repeat repeatTime, const UnaryRepeatParams& p) {
+inline ascemu::IfMask<M> Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src,
+                              const RoundMode& roundMode, M mask, ascemu::Repeat repeatTime,
+                              const UnaryRepeatParams& p) {
   const ascemu::VGeom g =
       ascemu::geom0<isSetMask>("Cast", ascemu::cast_per<T, U>(), mask, repeatTime);
   ascemu::vcast(dst, src, roundMode, g, p.dstBlkStride, p.dstRepStride, p.srcBlkStride,

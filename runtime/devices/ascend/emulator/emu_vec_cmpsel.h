@@ -142,10 +142,9 @@ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
 }
 
 template <typename T, typename U, bool isSetMask = true, typename M>
-inline std::enable_if_t<std::is_integral_v<M> || std::is_same_v<M, uint64_t*> ||
-                        std::is_same_v<M, const uint64_t*>>
-Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
-        CMPMODE cmpMode, M mask, ascemu::Repeat repeatTime, const BinaryRepeatParams& p) {
+inline ascemu::IfMask<M> Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
+                                 const LocalTensor<T>& src1, CMPMODE cmpMode, M mask,
+                                 ascemu::Repeat repeatTime, const BinaryRepeatParams& p) {
   ascemu::compare_types<T, U>("Compare", cmpMode, false);
   ascemu::geom0<isSetMask>("Compare", 256 / sizeof(T), mask, repeatTime);  // the A2 ignores it
   const uint32_t n = ascemu::repeat_times("Compare", repeatTime);
@@ -158,10 +157,8 @@ Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor
 
 // One repeat into the CMPMASK register; elements outside the mask compare false.
 template <typename T, bool isSetMask = true, typename M>
-inline std::enable_if_t<std::is_integral_v<M> || std::is_same_v<M, uint64_t*> ||
-                        std::is_same_v<M, const uint64_t*>>
-Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, M mask,
-        const BinaryRepeatParams& p) {
+inline ascemu::IfMask<M> Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                                 CMPMODE cmpMode, M mask, const BinaryRepeatParams& p) {
   ascemu::compare_types<T, uint8_t>("Compare", cmpMode, true);
   const ascemu::VGeom g = ascemu::geom0<isSetMask>("Compare", 256 / sizeof(T), mask, 1);
   const ascemu::VOp x =
@@ -192,10 +189,9 @@ inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
 }
 
 template <typename T, typename U, bool isSetMask = true, typename M>
-inline std::enable_if_t<std::is_integral_v<M> || std::is_same_v<M, uint64_t*> ||
-                        std::is_same_v<M, const uint64_t*>>
-CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar,
-              CMPMODE cmpMode, M mask, ascemu::Repeat repeatTime, const UnaryRepeatParams& p) {
+inline ascemu::IfMask<M> CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
+                                       const T src1Scalar, CMPMODE cmpMode, M mask,
+                                       ascemu::Repeat repeatTime, const UnaryRepeatParams& p) {
   ascemu::compare_types<T, U>("CompareScalar", cmpMode, true);
   ascemu::geom0<isSetMask>("CompareScalar", 256 / sizeof(T), mask, repeatTime);
   const uint32_t n = ascemu::repeat_times("CompareScalar", repeatTime);
@@ -243,19 +239,17 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask,
                         BinaryRepeatParams());
 }
 template <typename T, typename U, bool isSetMask = true, typename M>
-inline std::enable_if_t<std::is_integral_v<M> || std::is_same_v<M, uint64_t*> ||
-                        std::is_same_v<M, const uint64_t*>>
-Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
-       const LocalTensor<T>& src1, SELMODE selMode, M mask, ascemu::Repeat repeatTime,
-       const BinaryRepeatParams& p) {
+inline ascemu::IfMask<M> Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask,
+                                const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                                SELMODE selMode, M mask, ascemu::Repeat repeatTime,
+                                const BinaryRepeatParams& p) {
   const ascemu::VGeom g = ascemu::geom0<isSetMask>("Select", 256 / sizeof(T), mask, repeatTime);
   ascemu::vselect("Select", dst, selMask, src0, &src1, T(), selMode, g, p);
 }
 template <typename T, typename U, bool isSetMask = true, typename M>
-inline std::enable_if_t<std::is_integral_v<M> || std::is_same_v<M, uint64_t*> ||
-                        std::is_same_v<M, const uint64_t*>>
-Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, T src1,
-       SELMODE selMode, M mask, ascemu::Repeat repeatTime, const BinaryRepeatParams& p) {
+inline ascemu::IfMask<M> Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask,
+                                const LocalTensor<T>& src0, T src1, SELMODE selMode, M mask,
+                                ascemu::Repeat repeatTime, const BinaryRepeatParams& p) {
   const ascemu::VGeom g = ascemu::geom0<isSetMask>("Select", 256 / sizeof(T), mask, repeatTime);
   ascemu::vselect<T, U>("Select", dst, selMask, src0, nullptr, src1, selMode, g, p);
 }

@@ -102,25 +102,24 @@ inline uint32_t per_repeat() {
 namespace AscendC {
 
 // ---- binary: dst = src0 op src1 ----
-#define ASCEMU_BINARY(NAME, OK, HAS, EXPR)                                                        \
-  template <typename T>                                                                           \
-  inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                         \
-                   const LocalTensor<T>& src1, const int32_t& count) {                            \
-    ascemu::vec_type(OK, #NAME, ascemu::type_name<T>(), HAS);                                     \
-    const ascemu::VGeom g = ascemu::geom2(#NAME, ascemu::per_repeat<T>(), count);                 \
-    ascemu::vbinary(#NAME, dst, src0, src1, g, BinaryRepeatParams(),                              \
-                    [](ascemu::Calc<T> a, ascemu::Calc<T> b) -> ascemu::Calc<T> { EXPR; });       \
-  }                                                                                               \
-  template <typename T, bool isSetMask = true, typename M>                                        \
-  inline std::enable_if_t<std::is_integral_v<M> || std::is_same_v<M, uint64_t*> ||                \
-                          std::is_same_v<M, const uint64_t*>>                                     \
-  NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, M mask, \
-       ascemu::Repeat repeatTime, const BinaryRepeatParams& repeatParams) {                       \
-    ascemu::vec_type(OK, #NAME, ascemu::type_name<T>(), HAS);                                     \
-    const ascemu::VGeom g =                                                                       \
-        ascemu::geom0<isSetMask>(#NAME, ascemu::per_repeat<T>(), mask, repeatTime);               \
-    ascemu::vbinary(#NAME, dst, src0, src1, g, repeatParams,                                      \
-                    [](ascemu::Calc<T> a, ascemu::Calc<T> b) -> ascemu::Calc<T> { EXPR; });       \
+#define ASCEMU_BINARY(NAME, OK, HAS, EXPR)                                                     \
+  template <typename T>                                                                        \
+  inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                      \
+                   const LocalTensor<T>& src1, const int32_t& count) {                         \
+    ascemu::vec_type(OK, #NAME, ascemu::type_name<T>(), HAS);                                  \
+    const ascemu::VGeom g = ascemu::geom2(#NAME, ascemu::per_repeat<T>(), count);              \
+    ascemu::vbinary(#NAME, dst, src0, src1, g, BinaryRepeatParams(),                           \
+                    [](ascemu::Calc<T> a, ascemu::Calc<T> b) -> ascemu::Calc<T> { EXPR; });    \
+  }                                                                                            \
+  template <typename T, bool isSetMask = true, typename M>                                     \
+  inline ascemu::IfMask<M> NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,         \
+                                const LocalTensor<T>& src1, M mask, ascemu::Repeat repeatTime, \
+                                const BinaryRepeatParams& repeatParams) {                      \
+    ascemu::vec_type(OK, #NAME, ascemu::type_name<T>(), HAS);                                  \
+    const ascemu::VGeom g =                                                                    \
+        ascemu::geom0<isSetMask>(#NAME, ascemu::per_repeat<T>(), mask, repeatTime);            \
+    ascemu::vbinary(#NAME, dst, src0, src1, g, repeatParams,                                   \
+                    [](ascemu::Calc<T> a, ascemu::Calc<T> b) -> ascemu::Calc<T> { EXPR; });    \
   }
 #define ASCEMU_ARITH "half, float, int16_t, int32_t"
 ASCEMU_BINARY(Add, ascemu::kArith<T>, ASCEMU_ARITH, return a + b)
@@ -143,10 +142,8 @@ ASCEMU_BINARY(Or, (ascemu::kOneOf<T, int16_t, uint16_t>), "int16_t, uint16_t", r
                    [](ascemu::Calc<T> a, ascemu::Calc<T>) -> ascemu::Calc<T> { EXPR; });         \
   }                                                                                              \
   template <typename T, bool isSetMask = true, typename M>                                       \
-  inline std::enable_if_t<std::is_integral_v<M> || std::is_same_v<M, uint64_t*> ||               \
-                          std::is_same_v<M, const uint64_t*>>                                    \
-  NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, M mask, ascemu::Repeat repeatTime,  \
-       const UnaryRepeatParams& p) {                                                             \
+  inline ascemu::IfMask<M> NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, M mask,    \
+                                ascemu::Repeat repeatTime, const UnaryRepeatParams& p) {         \
     ascemu::vec_type(OK, #NAME, ascemu::type_name<T>(), HAS);                                    \
     const ascemu::VGeom g =                                                                      \
         ascemu::geom0<isSetMask>(#NAME, ascemu::per_repeat<T>(), mask, repeatTime);              \
@@ -180,10 +177,9 @@ ASCEMU_UNARY(Not, (ascemu::kOneOf<T, int16_t, uint16_t>), "int16_t, uint16_t",
                    [s](ascemu::Calc<T> a, ascemu::Calc<T>) -> ascemu::Calc<T> { EXPR; });      \
   }                                                                                            \
   template <typename T, bool isSetMask = true, typename U, typename M>                         \
-  inline std::enable_if_t<std::is_integral_v<M> || std::is_same_v<M, uint64_t*> ||             \
-                          std::is_same_v<M, const uint64_t*>>                                  \
-  NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalarValue, M mask,     \
-       ascemu::Repeat repeatTime, const UnaryRepeatParams& p, bool = false) {                  \
+  inline ascemu::IfMask<M> NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,          \
+                                const U& scalarValue, M mask, ascemu::Repeat repeatTime,       \
+                                const UnaryRepeatParams& p, bool = false) {                    \
     ascemu::vec_type(OK, #NAME, ascemu::type_name<T>(), HAS);                                  \
     const auto s = static_cast<ascemu::Calc<T>>(static_cast<T>(scalarValue));                  \
     CHECK;                                                                                     \
@@ -236,10 +232,9 @@ inline void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& 
       true);
 }
 template <typename T, typename U, bool isSetMask = true, typename M>
-inline std::enable_if_t<std::is_integral_v<M> || std::is_same_v<M, uint64_t*> ||
-                        std::is_same_v<M, const uint64_t*>>
-Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const U& scalarValue, M mask,
-     ascemu::Repeat repeatTime, const UnaryRepeatParams& p) {
+inline ascemu::IfMask<M> Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src,
+                              const U& scalarValue, M mask, ascemu::Repeat repeatTime,
+                              const UnaryRepeatParams& p) {
   axpy_types<T, U>();
   const float s = static_cast<float>(scalarValue);
   const ascemu::VGeom g =
@@ -271,10 +266,9 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int
   duplicate(dst, scalarValue, ascemu::geom2("Duplicate", ascemu::per_repeat<T>(), count), 1, 8);
 }
 template <typename T, bool isSetMask = true, typename M>
-inline std::enable_if_t<std::is_integral_v<M> || std::is_same_v<M, uint64_t*> ||
-                        std::is_same_v<M, const uint64_t*>>
-Duplicate(const LocalTensor<T>& dst, const T& scalarValue, M mask, ascemu::Repeat repeatTime,
-          const uint16_t dstBlockStride, const uint8_t dstRepeatStride) {
+inline ascemu::IfMask<M> Duplicate(const LocalTensor<T>& dst, const T& scalarValue, M mask,
+                                   ascemu::Repeat repeatTime, const uint16_t dstBlockStride,
+                                   const uint8_t dstRepeatStride) {
   duplicate(dst, scalarValue,
             ascemu::geom0<isSetMask>("Duplicate", ascemu::per_repeat<T>(), mask, repeatTime),
             dstBlockStride, dstRepeatStride);

@@ -296,11 +296,7 @@ inline VGeom geom_reduce(const char* call, const uint64_t mask[], int32_t repeat
 
 namespace AscendC {
 
-#define ASCEMU_MASK_ARG                                                                      \
-  typename M,                                                                                \
-      typename = std::enable_if_t < std::is_integral_v<M> || std::is_same_v<M, uint64_t*> || \
-                 std::is_same_v < M,                                                         \
-      const uint64_t* >>
+#define ASCEMU_MASK_ARG typename M, typename = ascemu::IfMask<M>
 
 // ---- WholeReduce / ReduceRepeat ----
 template <ReduceType reduceType, typename T, typename U, bool isSetMask = true, ASCEMU_MASK_ARG>
