@@ -5,9 +5,9 @@
 // previous repeat's; T is half or float (every CMPMODE) or int32_t (EQ only).
 // Compare without a destination compares one repeat into the 128-bit CMPMASK register.
 // Select takes src0[i] where its selection bit is 1, else src1[i] (or the scalar): in
-// VSEL_CMPMASK_SPR mode the bits are the first 256 / sizeof(T) bits of selMask (the CMPMASK
-// register), reused by every repeat; in VSEL_TENSOR_SCALAR_MODE and VSEL_TENSOR_TENSOR_MODE bit
-// r * (256 / sizeof(T)) + j of selMask selects element j of repeat r.
+// VSEL_CMPMASK_SPR mode the bits are the first 256 / sizeof(T) bits of selMask, loaded into the
+// CMPMASK register (16 bytes) and reused by every repeat; in VSEL_TENSOR_SCALAR_MODE and
+// VSEL_TENSOR_TENSOR_MODE bit r * (256 / sizeof(T)) + j of selMask selects element j of repeat r.
 #pragma once
 
 #include "emu_vec_elementwise.h"
@@ -101,7 +101,8 @@ inline void vselect(const char* call, const AscendC::LocalTensor<T>& dst,
                     : "VSEL_CMPMASK_SPR and VSEL_TENSOR_TENSOR_MODE take a tensor src1");
   dst_stride(call, p.dstBlkStride);
   const bool shared = mode == AscendC::SELMODE::VSEL_CMPMASK_SPR;
-  const uint64_t sel_bytes = shared ? g.per / 8 : (uint64_t{g.repeats} * g.per + 7) / 8;
+  // VSEL_CMPMASK_SPR loads 16 bytes of selMask into CMPMASK first (it stays there).
+  const uint64_t sel_bytes = shared ? 16 : (uint64_t{g.repeats} * g.per + 7) / 8;
   vec_operand(call, sel, 0, false);
   check(sel_bytes <= uint64_t{sel.GetSize()} * sizeof(U), call,
         "selMask holds " + std::to_string(uint64_t{sel.GetSize()} * sizeof(U)) +
@@ -116,7 +117,9 @@ inline void vselect(const char* call, const AscendC::LocalTensor<T>& dst,
   const uint64_t s = sel.HostOffset();
   uint8_t* ub = ub_base();
   const bool tensor = src1 != nullptr;
+  uint64_t* cmp = current().vec.cmp;
   current().issue(kV, call, std::move(acc), [=] {
+    if (shared) std::memcpy(cmp, ub + s, 16);
     g.each([&](uint32_t r, uint32_t j) {
       const uint64_t i = shared ? j : uint64_t{r} * g.per + j;
       const bool take0 = (ub[s + i / 8] >> (i % 8)) & 1u;
@@ -146,7 +149,7 @@ inline ascemu::IfMask<M> Compare(const LocalTensor<U>& dst, const LocalTensor<T>
                                  const LocalTensor<T>& src1, CMPMODE cmpMode, M mask,
                                  ascemu::Repeat repeatTime, const BinaryRepeatParams& p) {
   ascemu::compare_types<T, U>("Compare", cmpMode, false);
-  ascemu::geom0<isSetMask>("Compare", 256 / sizeof(T), mask, repeatTime);  // the A2 ignores it
+  (void)mask;  // reserved on the A2: neither used nor written to the mask register
   const uint32_t n = ascemu::repeat_times("Compare", repeatTime);
   const ascemu::VOp x =
       ascemu::vop("Compare", src0, p.src0BlkStride, p.src0RepStride, false, "src0");
@@ -193,7 +196,7 @@ inline ascemu::IfMask<M> CompareScalar(const LocalTensor<U>& dst, const LocalTen
                                        const T src1Scalar, CMPMODE cmpMode, M mask,
                                        ascemu::Repeat repeatTime, const UnaryRepeatParams& p) {
   ascemu::compare_types<T, U>("CompareScalar", cmpMode, true);
-  ascemu::geom0<isSetMask>("CompareScalar", 256 / sizeof(T), mask, repeatTime);
+  (void)mask;  // reserved on the A2
   const uint32_t n = ascemu::repeat_times("CompareScalar", repeatTime);
   const ascemu::VOp x =
       ascemu::vop("CompareScalar", src0, p.srcBlkStride, p.srcRepStride, false, "src0");
