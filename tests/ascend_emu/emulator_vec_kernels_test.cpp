@@ -378,10 +378,10 @@ TEST(EmulatorVecKernels, ReluAndMaxByCompareAndSelect) {
 
 namespace {
 
-// ---- Sigmoid and Tanh with a sharedTmpBuffer, half, 300 elements ----
+// ---- Sigmoid, Tanh and Erf with a sharedTmpBuffer, half, 300 elements ----
 constexpr uint32_t kActLen = 320, kActCount = 300;
 
-template <bool kTanh>
+template <int kFn>  // 0 Sigmoid, 1 Tanh, 2 Erf
 __aicore__ void activation(GM_ADDR x, GM_ADDR y) {
   AscendC::TPipe pipe;
   AscendC::TQue<TPosition::VECIN, 1> inQueue;
@@ -389,7 +389,7 @@ __aicore__ void activation(GM_ADDR x, GM_ADDR y) {
   AscendC::TBuf<TPosition::VECCALC> tmpBuf;
   pipe.InitBuffer(inQueue, 1, kActLen * sizeof(half));
   pipe.InitBuffer(outQueue, 1, kActLen * sizeof(half));
-  pipe.InitBuffer(tmpBuf, 1024);
+  pipe.InitBuffer(tmpBuf, 2048);
   AscendC::GlobalTensor<half> xGm, yGm;
   xGm.SetGlobalBuffer((__gm__ half*)x, kActLen);
   yGm.SetGlobalBuffer((__gm__ half*)y, kActLen);
@@ -399,8 +399,10 @@ __aicore__ void activation(GM_ADDR x, GM_ADDR y) {
   xLocal = inQueue.DeQue<half>();
   AscendC::LocalTensor<half> yLocal = outQueue.AllocTensor<half>();
   AscendC::LocalTensor<uint8_t> tmp = tmpBuf.Get<uint8_t>();
-  if (kTanh)
+  if (kFn == 1)
     AscendC::Tanh(yLocal, xLocal, tmp, kActCount);
+  else if (kFn == 2)
+    AscendC::Erf(yLocal, xLocal, tmp, kActCount);
   else
     AscendC::Sigmoid(yLocal, xLocal, tmp, kActCount);
   outQueue.EnQue(yLocal);
@@ -410,19 +412,21 @@ __aicore__ void activation(GM_ADDR x, GM_ADDR y) {
   outQueue.FreeTensor(yLocal);
 }
 
-TEST(EmulatorVecKernels, SigmoidAndTanhWithSharedTmpBuffer) {
+TEST(EmulatorVecKernels, SigmoidTanhErfWithSharedTmpBuffer) {
   vectest::Gm x(kActLen * 2), y(kActLen * 2);
   std::mt19937 rng(13);
   std::uniform_real_distribution<float> u(-6, 6);
   for (uint32_t i = 0; i < kActLen; ++i) x.as<half>()[i] = half(u(rng));
-  for (const bool tanh_ : {false, true}) {
-    const ascemu::Result r =
-        ascemu::Run(vectest::collect("activation"), KERNEL_TYPE_AIV_ONLY, 1,
-                    tanh_ ? activation<true> : activation<false>, x.addr(), y.addr());
+  void (*const kernels[])(GM_ADDR, GM_ADDR) = {activation<0>, activation<1>, activation<2>};
+  for (int fn = 0; fn < 3; ++fn) {
+    const ascemu::Result r = ascemu::Run(vectest::collect("activation"), KERNEL_TYPE_AIV_ONLY, 1,
+                                         kernels[fn], x.addr(), y.addr());
     EXPECT_TRUE(r.races.empty()) << r.races.front();
     for (uint32_t i = 0; i < kActCount; ++i) {
       const float v = x.as<half>()[i];
-      const float want = tanh_ ? std::tanh(v) : 1.0f / (1.0f + std::exp(-v));
+      const float want = fn == 1   ? std::tanh(v)
+                         : fn == 2 ? std::erf(v)
+                                   : 1.0f / (1.0f + std::exp(-v));
       ASSERT_NEAR(static_cast<float>(y.as<half>()[i]), want, 1e-3) << i;
     }
   }

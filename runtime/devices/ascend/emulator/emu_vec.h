@@ -2,7 +2,7 @@
 // of a vector core, in their level-2 (count) and level-0 (mask, repeatTime, repeat params) forms.
 #pragma once
 
-#include "emu_vec_activation.h"   // Sigmoid, Tanh (sharedTmpBuffer forms)
+#include "emu_vec_activation.h"   // Sigmoid, Tanh, Erf (sharedTmpBuffer forms)
 #include "emu_vec_base.h"         // element types, operand checks, the repeat geometry
 #include "emu_vec_cast.h"         // Cast with RoundMode
 #include "emu_vec_cmpsel.h"       // Compare, CompareScalar, Select, Get/SetCmpMask

@@ -1,9 +1,10 @@
 // Advanced vector APIs of the Atlas A2 that need a temporary UB buffer (include kernel_operator.h):
-// Sigmoid and Tanh in their sharedTmpBuffer forms. Each runs as one vector instruction that reads
-// src and writes dst and the scratch buffer; the result is computed in float and rounded once (the
-// hardware's sequence of vector steps may differ in the last bits). sharedTmpBuffer must hold the
-// minimum GetSigmoidMaxMinTmpSize / GetTanhMaxMinTmpSize give (Sigmoid: 256 bytes; Tanh: 256 bytes
-// for float, 1024 for half) and overlap neither operand; src and dst must not overlap.
+// Sigmoid, Tanh and Erf in their sharedTmpBuffer forms. Each runs as one vector instruction that
+// reads src and writes dst and the scratch buffer; the result is computed in float and rounded once
+// (the hardware's sequence of vector steps may differ in the last bits). sharedTmpBuffer must hold
+// the minimum the Get*MaxMinTmpSize calls give (Sigmoid: 256 bytes; Tanh: 256 for float, 1024 for
+// half; Erf: 768 for float, 2048 for half) and overlap neither operand; src and dst must not
+// overlap.
 #pragma once
 
 #include "emu_vec_elementwise.h"
@@ -67,6 +68,20 @@ template <typename T, bool isReuseSource = false>
 inline void Tanh(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
                  const LocalTensor<uint8_t>& sharedTmpBuffer) {
   Tanh<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, srcTensor.GetSize());
+}
+
+template <typename T, bool isReuseSource = false>
+inline void Erf(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
+                const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount) {
+  const uint64_t live = sizeof(T) == 4 ? 3 : 8;  // float temporaries per element
+  ascemu::vec_scratch_unary("Erf", dstTensor, srcTensor, sharedTmpBuffer, calCount, 256 * live,
+                            live * std::max<uint64_t>(256, uint64_t{calCount} * sizeof(T)),
+                            [](float v) { return std::erf(v); });
+}
+template <typename T, bool isReuseSource = false>
+inline void Erf(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
+                const LocalTensor<uint8_t>& sharedTmpBuffer) {
+  Erf<T, isReuseSource>(dstTensor, srcTensor, sharedTmpBuffer, srcTensor.GetSize());
 }
 
 }  // namespace AscendC
