@@ -191,3 +191,83 @@ TEST(EmulatorVecLevel0, AxpyAccumulatesHalfIntoFloat) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(EmulatorVecLevel0, CastRepeatsSpanTheWiderType) {
+  Regions g(7);
+  // float -> half, 64 elements a repeat: the half side's repeat is 4 blocks (dstRepStride 4).
+  const std::vector<uint8_t> out = g.run([&](auto a, auto, auto d) {
+    uint64_t m[2] = {0xFFFFFFFF0000FFFFull, 0};
+    AscendC::Cast(d.template ReinterpretCast<half>(), a.template ReinterpretCast<float>(),
+                  AscendC::RoundMode::CAST_TRUNC, m, 3, AscendC::UnaryRepeatParams(1, 1, 4, 8));
+    // half -> float with a gap block after each float repeat.
+    AscendC::Cast(d.template ReinterpretCast<float>()[1024], a.template ReinterpretCast<half>(),
+                  AscendC::RoundMode::CAST_NONE, 64, 2, AscendC::UnaryRepeatParams(1, 1, 9, 4));
+  });
+  std::vector<uint8_t> want = g.dst;
+  const uint64_t m0 = 0xFFFFFFFF0000FFFFull;
+  for (uint32_t r = 0; r < 3; ++r)
+    for (uint32_t j = 0; j < 64; ++j) {
+      if (!((m0 >> j) & 1u)) continue;
+      const float x = [&] {
+        float v;
+        std::memcpy(&v, &g.src0[at(r, j, 4, 1, 8)], 4);
+        return v;
+      }();
+      // TRUNC: the half nearest zero, found by stepping down from round-to-nearest.
+      half h(x);
+      if (std::fabs(static_cast<float>(h)) > std::fabs(x))
+        h.bits = static_cast<uint16_t>(h.bits - 1);
+      std::memcpy(&want[at(r, j, 2, 1, 4)], &h, 2);
+    }
+  for (uint32_t r = 0; r < 2; ++r)
+    for (uint32_t j = 0; j < 64; ++j) {
+      half h;
+      std::memcpy(&h, &g.src0[at(r, j, 2, 1, 4)], 2);
+      const float v = h;
+      std::memcpy(&want[4096 + at(r, j, 4, 1, 9)], &v, 4);
+    }
+  EXPECT_EQ(out, want);
+}
+
+TEST(EmulatorVecLevel0, CounterModeFromSetVectorMaskAndCompareLeavesTheMask) {
+  Regions g(8);
+  const std::vector<uint8_t> out = g.run([&](auto a, auto b, auto d) {
+    auto fa = a.template ReinterpretCast<float>();
+    auto fb = b.template ReinterpretCast<float>();
+    auto fd = d.template ReinterpretCast<float>();
+    AscendC::SetMaskCount();
+    AscendC::SetVectorMask<float, AscendC::MaskMode::COUNTER>(150);
+    // The repeat count is ignored: 150 elements, 3 repeats, 2 blocks apart in dst.
+    AscendC::Sub<float, false>(fd, fa, fb, AscendC::MASK_PLACEHOLDER, 1, {2, 1, 1, 16, 8, 8});
+    AscendC::SetMaskNorm();
+    AscendC::ResetMask();
+    AscendC::SetVectorMask<float>(0, 0xFFull);
+    AscendC::Compare(d[4096], fa, fb, AscendC::CMPMODE::GT, 3, 1, AscendC::BinaryRepeatParams());
+    AscendC::Abs<float, false>(fd[1536], fa, AscendC::MASK_PLACEHOLDER, 1,
+                               AscendC::UnaryRepeatParams());  // still the 8-element mask
+  });
+  std::vector<uint8_t> want = g.dst;
+  auto f = [&](const std::vector<uint8_t>& v, uint64_t off) {
+    float x;
+    std::memcpy(&x, &v[off], 4);
+    return x;
+  };
+  for (uint32_t i = 0; i < 150; ++i) {
+    const uint32_t r = i / 64, j = i % 64;
+    const float v = f(g.src0, i * 4) - f(g.src1, i * 4);
+    std::memcpy(&want[at(r, j, 4, 2, 16)], &v, 4);
+  }
+  uint8_t bits[8] = {};
+  for (uint32_t j = 0; j < 64; ++j)
+    if (f(g.src0, j * 4) > f(g.src1, j * 4)) bits[j / 8] |= static_cast<uint8_t>(1u << (j % 8));
+  std::memcpy(&want[4096], bits, 8);
+  for (uint32_t j = 0; j < 8; ++j) {
+    const float v = std::fabs(f(g.src0, j * 4));
+    std::memcpy(&want[6144 + j * 4], &v, 4);
+  }
+  EXPECT_EQ(out, want);
+}
+
+}  // namespace
