@@ -144,13 +144,15 @@ struct VGeom {
 };
 
 // The geometry the mask registers give an instruction of `per` elements and `repeats` repeats.
-inline VGeom vgeom(uint32_t per, uint32_t repeats) {
+inline VGeom vgeom(const char* call, uint32_t per, uint32_t repeats) {
   const VecRegs& g = current().vec;
   VGeom v;
   v.per = per;
   v.counter = g.counter;
   if (g.counter) {
     v.count = g.mask_lo;
+    check(v.count <= mem_capacity(Mem::kUB, false), call,
+          "counter mode runs " + std::to_string(v.count) + " elements, more than UB holds");
     v.repeats = static_cast<uint32_t>((v.count + per - 1) / per);
   } else {
     v.repeats = repeats;
@@ -164,7 +166,8 @@ inline VGeom vgeom(uint32_t per, uint32_t repeats) {
 void set_mask_len(const char* call, uint32_t per, uint64_t len);
 // isSetMask with the two-word form: mask[0] low, mask[1] high (32-bit and wider: high unused).
 void set_mask_bits(const char* call, uint32_t per, const uint64_t mask[]);
-// A level-2 call: counter mode over `count` elements; restore() puts back normal mode, full mask.
+// A level-2 call: counter mode over `count` elements; level2_end() puts back normal mode and a
+// full mask.
 void level2_begin(uint64_t count);
 void level2_end();
 

@@ -267,7 +267,8 @@ inline void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
                 "the register form is emulated in VSEL_CMPMASK_SPR mode only");
   ascemu::vec_type(ascemu::kFloat<T>, call, ascemu::type_name<T>(), "half, float");
   ascemu::dst_stride(call, p.dstBlkStride);
-  const ascemu::VGeom g = ascemu::vgeom(256 / sizeof(T), ascemu::repeat_times(call, repeatTime));
+  const ascemu::VGeom g =
+      ascemu::vgeom(call, 256 / sizeof(T), ascemu::repeat_times(call, repeatTime));
   const ascemu::VOp x = ascemu::vop(call, src0, p.src0BlkStride, p.src0RepStride, false, "src0");
   const ascemu::VOp y = ascemu::vop(call, src1, p.src1BlkStride, p.src1RepStride, false, "src1");
   const ascemu::VOp d = ascemu::vop(call, dst, p.dstBlkStride, p.dstRepStride, true, "dst");

@@ -14,19 +14,19 @@ template <bool isSetMask>
 inline VGeom geom0(const char* call, uint32_t per, uint64_t mask, Repeat rep) {
   const uint32_t n = repeat_times(call, rep);
   if (isSetMask) set_mask_len(call, per, mask);
-  return vgeom(per, n);
+  return vgeom(call, per, n);
 }
 template <bool isSetMask>
 inline VGeom geom0(const char* call, uint32_t per, const uint64_t mask[], Repeat rep) {
   const uint32_t n = repeat_times(call, rep);
   if (isSetMask) set_mask_bits(call, per, mask);
-  return vgeom(per, n);
+  return vgeom(call, per, n);
 }
 // The geometry of a level-2 call over `count` elements (counter mode, then normal mode again).
 inline VGeom geom2(const char* call, uint32_t per, int64_t count) {
   vec_count(call, count);
   level2_begin(static_cast<uint64_t>(count));
-  const VGeom g = vgeom(per, 1);
+  const VGeom g = vgeom(call, per, 1);
   level2_end();
   return g;
 }
@@ -172,7 +172,7 @@ ASCEMU_UNARY(Not, (ascemu::kOneOf<T, int16_t, uint16_t>), "int16_t, uint16_t",
     const auto s = static_cast<ascemu::Calc<T>>(static_cast<T>(scalarValue));                  \
     CHECK;                                                                                     \
     const ascemu::VGeom g = isSetMask ? ascemu::geom2(#NAME, ascemu::per_repeat<T>(), count)   \
-                                      : ascemu::vgeom(ascemu::per_repeat<T>(), 1);             \
+                                      : ascemu::vgeom(#NAME, ascemu::per_repeat<T>(), 1);      \
     ascemu::vunary(#NAME, dst, src, g, 1, 8, 1, 8,                                             \
                    [s](ascemu::Calc<T> a, ascemu::Calc<T>) -> ascemu::Calc<T> { EXPR; });      \
   }                                                                                            \

@@ -283,13 +283,13 @@ template <typename T>
 inline VGeom geom_reduce(const char* call, const int32_t mask, int32_t repeats, bool set) {
   check(repeats >= 0, call, "negative repeatTime " + std::to_string(repeats));
   if (set) set_mask_len(call, 256 / sizeof(T), static_cast<uint64_t>(mask < 0 ? 0 : mask));
-  return vgeom(256 / sizeof(T), static_cast<uint32_t>(repeats));
+  return vgeom(call, 256 / sizeof(T), static_cast<uint32_t>(repeats));
 }
 template <typename T>
 inline VGeom geom_reduce(const char* call, const uint64_t mask[], int32_t repeats, bool set) {
   check(repeats >= 0, call, "negative repeatTime " + std::to_string(repeats));
   if (set) set_mask_bits(call, 256 / sizeof(T), mask);
-  return vgeom(256 / sizeof(T), static_cast<uint32_t>(repeats));
+  return vgeom(call, 256 / sizeof(T), static_cast<uint32_t>(repeats));
 }
 
 }  // namespace ascemu
