@@ -81,6 +81,11 @@ TEST(EmulatorVecRefusals, RepeatsStridesCountsAndOperands) {
                    AscendC::CompareScalar(t.template ReinterpretCast<uint8_t>()[4096], t, half(0),
                                           AscendC::CMPMODE::GT, 200);
                  }));
+  EXPECT_REFUSED("Compares: count 100 is 200 bytes, not whole 256-byte repeats",
+                 on_ub<half>([](auto t) {
+                   AscendC::Compares(t.template ReinterpretCast<uint8_t>()[4096], t, half(0),
+                                     AscendC::CMPMODE::LE, 100);
+                 }));
   EXPECT_REFUSED("Add: UB address 12 is not 32-byte aligned",
                  on_ub<float>([](auto t) { AscendC::Add(t, t[3], t, 16); }));
   EXPECT_REFUSED("Mul: dstBlkStride 0 is undefined on the hardware", on_ub<float>([](auto t) {

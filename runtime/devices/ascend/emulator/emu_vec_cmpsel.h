@@ -180,29 +180,31 @@ inline ascemu::IfMask<M> Compare(const LocalTensor<T>& src0, const LocalTensor<T
   });
 }
 
-// ---- CompareScalar: dst bits = src0 cmp scalar ----
-template <typename T, typename U>
-inline void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar,
-                          CMPMODE cmpMode, uint32_t count) {
-  ascemu::compare_types<T, U>("CompareScalar", cmpMode, true);
-  const uint32_t n = ascemu::whole_repeats("CompareScalar", count, sizeof(T));
-  const ascemu::VOp x = ascemu::vop("CompareScalar", src0, 1, 8, false, "src0");
-  ascemu::vcompare<T>("CompareScalar", dst, x, nullptr, static_cast<ascemu::Calc<T>>(src1Scalar),
-                      cmpMode, n);
-}
-
-template <typename T, typename U, bool isSetMask = true, typename M>
-inline ascemu::IfMask<M> CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
-                                       const T src1Scalar, CMPMODE cmpMode, M mask,
-                                       ascemu::Repeat repeatTime, const UnaryRepeatParams& p) {
-  ascemu::compare_types<T, U>("CompareScalar", cmpMode, true);
-  (void)mask;  // reserved on the A2
-  const uint32_t n = ascemu::repeat_times("CompareScalar", repeatTime);
-  const ascemu::VOp x =
-      ascemu::vop("CompareScalar", src0, p.srcBlkStride, p.srcRepStride, false, "src0");
-  ascemu::vcompare<T>("CompareScalar", dst, x, nullptr, static_cast<ascemu::Calc<T>>(src1Scalar),
-                      cmpMode, n);
-}
+// ---- CompareScalar (also named Compares): dst bits = src0 cmp scalar ----
+#define ASCEMU_CMP_SCALAR(NAME)                                                                    \
+  template <typename T, typename U>                                                                \
+  inline void NAME(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T src1Scalar,      \
+                   CMPMODE cmpMode, uint32_t count) {                                              \
+    ascemu::compare_types<T, U>(#NAME, cmpMode, true);                                             \
+    const uint32_t n = ascemu::whole_repeats(#NAME, count, sizeof(T));                             \
+    const ascemu::VOp x = ascemu::vop(#NAME, src0, 1, 8, false, "src0");                           \
+    ascemu::vcompare<T>(#NAME, dst, x, nullptr, static_cast<ascemu::Calc<T>>(src1Scalar), cmpMode, \
+                        n);                                                                        \
+  }                                                                                                \
+  template <typename T, typename U, bool isSetMask = true, typename M>                             \
+  inline ascemu::IfMask<M> NAME(const LocalTensor<U>& dst, const LocalTensor<T>& src0,             \
+                                const T src1Scalar, CMPMODE cmpMode, M mask,                       \
+                                ascemu::Repeat repeatTime, const UnaryRepeatParams& p) {           \
+    ascemu::compare_types<T, U>(#NAME, cmpMode, true);                                             \
+    (void)mask; /* reserved on the A2 */                                                           \
+    const uint32_t n = ascemu::repeat_times(#NAME, repeatTime);                                    \
+    const ascemu::VOp x = ascemu::vop(#NAME, src0, p.srcBlkStride, p.srcRepStride, false, "src0"); \
+    ascemu::vcompare<T>(#NAME, dst, x, nullptr, static_cast<ascemu::Calc<T>>(src1Scalar), cmpMode, \
+                        n);                                                                        \
+  }
+ASCEMU_CMP_SCALAR(CompareScalar)
+ASCEMU_CMP_SCALAR(Compares)
+#undef ASCEMU_CMP_SCALAR
 
 // ---- CMPMASK <-> UB (16 bytes) ----
 template <typename T>
