@@ -271,3 +271,46 @@ TEST(EmulatorVecLevel0, CounterModeFromSetVectorMaskAndCompareLeavesTheMask) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(EmulatorVecLevel0, CompoundCallsReadDstAsAnOperand) {
+  Regions g(9);
+  const std::vector<uint8_t> out = g.run([&](auto a, auto b, auto d) {
+    auto fa = a.template ReinterpretCast<float>();
+    auto fb = b.template ReinterpretCast<float>();
+    auto fd = d.template ReinterpretCast<float>();
+    AscendC::Duplicate(fd, 0.5f, 640);
+    AscendC::PipeBarrier<PIPE_V>();
+    AscendC::FusedMulAdd(fd, fa, fb, 100);                   // a * d + b
+    AscendC::MulAddRelu(fd[128], fa[128], fb[128], 100);     // relu(a * d + b)
+    AscendC::AddRelu(fd[256], fa[256], fb[256], 100);        // relu(a + b)
+    AscendC::SubRelu(fd[384], fa[384], fb[384], 30, 1, {});  // relu(a - b), 30 elements
+    AscendC::MulAddDst(fd[512], a.template ReinterpretCast<half>()[2048],
+                       b.template ReinterpretCast<half>()[2048], 100);  // float += half * half
+  });
+  std::vector<uint8_t> want = g.dst;
+  auto f = [&](const std::vector<uint8_t>& v, uint32_t i) {
+    float x;
+    std::memcpy(&x, &v[i * 4], 4);
+    return x;
+  };
+  auto h = [&](const std::vector<uint8_t>& v, uint32_t i) {
+    half x;
+    std::memcpy(&x, &v[4096 + i * 2], 2);
+    return static_cast<float>(x);
+  };
+  auto put = [&](uint32_t i, float v) { std::memcpy(&want[i * 4], &v, 4); };
+  for (uint32_t i = 0; i < 640; ++i) put(i, 0.5f);
+  for (uint32_t i = 0; i < 100; ++i) {
+    put(i, f(g.src0, i) * 0.5f + f(g.src1, i));
+    put(128 + i, std::max(0.0f, f(g.src0, 128 + i) * 0.5f + f(g.src1, 128 + i)));
+    put(256 + i, std::max(0.0f, f(g.src0, 256 + i) + f(g.src1, 256 + i)));
+    put(512 + i, h(g.src0, i) * h(g.src1, i) + 0.5f);
+  }
+  for (uint32_t i = 0; i < 30; ++i)
+    put(384 + i, std::max(0.0f, f(g.src0, 384 + i) - f(g.src1, 384 + i)));
+  EXPECT_EQ(out, want);
+}
+
+}  // namespace

@@ -1,6 +1,7 @@
 // The vector unit's elementwise calls (include kernel_operator.h), each in its level-2 form
 // (count) and its two level-0 forms (continuous mask / bit mask[2], repeatTime, repeat params),
-// with the element types the Atlas A2 vector unit has: binary Add/Sub/Mul/Div/Max/Min/And/Or,
+// with the element types the Atlas A2 vector unit has: binary Add/Sub/Mul/Div/Max/Min/And/Or/
+// AddRelu/SubRelu, with dst as an operand FusedMulAdd/MulAddRelu/MulAddDst,
 // unary Exp/Ln/Abs/Sqrt/Rsqrt/Reciprocal/Relu/Not, with a scalar Adds/Muls/Maxs/Mins/LeakyRelu/
 // ShiftLeft/ShiftRight, Axpy and Duplicate. half computes in float and rounds once on the store.
 #pragma once
@@ -49,6 +50,27 @@ inline void vbinary(const char* call, const AscendC::LocalTensor<T>& dst,
       const auto u = static_cast<Calc<T>>(load<T>(ub, x.at(r, j)));
       const auto v = static_cast<Calc<T>>(load<T>(ub, y.at(r, j)));
       store<T>(ub, d.at(r, j), static_cast<T>(f(u, v)));
+    });
+  });
+}
+
+// dst[i] = f(src0[i], src1[i], dst[i]) in float over the geometry (D may be wider than S).
+template <typename D, typename S, typename F>
+inline void vternary(const char* call, const AscendC::LocalTensor<D>& dst,
+                     const AscendC::LocalTensor<S>& a, const AscendC::LocalTensor<S>& b,
+                     const VGeom& g, const AscendC::BinaryRepeatParams& p, F f) {
+  dst_stride(call, p.dstBlkStride);
+  const VOp x = vop(call, a, p.src0BlkStride, p.src0RepStride, false, "src0");
+  const VOp y = vop(call, b, p.src1BlkStride, p.src1RepStride, false, "src1");
+  const VOp d = vop(call, dst, p.dstBlkStride, p.dstRepStride, true, "dst");
+  VOp dr = d;
+  dr.write = false;
+  vec_issue(call, g, {x, y, dr, d}, [=](uint8_t* ub) {
+    g.each([&](uint32_t r, uint32_t j) {
+      const auto u = static_cast<float>(load<S>(ub, x.at(r, j)));
+      const auto v = static_cast<float>(load<S>(ub, y.at(r, j)));
+      const auto o = static_cast<float>(load<D>(ub, d.at(r, j)));
+      store<D>(ub, d.at(r, j), static_cast<D>(f(u, v, o)));
     });
   });
 }
@@ -130,7 +152,67 @@ ASCEMU_BINARY(Max, ascemu::kArith<T>, ASCEMU_ARITH, return a < b ? b : a)
 ASCEMU_BINARY(Min, ascemu::kArith<T>, ASCEMU_ARITH, return b < a ? b : a)
 ASCEMU_BINARY(And, (ascemu::kOneOf<T, int16_t, uint16_t>), "int16_t, uint16_t", return a & b)
 ASCEMU_BINARY(Or, (ascemu::kOneOf<T, int16_t, uint16_t>), "int16_t, uint16_t", return a | b)
+ASCEMU_BINARY(AddRelu, (ascemu::kOneOf<T, int16_t, half, float>), "int16_t, half, float",
+              return a + b > 0 ? a + b : ascemu::Calc<T>(0))
+ASCEMU_BINARY(SubRelu, (ascemu::kOneOf<T, int16_t, half, float>), "int16_t, half, float",
+              return a - b > 0 ? a - b : ascemu::Calc<T>(0))
 #undef ASCEMU_BINARY
+
+// ---- with dst as a third operand: dst = f(src0, src1, dst) ----
+#define ASCEMU_TERNARY(NAME, EXPR)                                                             \
+  template <typename T>                                                                        \
+  inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,                      \
+                   const LocalTensor<T>& src1, const int32_t& count) {                         \
+    ascemu::vec_type(ascemu::kFloat<T>, #NAME, ascemu::type_name<T>(), "half, float");         \
+    const ascemu::VGeom g = ascemu::geom2(#NAME, ascemu::per_repeat<T>(), count);              \
+    ascemu::vternary(#NAME, dst, src0, src1, g, BinaryRepeatParams(),                          \
+                     [](float a, float b, float d) -> float { EXPR; });                        \
+  }                                                                                            \
+  template <typename T, bool isSetMask = true, typename M>                                     \
+  inline ascemu::IfMask<M> NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0,         \
+                                const LocalTensor<T>& src1, M mask, ascemu::Repeat repeatTime, \
+                                const BinaryRepeatParams& repeatParams) {                      \
+    ascemu::vec_type(ascemu::kFloat<T>, #NAME, ascemu::type_name<T>(), "half, float");         \
+    const ascemu::VGeom g =                                                                    \
+        ascemu::geom0<isSetMask>(#NAME, ascemu::per_repeat<T>(), mask, repeatTime);            \
+    ascemu::vternary(#NAME, dst, src0, src1, g, repeatParams,                                  \
+                     [](float a, float b, float d) -> float { EXPR; });                        \
+  }
+ASCEMU_TERNARY(FusedMulAdd, return a * d + b)
+ASCEMU_TERNARY(MulAddRelu, return a * d + b > 0 ? a * d + b : 0.0f)
+#undef ASCEMU_TERNARY
+
+// MulAddDst: dst = src0 * src1 + dst (half/half, float/float, float += half * half).
+template <typename T, typename U>
+inline void mul_add_dst_types() {
+  ascemu::vec_type(
+      ascemu::kFloat<U> &&
+          (std::is_same_v<T, U> || (std::is_same_v<T, float> && std::is_same_v<U, half>)),
+      "MulAddDst", (std::string(ascemu::type_name<U>()) + " -> " + ascemu::type_name<T>()).c_str(),
+      "half -> half, float -> float, half -> float");
+}
+template <typename T, typename U>
+inline void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0,
+                      const LocalTensor<U>& src1, const int32_t& count) {
+  mul_add_dst_types<T, U>();
+  const uint32_t per = 256 / std::max(sizeof(T), sizeof(U));
+  const ascemu::VGeom g = ascemu::geom2("MulAddDst", per, count);
+  const uint8_t srep = static_cast<uint8_t>(per * sizeof(U) / 32);
+  ascemu::vternary(
+      "MulAddDst", dst, src0, src1, g,
+      BinaryRepeatParams(1, 1, 1, static_cast<uint8_t>(per * sizeof(T) / 32), srep, srep),
+      [](float a, float b, float d) { return a * b + d; });
+}
+template <typename T, typename U, bool isSetMask = true, typename M>
+inline ascemu::IfMask<M> MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0,
+                                   const LocalTensor<U>& src1, M mask, ascemu::Repeat repeatTime,
+                                   const BinaryRepeatParams& repeatParams) {
+  mul_add_dst_types<T, U>();
+  const ascemu::VGeom g =
+      ascemu::geom0<isSetMask>("MulAddDst", 256 / std::max(sizeof(T), sizeof(U)), mask, repeatTime);
+  ascemu::vternary("MulAddDst", dst, src0, src1, g, repeatParams,
+                   [](float a, float b, float d) { return a * b + d; });
+}
 
 // ---- unary: dst = op(src) ----
 #define ASCEMU_UNARY(NAME, OK, HAS, EXPR)                                                        \
