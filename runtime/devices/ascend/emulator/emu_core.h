@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "emu_base.h"
+#include "emu_vec_regs.h"
 
 namespace ascemu {
 
@@ -95,6 +96,7 @@ class Core {
   void name_region(Mem m, uint64_t begin, uint64_t end, std::string label);
   std::string describe(Mem m, uint64_t begin, uint64_t end) const;
   void reset_memories();  // a new TPipe
+  VecRegs vec;            // the vector unit's mask and compare-mask registers
 
  private:
   struct Instr {
