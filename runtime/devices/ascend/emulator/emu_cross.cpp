@@ -213,9 +213,13 @@ void Cross::block(int i) {
 void Cross::resume(int i) {
   Slot& sl = *slots_[static_cast<size_t>(i)];
   std::unique_lock<std::mutex> lk(mu_);
-  if (sl.st == St::kBlocked) --blocked_;
+  const St was = sl.st;
+  if (was == St::kBlocked) --blocked_;
+  // Everything the core reads is written before it holds the baton (a new thread starts
+  // running at once, without the mutex).
+  sl.st = St::kRunning;
   turn_ = i;
-  if (sl.st == St::kIdle) {
+  if (was == St::kIdle) {
     try {
       sl.th = std::thread(&Cross::core_thread, this, i);
     } catch (...) {
@@ -226,7 +230,6 @@ void Cross::resume(int i) {
   } else {
     sl.cv.notify_one();
   }
-  sl.st = St::kRunning;
   caller_cv_.wait(lk, [&] { return turn_ == kCaller; });
 }
 
