@@ -207,6 +207,71 @@ TEST(EmulatorMix, TheSetRunsOnItsPipeAfterThatPipesEarlierWork) {
   EXPECT_TRUE(has(r.races, "reads what AIC 0 S `GlobalTensor::SetValue`"));
 }
 
+TEST(EmulatorMix, OnTheA2AWaitHoldsBackEveryPipeWhateverItsTemplateArguments) {
+  // CrossCoreWaitFlag's modeId and pipe have no effect on the Atlas A2: a wait named for FIX (a
+  // pipe the AIV does not have) still orders the scalar unit's and MTE2's reads after it.
+  Gm ws(kTile * 4);
+  float seen = 0;
+  const ascemu::Result r = ascemu::run_cores(collect("any_pipe"), KERNEL_TYPE_MIX_AIC_1_2, 1, [&] {
+    AscendC::GlobalTensor<float> wg;
+    wg.SetGlobalBuffer(ws.as<float>(), kTile);
+    if ASCEND_IS_AIC {
+      for (int32_t i = 0; i < kTile; ++i) wg.SetValue(i, 3.0f);
+      AscendC::SetFlag<AscendC::HardEvent::S_MTE3>(EVENT_ID0);
+      AscendC::WaitFlag<AscendC::HardEvent::S_MTE3>(EVENT_ID0);
+      AscendC::CrossCoreSetFlag<2, PIPE_MTE3>(0);
+    }
+    if ASCEND_IS_AIV {
+      AscendC::TPipe pipe;
+      AscendC::TBuf<TPosition::VECCALC> b;
+      pipe.InitBuffer(b, kHalf * sizeof(float));
+      AscendC::CrossCoreWaitFlag<2, PIPE_FIX>(0);
+      seen += wg.GetValue(5);
+      AscendC::DataCopy(b.Get<float>(), wg, kHalf);
+    }
+  });
+  EXPECT_TRUE(r.races.empty()) << r.races.front();
+  EXPECT_EQ(seen, 6.0f);
+}
+
+// Mode 1 orders the two AIVs of one AI Core, and no core of another.
+TEST(EmulatorMix, ModeOneOrdersTheAivsOfOneAiCoreOnly) {
+  constexpr int kAivs = 4;
+  Gm x(kAivs * kHalf * 4), y(kAivs * kHalf * 4);
+  auto body = [&](int64_t (*peer)(int64_t)) {
+    if ASCEND_IS_AIV {
+      const int64_t me = AscendC::GetBlockIdx();
+      AscendC::GlobalTensor<float> xg, yg;
+      xg.SetGlobalBuffer(x.as<float>(), kAivs * kHalf);
+      yg.SetGlobalBuffer(y.as<float>(), kAivs * kHalf);
+      AscendC::TPipe pipe;
+      AscendC::TBuf<TPosition::VECCALC> buf;
+      pipe.InitBuffer(buf, kHalf * sizeof(float));
+      AscendC::LocalTensor<float> a = buf.Get<float>();
+      AscendC::Duplicate(a, static_cast<float>(me), kHalf);
+      AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
+      AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
+      AscendC::DataCopy(xg[me * kHalf], a, kHalf);
+      AscendC::CrossCoreSetFlag<1, PIPE_MTE3>(4);
+      AscendC::CrossCoreWaitFlag(4);
+      AscendC::DataCopy(a, xg[peer(me) * kHalf], kHalf);
+      AscendC::SetFlag<AscendC::HardEvent::MTE2_MTE3>(EVENT_ID0);
+      AscendC::WaitFlag<AscendC::HardEvent::MTE2_MTE3>(EVENT_ID0);
+      AscendC::DataCopy(yg[me * kHalf], a, kHalf);
+    }
+  };
+  const ascemu::Result sibling =
+      ascemu::run_cores(collect("mode1"), KERNEL_TYPE_MIX_AIC_1_2, kAivs / 2,
+                        [&] { body([](int64_t me) -> int64_t { return me ^ 1; }); });
+  EXPECT_TRUE(sibling.races.empty()) << sibling.races.front();
+  for (int v = 0; v < kAivs; ++v) EXPECT_EQ(y.as<float>()[v * kHalf], static_cast<float>(v ^ 1));
+  const ascemu::Result other =
+      ascemu::run_cores(collect("mode1"), KERNEL_TYPE_MIX_AIC_1_2, kAivs / 2,
+                        [&] { body([](int64_t me) -> int64_t { return (me + 2) % kAivs; }); });
+  EXPECT_TRUE(has(other.races, "AIV 0 MTE2 `DataCopy`")) << other.races.size();
+  EXPECT_TRUE(has(other.races, "AIV 2 MTE3 `DataCopy`")) << other.races.size();
+}
+
 // ---- ping-pong: two workspace slots, the AIVs tell the AIC when a slot is free again ----
 constexpr int32_t kTiles = 6;
 
@@ -432,6 +497,37 @@ TEST(EmulatorMix, MixedSyncAllOrdersAicWritesBeforeAivReads) {
   for (int v = 0; v < 4; ++v)
     for (int i = 0; i < kHalf; ++i)
       ASSERT_EQ(y.as<float>()[v * kHalf + i], produced(1 - v / 2, v % 2 * kHalf + i) * 2 + 1);
+}
+
+TEST(EmulatorMix, TwentyFourAiCoresPassSyncAllRepeatedly) {
+  // 72 cores, each on its thread, most of them waiting at once; each round reads what another
+  // AI Core's AIC wrote in the round before.
+  constexpr int kGroups = 24, kRounds = 3;
+  Gm ws(kGroups * 32 * 4);
+  std::vector<float> got(kGroups * 2 * kRounds, -1);
+  const ascemu::Result r =
+      ascemu::run_cores(collect("rounds"), KERNEL_TYPE_MIX_AIC_1_2, kGroups, [&] {
+        AscendC::GlobalTensor<float> wg;
+        wg.SetGlobalBuffer(ws.as<float>(), kGroups * 32);
+        for (int round = 0; round < kRounds; ++round) {
+          if ASCEND_IS_AIC {
+            wg.SetValue(AscendC::GetBlockIdx() * 32,
+                        static_cast<float>(round * 100 + AscendC::GetBlockIdx()));
+          }
+          AscendC::SyncAll<false>();
+          if ASCEND_IS_AIV {
+            const int64_t from = (AscendC::GetBlockIdx() / 2 + 1) % kGroups;
+            got[static_cast<size_t>(round * kGroups * 2 + AscendC::GetBlockIdx())] =
+                wg.GetValue(from * 32);
+          }
+          AscendC::SyncAll<false>();  // the reads end before the next round's writes
+        }
+      });
+  EXPECT_TRUE(r.races.empty()) << r.races.front();
+  for (int round = 0; round < kRounds; ++round)
+    for (int v = 0; v < kGroups * 2; ++v)
+      ASSERT_EQ(got[static_cast<size_t>(round * kGroups * 2 + v)],
+                static_cast<float>(round * 100 + (v / 2 + 1) % kGroups));
 }
 
 // ---- refusals, as the docs give them ----
