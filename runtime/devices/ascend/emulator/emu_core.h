@@ -105,7 +105,8 @@ class Core {
   // A call that the scalar unit runs without an instruction (CrossCoreWaitFlag): its number.
   uint32_t scalar_call() { return ++seq_; }
   // The scalar unit stops issuing until c's releases completed: every instruction issued from
-  // now on, on any pipe, is ordered after c; instructions already queued are not.
+  // now on, on any pipe, is ordered after c. A pipe still holding earlier instructions takes c
+  // after them (those are ordered only by whatever releases them).
   void join_all(const Clock& c, const char* name, uint32_t seq);
   Token& flag(int src, int dst, int id);
   void barrier(int pipe);  // PipeBarrier<pipe>; -1 = PIPE_ALL (the scalar unit waits too)
