@@ -569,16 +569,7 @@ Result run_cores(const Options& opt, KernelMetaType type, int64_t block_dim,
                          " is not an Atlas A2 (split cube/vector cores) kernel type");
   }
   Launch launch(opt, type, aic, aiv);
-  if (is_mixed(type)) return run_mixed(launch, body);
-  struct Reset {
-    ~Reset() { set_current(nullptr); }
-  } reset;
-  for (int i = 0; i < n; ++i) {
-    set_current(&launch.core(i));
-    body();
-    launch.core(i).finish();
-  }
-  return launch.result();
+  return run_launch(launch, body);
 }
 
 }  // namespace ascemu

@@ -102,6 +102,13 @@ class Core {
   // A cross-core set: queued on a pipe like SetFlag; when the pipe runs it, fn gets the pipe's
   // release clock (what every earlier instruction of the pipe knows, and the pipe itself).
   void issue_signal(int pipe, const char* name, std::function<void(const Clock&)> fn);
+  // What the pipe knows has completed, its own instructions included: after barrier(-1), the
+  // scalar unit's clock covers every earlier instruction of the core.
+  Clock release_clock(int pipe) const {
+    Clock c = vc_[pipe];
+    c[static_cast<size_t>(agent(pipe))] = clock_[pipe];
+    return c;
+  }
   // A call that the scalar unit runs without an instruction (CrossCoreWaitFlag): its number.
   uint32_t scalar_call() { return ++seq_; }
   // The scalar unit stops issuing until c's releases completed: every instruction issued from
@@ -165,8 +172,7 @@ class Launch {
   int agents() const { return agents_; }
   const Options& options() const { return opt_; }
   Result& result() { return result_; }
-  // The cross-core flags of a mixed launch (KERNEL_TYPE_MIX_*); null when the hardware runs
-  // the launch without its scheduler (AIV-only, AIC-only).
+  // The launch's scheduler and cross-core flags (emu_sched.h), while it runs.
   Cross* cross() const { return cross_; }
   void set_cross(Cross* c) { cross_ = c; }
   // Check one access of agent `who` (its pipe's clock vc, instruction clock c) and record it.
@@ -215,10 +221,9 @@ const GmBlock* gm_block_of(const void* p);
 
 // Runs kernel(args...) on the launch's cores: block_dim AIVs (vector-only, MIX_AIV_1_0), block_dim
 // AICs (cube-only, MIX_AIC_1_0), or block_dim AI Cores of one AIC and two (MIX_AIC_1_2) or one
-// (MIX_AIC_1_1) AIVs; each core's pipes run dry at its end. Vector-only and cube-only launches run
-// their cores one after another; mixed (MIX_*) launches run each core on a thread of its own, one
-// at a time, so that cores can wait for each other's cross-core flags (emu_cross.h). Throws Error
-// on a refused call, a deadlock or, with stop_at_first_race, the first race.
+// (MIX_AIC_1_1) AIVs; each core's pipes run dry at its end. Each core runs on a thread of its own,
+// one at a time, so that cores can wait for each other (emu_cross.h, run_launch). Throws Error on
+// a refused call, a deadlock or, with stop_at_first_race, the first race.
 Result run_cores(const Options& opt, KernelMetaType type, int64_t block_dim,
                  const std::function<void()>& body);
 

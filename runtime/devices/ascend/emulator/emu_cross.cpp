@@ -1,18 +1,7 @@
-// The emulator's cross-core flags and mixed-launch runner (emu_cross.h).
-#include "emu_cross.h"
-
+// The emulator's launch scheduler and hardware cross-core flags (emu_sched.h, emu_cross.h).
 #include <algorithm>
-#include <condition_variable>
-#include <deque>
-#include <exception>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <set>
-#include <string>
-#include <thread>
-#include <tuple>
-#include <vector>
+
+#include "emu_sched.h"
 
 namespace ascemu {
 
@@ -38,65 +27,6 @@ struct Aborted {};
 constexpr int kCaller = -1;  // the baton's holder when no core runs
 }  // namespace
 
-class Cross {
- public:
-  explicit Cross(Launch& launch);
-  Result run(const std::function<void()>& body);
-  void set(Core& c, int mode, int pipe, int flag, const char* name);
-  void wait(Core& c, int flag, const char* name);
-  const char* intern(const std::string& s) { return names_.insert(s).first->c_str(); }
-
- private:
-  // One synchronisation of a mode and flag: when each participant has a set pending, one set of
-  // each completes and every target counts one more, with the join of those sets' clocks.
-  struct Sync {
-    int mode = 0, flag = 0;
-    std::vector<int> parts, targets;      // core indices
-    std::vector<std::deque<Clock>> sets;  // per participant, its sets not yet complete
-  };
-  enum class St : uint8_t { kIdle, kRunning, kBlocked, kDone };
-  struct Slot {
-    St st = St::kIdle;
-    std::thread th;
-    std::condition_variable cv;
-    int flag = -1;  // what a blocked core waits for
-    const char* what = nullptr;
-    uint32_t seq = 0;
-  };
-  Sync& sync_of(const Core& c, int mode, int flag, size_t& part);
-  void deliver(Sync& s, const char* name);
-  std::deque<Clock>& counter(int core, int flag) {
-    return counters_[static_cast<size_t>(core * kCrossFlags + flag)];
-  }
-  void core_thread(int i);
-  void block(int i);
-  void resume(int i);
-  void stop(std::exception_ptr e);
-  std::string who(int core) const;
-  std::string pending_sets() const;
-  std::string deadlock_text() const;
-  std::string leftovers() const;
-
-  Launch& launch_;
-  const std::function<void()>* body_ = nullptr;
-  std::vector<int> aic_of_;                // group -> its AIC's core index
-  std::vector<std::vector<int>> aivs_of_;  // group -> its AIVs' core indices
-  std::vector<int> all_aic_, all_aiv_;
-  std::vector<std::string> who_;             // core index -> "AIC 0", "AIV 3" (block indices)
-  std::vector<std::deque<Clock>> counters_;  // core * 16 + flag: one clock per count
-  std::map<std::tuple<int, int, int>, Sync> syncs_;  // (mode, scope, flag)
-  std::set<std::string> names_;
-  // Scheduling state: read and written only by the baton's holder (the mutex hands it over).
-  std::vector<std::unique_ptr<Slot>> slots_;
-  std::set<int> ready_;  // blocked cores whose flag now has a count
-  int next_idle_ = 0, blocked_ = 0;
-  bool abort_ = false;
-  std::exception_ptr error_;
-  std::mutex mu_;
-  std::condition_variable caller_cv_;
-  int turn_ = kCaller;  // guarded by mu_
-};
-
 Cross::Cross(Launch& launch) : launch_(launch) {
   const int n = launch.cores();
   counters_.resize(static_cast<size_t>(n * kCrossFlags));
@@ -115,10 +45,6 @@ Cross::Cross(Launch& launch) : launch_(launch) {
       aivs_of_[g].push_back(i);
     }
   }
-}
-
-std::string Cross::who(int core) const {
-  return who_[static_cast<size_t>(core)];
 }
 
 Cross::Sync& Cross::sync_of(const Core& c, int mode, int flag, size_t& part) {
@@ -184,8 +110,8 @@ void Cross::wait(Core& c, int flag, const char* name) {
     if (std::uncaught_exceptions() > 0) return;
     Slot& sl = *slots_[static_cast<size_t>(i)];
     sl.flag = flag;
-    sl.what = name;
-    sl.seq = seq;
+    sl.what = std::string(name) + " for flag " + std::to_string(flag) + " (call #" +
+              std::to_string(seq) + ")";
     block(i);  // back with a count on the flag, or throws Aborted
     sl.flag = -1;
   }
@@ -193,6 +119,38 @@ void Cross::wait(Core& c, int flag, const char* name) {
   const Clock got = std::move(q.front());
   q.pop_front();
   c.join_all(got, name, seq);
+}
+
+bool Cross::poll(Core& c, const std::string& what, std::function<bool()> until) {
+  if (until()) return true;
+  if (std::uncaught_exceptions() > 0) return false;
+  const int i = c.index();
+  Slot& sl = *slots_[static_cast<size_t>(i)];
+  sl.until = std::move(until);
+  sl.what = what;
+  polling_.insert(i);
+  block(i);  // back once `until` holds, or throws Aborted
+  sl.until = nullptr;
+  return true;
+}
+
+// The next core to run: the lowest blocked core whose wait is over, else the next core not yet
+// started; -1 when there is none.
+int Cross::pick() {
+  int best = ready_.empty() ? -1 : *ready_.begin();
+  for (int i : polling_) {
+    if (best >= 0 && i > best) break;
+    if (slots_[static_cast<size_t>(i)]->until()) {
+      best = i;
+      break;
+    }
+  }
+  if (best >= 0) {
+    ready_.erase(best);
+    polling_.erase(best);
+    return best;
+  }
+  return next_idle_ < launch_.cores() ? next_idle_++ : -1;
 }
 
 // A core's thread gives the baton back to the caller and sleeps until it is handed back.
@@ -260,15 +218,8 @@ Result Cross::run(const std::function<void()>& body) {
   const int n = launch_.cores();
   try {
     while (!abort_) {
-      int next;
-      if (!ready_.empty()) {
-        next = *ready_.begin();
-        ready_.erase(ready_.begin());
-      } else if (next_idle_ < n) {
-        next = next_idle_++;
-      } else {
-        break;
-      }
+      const int next = pick();
+      if (next < 0) break;
       resume(next);
       Slot& sl = *slots_[static_cast<size_t>(next)];
       if (sl.st == St::kDone && sl.th.joinable()) sl.th.join();
@@ -310,13 +261,12 @@ std::string Cross::pending_sets() const {
 
 std::string Cross::deadlock_text() const {
   std::string s = "deadlock in kernel " + launch_.options().kernel +
-                  ": every core left waits for a cross-core flag that no core will set:";
+                  ": every core that has not ended waits, and none is left to release it:";
   bool first = true;
   for (size_t i = 0; i < slots_.size(); ++i) {
     const Slot& sl = *slots_[i];
     if (sl.st != St::kBlocked) continue;
-    s += std::string(first ? " " : ", ") + who(static_cast<int>(i)) + " waits at " + sl.what +
-         " for flag " + std::to_string(sl.flag) + " (call #" + std::to_string(sl.seq) + ")";
+    s += std::string(first ? " " : ", ") + who(static_cast<int>(i)) + " waits at " + sl.what;
     first = false;
   }
   return s + pending_sets();
@@ -334,7 +284,7 @@ std::string Cross::leftovers() const {
   return s;
 }
 
-Result run_mixed(Launch& launch, const std::function<void()>& body) {
+Result run_launch(Launch& launch, const std::function<void()>& body) {
   Cross cross(launch);
   launch.set_cross(&cross);
   struct Unset {
@@ -363,7 +313,7 @@ std::string no_scheduler(KernelMetaType t) {
 // Checks what set and wait share; returns the launch's cross-core state.
 Cross& cross_checks(Core& c, const std::string& call, int mode, uint16_t flag) {
   Cross* x = c.launch().cross();
-  check(x != nullptr, call.c_str(), no_scheduler(c.launch().type()));
+  check(is_mixed(c.launch().type()), call.c_str(), no_scheduler(c.launch().type()));
   check(mode == 0 || mode == 1 || mode == 2, call.c_str(),
         "mode " + std::to_string(mode) + " is not on the Atlas A2 (it has modes 0, 1 and 2)");
   check(flag < kCrossFlags, call.c_str(),
@@ -412,7 +362,7 @@ void sync_all(bool aiv_only) {
   const char* call = aiv_only ? "SyncAll<true>" : "SyncAll<false>";
   const KernelMetaType t = c.launch().type();
   Cross* x = c.launch().cross();
-  check(x != nullptr, call, no_scheduler(t));
+  check(is_mixed(t), call, no_scheduler(t));
   check(aiv_only || t == KERNEL_TYPE_MIX_AIC_1_1 || t == KERNEL_TYPE_MIX_AIC_1_2, call,
         std::string("SyncAll<false> synchronises the AICs and AIVs of a mixed kernel; a ") +
             kernel_type_name(t) + " kernel takes SyncAll<true> (the hardware would hang)");

@@ -1,7 +1,10 @@
 // The emulator's cross-core synchronisation (include kernel_operator.h): mixed launches, where one
 // AI Core is an AIC with two AIVs (KERNEL_TYPE_MIX_AIC_1_2) or one (KERNEL_TYPE_MIX_AIC_1_1), and
-// the Atlas A2 calls that order one core's work before another's: CrossCoreSetFlag and
-// CrossCoreWaitFlag in modes 0, 1 and 2, and the hard SyncAll.
+// the Atlas A2 calls that order one core's work before another's: the hardware flags
+// (CrossCoreSetFlag and CrossCoreWaitFlag in modes 0, 1 and 2, the hard SyncAll), which need a
+// KERNEL_TYPE_MIX_* launch, and the soft ones that poll GM (SyncAll with a workspace, IBSet and
+// IBWait), which any launch has. The soft calls' own GM and UB words are not race-checked: they
+// order the cores as a release by the writer and an acquire by the core that sees the value.
 //
 // As the hardware's scheduler does it, every core has 16 flags, each a counter (0..15). A set
 // in mode m runs on its pipe once that pipe's earlier instructions are done; once every core
@@ -18,7 +21,7 @@
 
 #include <functional>
 
-#include "emu_core.h"
+#include "emu_tensor.h"
 
 // Core-type guards, written `if ASCEND_IS_AIC { ... }`: true on the running core's type.
 #define ASCEND_IS_AIC (::ascemu::current().aic())
@@ -36,14 +39,18 @@ bool is_mixed(KernelMetaType type);                 // the KERNEL_TYPE_MIX_* kin
 
 // Runs body once on every core of the launch, each core on a thread of its own and one at a time
 // (a baton passed between the caller and the cores, so runs are deterministic): the lowest core
-// whose awaited flag has a count resumes first, else the next core not yet started. When every
-// core left waits, the launch is a deadlock. The first error in any core stops the launch: the
-// cores still waiting unwind, every thread is joined, and the error is rethrown here.
-Result run_mixed(Launch& launch, const std::function<void()>& body);
+// whose wait is over resumes first, else the next core not yet started. When every core left
+// waits, the launch is a deadlock. The first error in any core stops the launch: the cores still
+// waiting unwind, every thread is joined, and the error is rethrown here.
+Result run_launch(Launch& launch, const std::function<void()>& body);
 
 void cross_set(int mode, pipe_t pipe, uint16_t flag);
 void cross_wait(int mode, pipe_t pipe, uint16_t flag);
 void sync_all(bool aiv_only);
+void soft_sync_all(bool aiv_only, const AscendC::GlobalTensor<int32_t>& gm,
+                   const AscendC::LocalTensor<int32_t>& ub, int32_t used_cores);
+void ib_sync(bool set, bool aiv_only, const AscendC::GlobalTensor<int32_t>& gm,
+             const AscendC::LocalTensor<int32_t>& ub, int32_t block_idx, int32_t event);
 
 }  // namespace ascemu
 
@@ -65,6 +72,28 @@ inline void CrossCoreWaitFlag(uint16_t flagId) {
 template <bool isAIVOnly = true>
 inline void SyncAll() {
   ascemu::sync_all(isAIVOnly);
+}
+
+// The soft SyncAll (vector cores only; an AIC returns at once): every AIV counts its arrival in
+// its 32-byte slot of gmWorkspace (zeroed before the launch) and polls GM until the first
+// usedCores AIVs (all of them when 0) have arrived as often; ubWorkspace is its scratch.
+template <bool isAIVOnly = true>
+inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace,
+                    const LocalTensor<int32_t>& ubWorkspace, const int32_t usedCores = 0) {
+  ascemu::soft_sync_all(isAIVOnly, gmWorkspace, ubWorkspace, usedCores);
+}
+
+// A one-slot mailbox in GM between AIVs (an AIC returns at once): IBSet waits for the slot of
+// (blockIdx, eventID) to hold 0 and writes 1; IBWait waits for 1 and writes 0.
+template <bool isAIVOnly = true>
+inline void IBSet(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
+                  int32_t blockIdx, int32_t eventID) {
+  ascemu::ib_sync(true, isAIVOnly, gmWorkspace, ubWorkspace, blockIdx, eventID);
+}
+template <bool isAIVOnly = true>
+inline void IBWait(const GlobalTensor<int32_t>& gmWorkspace,
+                   const LocalTensor<int32_t>& ubWorkspace, int32_t blockIdx, int32_t eventID) {
+  ascemu::ib_sync(false, isAIVOnly, gmWorkspace, ubWorkspace, blockIdx, eventID);
 }
 
 int64_t GetTaskRatio();    // AIC: 1; AIV: 2 in a MIX_AIC_1_2 launch, else 1
