@@ -189,7 +189,7 @@ TEST(EmulatorMix, HandoffWithoutTheWaitIsARaceNamingBothCores) {
   EXPECT_NE(e.find("race in kernel handoff: GM block #"), std::string::npos) << e;
   EXPECT_NE(e.find("AIV 0 MTE2 `DataCopy` (call #"), std::string::npos) << e;
   EXPECT_NE(e.find("reads what AIC 0 S `GlobalTensor::SetValue`"), std::string::npos) << e;
-  EXPECT_NE(e.find("only CrossCoreSetFlag/CrossCoreWaitFlag or SyncAll order them"),
+  EXPECT_NE(e.find("only CrossCoreSetFlag/CrossCoreWaitFlag, SyncAll or IBSet/IBWait order them"),
             std::string::npos)
       << e;
   // Collected, both AIVs race with the AIC; the set left without its waits is not the error.

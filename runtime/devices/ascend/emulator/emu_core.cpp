@@ -469,7 +469,8 @@ std::string Launch::race_text(Core& core, const Access& a, int pipe, const char*
                     " what " + who(pcore, ppipe, prior.name, prior.seq) +
                     (prior_write ? " wrote" : " read") + ", and nothing orders them (";
   if (pcore != core.index_)
-    msg += "two cores: only CrossCoreSetFlag/CrossCoreWaitFlag or SyncAll order them)";
+    msg +=
+        "two cores: only CrossCoreSetFlag/CrossCoreWaitFlag, SyncAll or IBSet/IBWait order them)";
   else if (ppipe == pipe)
     msg += std::string("PipeBarrier<PIPE_") + pipe_name(pipe) + ">)";
   else
