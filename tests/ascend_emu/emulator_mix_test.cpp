@@ -530,6 +530,24 @@ TEST(EmulatorMix, TwentyFourAiCoresPassSyncAllRepeatedly) {
                 static_cast<float>(round * 100 + (v / 2 + 1) % kGroups));
 }
 
+TEST(EmulatorMix, OneFlagIdServesDifferentModesOnDifferentCores) {
+  // As the docs allow: all AICs synchronise on flag 0 (mode 0) while each AI Core's AIVs
+  // synchronise on flag 0 (mode 1); then, its mode-1 waits over, an AIV reuses flag 0 in mode 2.
+  const ascemu::Result r = ascemu::run_cores(collect("flag0"), KERNEL_TYPE_MIX_AIC_1_2, 2, [] {
+    if ASCEND_IS_AIC {
+      AscendC::CrossCoreSetFlag<0, PIPE_FIX>(0);
+      AscendC::CrossCoreWaitFlag(0);
+      AscendC::CrossCoreWaitFlag(0);  // the AIVs' mode-2 set
+    }
+    if ASCEND_IS_AIV {
+      AscendC::CrossCoreSetFlag<1, PIPE_MTE3>(0);
+      AscendC::CrossCoreWaitFlag(0);
+      AscendC::CrossCoreSetFlag<2, PIPE_MTE3>(0);
+    }
+  });
+  EXPECT_TRUE(r.races.empty());
+}
+
 // ---- refusals, as the docs give them ----
 std::string refused(KernelMetaType type, const std::function<void()>& body) {
   return error_of([&] { ascemu::run_cores(ascemu::Options{}, type, 1, body); });
@@ -577,6 +595,21 @@ TEST(EmulatorMix, RefusesWhatTheDocsRefuse) {
                     })
                 .find("flag 9 of AIV 0 would count 16 sets"),
             std::string::npos);
+  // On one core a flag id changes mode only once its old mode's sets and waits have run.
+  EXPECT_NE(
+      refused(KERNEL_TYPE_MIX_AIC_1_2,
+              [] {
+                if ASCEND_IS_AIC {
+                  AscendC::CrossCoreSetFlag<2, PIPE_MTE3>(0);
+                }
+                if ASCEND_IS_AIV {
+                  AscendC::CrossCoreSetFlag<1, PIPE_MTE3>(0);  // the mode-2 count is not taken
+                  AscendC::CrossCoreWaitFlag(0);
+                  AscendC::CrossCoreWaitFlag(0);
+                }
+              })
+          .find("CrossCoreSetFlag<1, PIPE_MTE3>(0): flag 0 of AIV 0 is still in use in mode 2"),
+      std::string::npos);
   // The kernel type is checked against the launch's.
   EXPECT_NE(
       refused(KERNEL_TYPE_MIX_AIC_1_1, [] { KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2); })

@@ -70,7 +70,23 @@ Cross::Sync& Cross::sync_of(const Core& c, int mode, int flag, size_t& part) {
   return s;
 }
 
+bool Cross::unfinished(const Sync& s, int core) {
+  for (size_t p = 0; p < s.parts.size(); ++p)
+    if (s.parts[p] == core && !s.sets[p].empty()) return true;  // its set has not completed
+  for (const Count& k : counter(core, s.flag))
+    if (k.from == &s) return true;  // a count it has not waited for
+  return false;
+}
+
 void Cross::set(Core& c, int mode, int pipe, int flag, const char* name) {
+  // The docs: on one core, a flag id changes mode only once every set and wait of the mode it
+  // was used in has run.
+  for (const auto& [key, other] : syncs_)
+    if (other.flag == flag && other.mode != mode && unfinished(other, c.index()))
+      fail(name, "flag " + std::to_string(flag) + " of " + who(c.index()) +
+                     " is still in use in mode " + std::to_string(other.mode) +
+                     " (sets or waits of it have not run); a flag id changes mode on a core "
+                     "only once the synchronisations of its old mode are over");
   size_t part;
   Sync& s = sync_of(c, mode, flag, part);  // map nodes stay put: the pointer outlives the call
   Sync* sp = &s;
@@ -95,7 +111,7 @@ void Cross::deliver(Sync& s, const char* name) {
             "flag " + std::to_string(s.flag) + " of " + who(t) + " would count " +
                 std::to_string(q.size() + 1) +
                 " sets that no CrossCoreWaitFlag has taken (a flag's counter holds 0..15)");
-      q.push_back(j);
+      q.push_back(Count{j, &s});
       const Slot& sl = *slots_[static_cast<size_t>(t)];
       if (sl.st == St::kBlocked && sl.flag == s.flag) ready_.insert(t);
     }
@@ -116,7 +132,7 @@ void Cross::wait(Core& c, int flag, const char* name) {
     sl.flag = -1;
   }
   auto& q = counter(i, flag);
-  const Clock got = std::move(q.front());
+  const Clock got = std::move(q.front().clock);
   q.pop_front();
   c.join_all(got, name, seq);
 }

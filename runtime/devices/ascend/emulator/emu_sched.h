@@ -50,6 +50,11 @@ class Cross {
     std::vector<int> parts, targets;      // core indices
     std::vector<std::deque<Clock>> sets;  // per participant, its sets not yet complete
   };
+  // One count of a flag: the clock it carries and the synchronisation that made it.
+  struct Count {
+    Clock clock;
+    const Sync* from;
+  };
   enum class St : uint8_t { kIdle, kRunning, kBlocked, kDone };
   struct Slot {
     St st = St::kIdle;
@@ -61,7 +66,10 @@ class Cross {
   };
   Sync& sync_of(const Core& c, int mode, int flag, size_t& part);
   void deliver(Sync& s, const char* name);
-  std::deque<Clock>& counter(int core, int flag) {
+  // Whether core's part in a synchronisation is not over: its set has not completed (others
+  // have not set yet), or the core has not waited for a count it made.
+  bool unfinished(const Sync& s, int core);
+  std::deque<Count>& counter(int core, int flag) {
     return counters_[static_cast<size_t>(core * kCrossFlags + flag)];
   }
   int pick();
@@ -79,7 +87,7 @@ class Cross {
   std::vector<std::vector<int>> aivs_of_;  // AI Core -> its AIVs' core indices
   std::vector<int> all_aic_, all_aiv_;
   std::vector<std::string> who_;             // core index -> "AIC 0", "AIV 3" (block indices)
-  std::vector<std::deque<Clock>> counters_;  // core * 16 + flag: one clock per count
+  std::vector<std::deque<Count>> counters_;  // core * 16 + flag
   std::map<std::tuple<int, int, int>, Sync> syncs_;  // (mode, scope, flag)
   std::set<std::string> names_;
   std::map<uint64_t, std::vector<Clock>> gm_words_;
