@@ -144,8 +144,8 @@ __aicore__ void aiv_consume(const AscendC::GlobalTensor<float>& ws,
 }
 
 // kWait: the AIVs wait for the AIC's flag; kScalarSync: the AIC orders its scalar writes before
-// the MTE3 pipe that carries the set.
-template <bool kWait, bool kScalarSync>
+// the MTE3 pipe that carries the set; kClean: the AIC writes its data cache back to GM.
+template <bool kWait, bool kScalarSync, bool kClean = true>
 __global__ __aicore__ void handoff(GM_ADDR ws, GM_ADDR y) {
   KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);
   AscendC::GlobalTensor<float> wg, yg;
@@ -153,6 +153,9 @@ __global__ __aicore__ void handoff(GM_ADDR ws, GM_ADDR y) {
     const int64_t g = AscendC::GetBlockIdx();
     wg.SetGlobalBuffer((__gm__ float*)ws + g * kTile, kTile);
     for (int32_t i = 0; i < kTile; ++i) wg.SetValue(i, produced(g, i));
+    if (kClean)
+      AscendC::DataCacheCleanAndInvalid<float, AscendC::CacheLine::ENTIRE_DATA_CACHE,
+                                        AscendC::DcciDst::CACHELINE_OUT>(wg);
     if (kScalarSync) {
       AscendC::SetFlag<AscendC::HardEvent::S_MTE3>(EVENT_ID0);
       AscendC::WaitFlag<AscendC::HardEvent::S_MTE3>(EVENT_ID0);
@@ -217,6 +220,8 @@ TEST(EmulatorMix, OnTheA2AWaitHoldsBackEveryPipeWhateverItsTemplateArguments) {
     wg.SetGlobalBuffer(ws.as<float>(), kTile);
     if ASCEND_IS_AIC {
       for (int32_t i = 0; i < kTile; ++i) wg.SetValue(i, 3.0f);
+      AscendC::DataCacheCleanAndInvalid<float, AscendC::CacheLine::ENTIRE_DATA_CACHE,
+                                        AscendC::DcciDst::CACHELINE_OUT>(wg);
       AscendC::SetFlag<AscendC::HardEvent::S_MTE3>(EVENT_ID0);
       AscendC::WaitFlag<AscendC::HardEvent::S_MTE3>(EVENT_ID0);
       AscendC::CrossCoreSetFlag<2, PIPE_MTE3>(0);
@@ -272,6 +277,72 @@ TEST(EmulatorMix, ModeOneOrdersTheAivsOfOneAiCoreOnly) {
   EXPECT_TRUE(has(other.races, "AIV 2 MTE3 `DataCopy`")) << other.races.size();
 }
 
+TEST(EmulatorMix, ScalarWritesReachGmOnlyWhenTheDataCacheIsWrittenBack) {
+  // Without DataCacheCleanAndInvalid the AIC's SetValue writes stay in its data cache: the
+  // AIVs' DMA reads GM without them, however the flags order the cores.
+  Gm ws(kTile * 4), y(kTile * 4);
+  const ascemu::Result r = ascemu::Run(collect("handoff"), KERNEL_TYPE_MIX_AIC_1_2, 1,
+                                       handoff<true, true, false>, ws.addr(), y.addr());
+  EXPECT_TRUE(has(r.races, "race in kernel handoff (data cache): GM block #"))
+      << (r.races.empty() ? std::string("no race") : r.races.front());
+  EXPECT_TRUE(has(r.races,
+                  "AIV 0 MTE2 `DataCopy` (call #2) reads what AIC 0 S "
+                  "`GlobalTensor::SetValue` (call #1) left in its data cache"));
+  EXPECT_TRUE(has(r.races, "AIV 1 MTE2 `DataCopy`"));
+}
+
+TEST(EmulatorMix, DataCachesHoldLinesAsTheDocsSay) {
+  Gm g(4 * 64);
+  auto lines = [&](const std::function<void(AscendC::GlobalTensor<float>&)>& body) {
+    return ascemu::run_cores(collect("lines"), KERNEL_TYPE_MIX_AIV_1_0, 2,
+                             [&] {
+                               AscendC::GlobalTensor<float> t;
+                               t.SetGlobalBuffer(g.as<float>(), 64);
+                               body(t);
+                             })
+        .races;
+  };
+  using AscendC::CacheLine;
+  using AscendC::DcciDst;
+  // Two cores' scalar writes into one 64-byte line: each write-back undoes the other's.
+  const std::vector<std::string> shared = lines([](AscendC::GlobalTensor<float>& t) {
+    t.SetValue(static_cast<uint64_t>(AscendC::GetBlockIdx()), 1.0f);
+  });
+  EXPECT_TRUE(has(shared,
+                  "AIV 1 S `GlobalTensor::SetValue` (call #1) writes a 64-byte GM line "
+                  "that AIV 0 S `GlobalTensor::SetValue` (call #1) left written"));
+  // A line apart, they are fine.
+  EXPECT_TRUE(lines([](AscendC::GlobalTensor<float>& t) {
+                t.SetValue(static_cast<uint64_t>(AscendC::GetBlockIdx()) * 16, 1.0f);
+              }).empty());
+  // A line cached before another core changed GM is stale until it is dropped; a SyncAll
+  // orders the cores, the cache still needs DataCacheCleanAndInvalid.
+  auto stale = [](bool drop) {
+    return [drop](AscendC::GlobalTensor<float>& t) {
+      if (AscendC::GetBlockIdx() == 0) t.GetValue(16);  // caches line 1
+      AscendC::SyncAll();
+      if (AscendC::GetBlockIdx() == 1) {
+        t.SetValue(16, 2.0f);
+        AscendC::DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE,
+                                          DcciDst::CACHELINE_OUT>(t[16]);
+      }
+      AscendC::SyncAll();
+      if (AscendC::GetBlockIdx() == 0) {
+        if (drop)
+          AscendC::DataCacheCleanAndInvalid<float, CacheLine::ENTIRE_DATA_CACHE,
+                                            DcciDst::CACHELINE_OUT>(t);
+        t.GetValue(16);
+      }
+    };
+  };
+  const std::vector<std::string> old = lines(stale(false));
+  EXPECT_TRUE(has(old,
+                  "AIV 0 S `GlobalTensor::GetValue` (call #6) reads a copy of the line its data "
+                  "cache took before AIV 1 S `GlobalTensor::SetValue` (call #3) wrote GM"));
+  const std::vector<std::string> fresh = lines(stale(true));
+  EXPECT_TRUE(fresh.empty()) << fresh.front();
+}
+
 // ---- ping-pong: two workspace slots, the AIVs tell the AIC when a slot is free again ----
 constexpr int32_t kTiles = 6;
 
@@ -281,6 +352,8 @@ __aicore__ void ping_pong_aic(const AscendC::GlobalTensor<float>& wg) {
     const int32_t slot = t % 2;
     if (kFreeWait && t >= 2) AscendC::CrossCoreWaitFlag(2 + slot);  // both AIVs read it
     for (int32_t i = 0; i < kTile; ++i) wg.SetValue(slot * kTile + i, produced(t, i));
+    AscendC::DataCacheCleanAndInvalid<float, AscendC::CacheLine::ENTIRE_DATA_CACHE,
+                                      AscendC::DcciDst::CACHELINE_OUT>(wg);
     AscendC::SetFlag<AscendC::HardEvent::S_MTE3>(EVENT_ID0);
     AscendC::WaitFlag<AscendC::HardEvent::S_MTE3>(EVENT_ID0);
     AscendC::CrossCoreSetFlag<2, PIPE_MTE3>(slot);
@@ -481,6 +554,8 @@ TEST(EmulatorMix, MixedSyncAllOrdersAicWritesBeforeAivReads) {
     if ASCEND_IS_AIC {
       wg.SetGlobalBuffer(ws.as<float>() + AscendC::GetBlockIdx() * kTile, kTile);
       for (int32_t i = 0; i < kTile; ++i) wg.SetValue(i, produced(AscendC::GetBlockIdx(), i));
+      AscendC::DataCacheCleanAndInvalid<float, AscendC::CacheLine::ENTIRE_DATA_CACHE,
+                                        AscendC::DcciDst::CACHELINE_OUT>(wg);
     }
     AscendC::SyncAll<false>();
     if ASCEND_IS_AIV {
@@ -513,10 +588,17 @@ TEST(EmulatorMix, TwentyFourAiCoresPassSyncAllRepeatedly) {
           if ASCEND_IS_AIC {
             wg.SetValue(AscendC::GetBlockIdx() * 32,
                         static_cast<float>(round * 100 + AscendC::GetBlockIdx()));
+            // The scalar write reaches GM when its cache line is written back.
+            AscendC::DataCacheCleanAndInvalid<float, AscendC::CacheLine::SINGLE_CACHE_LINE,
+                                              AscendC::DcciDst::CACHELINE_OUT>(
+                wg[AscendC::GetBlockIdx() * 32]);
           }
           AscendC::SyncAll<false>();
           if ASCEND_IS_AIV {
             const int64_t from = (AscendC::GetBlockIdx() / 2 + 1) % kGroups;
+            // Drop the copy of the line cached in the round before.
+            AscendC::DataCacheCleanAndInvalid<float, AscendC::CacheLine::SINGLE_CACHE_LINE,
+                                              AscendC::DcciDst::CACHELINE_OUT>(wg[from * 32]);
             got[static_cast<size_t>(round * kGroups * 2 + AscendC::GetBlockIdx())] =
                 wg.GetValue(from * 32);
           }

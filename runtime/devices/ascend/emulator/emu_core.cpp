@@ -8,8 +8,8 @@
 #include <set>
 #include <utility>
 
-#include "emu_cross.h"
 #include "emu_run.h"
+#include "emu_sched.h"
 #include "emu_tensor.h"
 
 namespace ascemu {
@@ -486,6 +486,7 @@ void Launch::report_race(const std::string& msg) {
 
 void Launch::access(Core& core, int pipe, const Access& a, const Clock& vc, uint32_t c,
                     const char* name, uint32_t seq) {
+  if (a.mem == Mem::kGM && cross_) cross_->dcaches().access(*this, core, pipe, a, name, seq);
   Shadow& sh = shadow(core.index_, a.mem);
   const int me = core.index_ * kPipes + pipe;
   auto split = [&](uint64_t x) {

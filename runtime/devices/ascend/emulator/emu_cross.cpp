@@ -27,7 +27,7 @@ struct Aborted {};
 constexpr int kCaller = -1;  // the baton's holder when no core runs
 }  // namespace
 
-Cross::Cross(Launch& launch) : launch_(launch) {
+Cross::Cross(Launch& launch) : launch_(launch), dcaches_(launch.cores()) {
   const int n = launch.cores();
   counters_.resize(static_cast<size_t>(n * kCrossFlags));
   for (int i = 0; i < n; ++i) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "emu_cross.h"
+#include "emu_dcache.h"
 
 namespace ascemu {
 
@@ -40,6 +41,7 @@ class Cross {
   const char* intern(const std::string& s) { return names_.insert(s).first->c_str(); }
   // The release clocks of a soft synchronisation's GM word (emu_soft.cpp), by its host address.
   std::vector<Clock>& gm_word(uint64_t addr) { return gm_words_[addr]; }
+  DataCaches& dcaches() { return dcaches_; }
   const std::string& who(int core) const { return who_[static_cast<size_t>(core)]; }
 
  private:
@@ -91,6 +93,7 @@ class Cross {
   std::map<std::tuple<int, int, int>, Sync> syncs_;  // (mode, scope, flag)
   std::set<std::string> names_;
   std::map<uint64_t, std::vector<Clock>> gm_words_;
+  DataCaches dcaches_;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::set<int> ready_;    // cores blocked at a flag that now has a count
   std::set<int> polling_;  // cores blocked in poll
