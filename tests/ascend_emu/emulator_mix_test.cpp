@@ -341,6 +341,31 @@ TEST(EmulatorMix, DataCachesHoldLinesAsTheDocsSay) {
                   "cache took before AIV 1 S `GlobalTensor::SetValue` (call #3) wrote GM"));
   const std::vector<std::string> fresh = lines(stale(true));
   EXPECT_TRUE(fresh.empty()) << fresh.front();
+  // A copy is stale only in the bytes GM changed: a DMA write of the line's second half leaves
+  // the first half's cached bytes right.
+  const std::vector<std::string> half = lines([](AscendC::GlobalTensor<float>& t) {
+    AscendC::TPipe pipe;
+    AscendC::TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 32);
+    if (AscendC::GetBlockIdx() == 0) t.GetValue(0);
+    AscendC::SyncAll();
+    if (AscendC::GetBlockIdx() == 1) {
+      AscendC::Duplicate(b.Get<float>(), 5.0f, 8);
+      AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
+      AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
+      AscendC::DataCopy(t[8], b.Get<float>(), 8);  // bytes [32, 64) of line 0
+    }
+    AscendC::SyncAll();
+    if (AscendC::GetBlockIdx() == 0) {
+      t.GetValue(1);  // unchanged bytes
+      t.GetValue(9);  // changed ones
+    }
+  });
+  ASSERT_EQ(half.size(), 1u);
+  EXPECT_NE(half[0].find("GM block #"), std::string::npos);
+  EXPECT_NE(half[0].find("bytes [36, 40): AIV 0 S `GlobalTensor::GetValue` (call #7) reads a copy"),
+            std::string::npos)
+      << half[0];
 }
 
 // ---- ping-pong: two workspace slots, the AIVs tell the AIC when a slot is free again ----

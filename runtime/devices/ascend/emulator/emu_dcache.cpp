@@ -45,10 +45,20 @@ void DataCaches::report(Launch& l, Core& c, int pipe, const Access& a, const cha
                 (a.write ? " writes " : " reads ") + what);
 }
 
+void DataCaches::changed(uint64_t line, uint64_t mask, const Writer& w) {
+  for (auto& copies : cores_) {
+    const auto it = copies.find(line);
+    if (it == copies.end()) continue;
+    it->second.stale |= mask & ~it->second.dirty;  // a core's own unwritten bytes win
+    it->second.staler = w;
+  }
+}
+
 void DataCaches::access(Launch& l, Core& c, int pipe, const Access& a, const char* name,
                         uint32_t seq) {
   if (a.end <= a.begin) return;
   const int me = c.index();
+  const Writer self{me, pipe, name, seq};
   auto who = [&](const Writer& w) {
     return l.cross()->who(w.core) + " " + pipe_name(w.pipe) + " `" + w.name + "` (call #" +
            std::to_string(w.seq) + ")";
@@ -58,43 +68,44 @@ void DataCaches::access(Launch& l, Core& c, int pipe, const Access& a, const cha
     if (told.insert({w.core, w.seq}).second) report(l, c, pipe, a, name, seq, what);
   };
   for (uint64_t line = line_of(a.begin); line < a.end; line += kCacheLine) {
-    Line& ln = lines_[line];
     const uint64_t mask = byte_mask(line, a.begin, a.end);
+    // Copies of the line that another core (or, for a DMA, this core) holds written.
     for (size_t d = 0; d < cores_.size(); ++d) {
       const auto it = cores_[d].find(line);
       if (it == cores_[d].end() || !it->second.dirty) continue;
       const Cached& k = it->second;
-      const bool self = static_cast<int>(d) == me;
-      if (pipe == kS && self) continue;  // the scalar unit sees its own cache
+      if (pipe == kS && static_cast<int>(d) == me) continue;  // the scalar unit sees its own
       if (pipe == kS && a.write)
         tell(k.wrote, "a 64-byte GM line that " + who(k.wrote) +
                           " left written in its data cache: each cache writes back the whole "
                           "line, so one undoes the other (keep cores' scalar writes a line apart)");
       else if (a.write)
         tell(k.wrote, "a 64-byte GM line that " + who(k.wrote) +
-                          " left written in its data cache: its write-back will undo this "
-                          "(DataCacheCleanAndInvalid first)");
-      else if (mask & k.bytes)
+                          " left written in its data cache: its write-back of the line will undo "
+                          "this (DataCacheCleanAndInvalid first)");
+      else if (mask & k.dirty)
         tell(k.wrote, "what " + who(k.wrote) +
                           " left in its data cache, not yet in GM (DataCacheCleanAndInvalid "
                           "writes it back)");
     }
-    if (pipe != kS) {
-      if (a.write) ln = Line{ln.version + 1, Writer{me, pipe, name, seq}};
+    if (pipe != kS) {  // the DMA pipes reach GM directly
+      if (a.write) changed(line, mask, self);
       continue;
     }
-    auto [it, fresh] = cores_[static_cast<size_t>(me)].try_emplace(line);
-    Cached& k = it->second;
-    if (fresh) k.version = ln.version;  // a miss fills the line from GM
-    if (k.version < ln.version) {
-      tell(ln.last, "a copy of the line its data cache took before " + who(ln.last) +
-                        " wrote GM (DataCacheCleanAndInvalid drops it)");
-      k.version = ln.version;
+    Cached& k = cores_[static_cast<size_t>(me)][line];  // a miss fills the line from GM
+    if (!a.write && (k.stale & mask)) {
+      tell(k.staler, "a copy of the line its data cache took before " + who(k.staler) +
+                         " wrote GM (DataCacheCleanAndInvalid drops it)");
+      k.stale &= ~mask;
     }
     if (a.write) {
-      if (!k.dirty) k.wrote = Writer{me, pipe, name, seq};
-      k.dirty = true;
-      k.bytes |= mask;
+      if (k.stale & ~mask)
+        tell(k.staler, "a line its data cache took before " + who(k.staler) +
+                           " wrote GM: the write-back of the whole line will put the old bytes "
+                           "back (DataCacheCleanAndInvalid first)");
+      k.stale = 0;
+      if (!k.dirty) k.wrote = self;
+      k.dirty |= mask;
     }
   }
 }
@@ -102,11 +113,11 @@ void DataCaches::access(Launch& l, Core& c, int pipe, const Access& a, const cha
 void DataCaches::clean(Core& c, uint64_t addr, bool entire) {
   auto& mine = cores_[static_cast<size_t>(c.index())];
   auto drop = [&](std::map<uint64_t, Cached>::iterator it) {
-    if (it->second.dirty) {
-      Line& ln = lines_[it->first];
-      ln = Line{ln.version + 1, it->second.wrote};  // the write-back changes GM
-    }
-    return mine.erase(it);
+    const uint64_t line = it->first, dirty = it->second.dirty;
+    const Writer w = it->second.wrote;
+    it = mine.erase(it);
+    if (dirty) changed(line, dirty, w);  // the write-back changes GM
+    return it;
   };
   if (entire) {
     for (auto it = mine.begin(); it != mine.end();) it = drop(it);

@@ -42,21 +42,19 @@ class DataCaches {
     const char* name = nullptr;
     uint32_t seq = 0;
   };
-  struct Line {
-    uint64_t version = 0;  // GM writes of the line so far
-    Writer last;           // the latest of them
-  };
+  // A core's copy of a line. Masks have one bit per byte of the line.
   struct Cached {
-    uint64_t version = 0;  // the line's version when the core cached it
-    bool dirty = false;
-    uint64_t bytes = 0;  // the bytes written, one bit each
-    Writer wrote;        // the scalar write that made it dirty
+    uint64_t dirty = 0;  // bytes the scalar unit wrote that GM does not have yet
+    Writer wrote;        // the write that first made the copy dirty
+    uint64_t stale = 0;  // bytes GM changed after the copy was taken
+    Writer staler;       // the latest of those changes
   };
   void report(Launch& l, Core& c, int pipe, const Access& a, const char* name, uint32_t seq,
               const std::string& what) const;
+  // GM's bytes `mask` of a line changed (w): every cached copy of them is stale.
+  void changed(uint64_t line, uint64_t mask, const Writer& w);
 
-  std::map<uint64_t, Line> lines_;                 // by line address
-  std::vector<std::map<uint64_t, Cached>> cores_;  // per core: its cached lines
+  std::vector<std::map<uint64_t, Cached>> cores_;  // per core: its copies, by line address
 };
 
 }  // namespace ascemu
