@@ -1,52 +1,25 @@
 // The Ascend C emulator's mixed launches: an AIC and its AIVs hand data to each other through a
 // GM workspace, ordered by CrossCoreSetFlag/CrossCoreWaitFlag; without the flags the handoff is a
-// race naming both cores; a wait nothing sets is a deadlock naming the waiting cores; SyncAll
-// orders the phases of an all-core kernel.
+// race naming both cores; a wait nothing sets is a deadlock naming the waiting cores.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
-#include "kernel_operator.h"
+#include "emu_test_util.h"
 
 namespace {
 
 using AscendC::TPosition;
-
-struct Gm {
-  explicit Gm(size_t bytes) : p(AscendC::GmAlloc(bytes)) {}
-  ~Gm() { AscendC::GmFree(p); }
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(p);
-  }
-  GM_ADDR addr() const { return static_cast<GM_ADDR>(p); }
-  void* p;
-};
-
-ascemu::Options collect(const char* name) {
-  ascemu::Options o;
-  o.kernel = name;
-  o.stop_at_first_race = false;
-  return o;
-}
-
-// The message of the Error a launch throws, or "(accepted)".
-template <typename F>
-std::string error_of(F&& launch) {
-  try {
-    launch();
-  } catch (const ascemu::Error& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
-
-bool has(const std::vector<std::string>& races, const std::string& what) {
-  for (const std::string& m : races)
-    if (m.find(what) != std::string::npos) return true;
-  return false;
-}
+using emutest::aiv_consume;
+using emutest::collect;
+using emutest::error_of;
+using emutest::Gm;
+using emutest::has;
+using emutest::kHalf;
+using emutest::kTile;
+using emutest::produced;
 
 // ---- block indices in mixed launches ----
 struct Seen {
@@ -114,35 +87,6 @@ TEST(EmulatorMix, BlockIndicesPerCoreType) {
 }
 
 // ---- the workspace handoff: the AIC writes a tile, its two AIVs take a half each ----
-constexpr int32_t kHalf = 64, kTile = 2 * kHalf;
-
-float produced(int64_t group, int32_t i) {
-  return static_cast<float>(group * 1000 + i) * 0.5f;
-}
-
-// On an AIV: the half of a workspace tile that is its own, through UB, times 2 plus 1, to y.
-__aicore__ void aiv_consume(const AscendC::GlobalTensor<float>& ws,
-                            const AscendC::GlobalTensor<float>& y) {
-  AscendC::TPipe pipe;
-  AscendC::TQue<TPosition::VECIN, 1> in;
-  AscendC::TQue<TPosition::VECOUT, 1> out;
-  pipe.InitBuffer(in, 1, kHalf * sizeof(float));
-  pipe.InitBuffer(out, 1, kHalf * sizeof(float));
-  AscendC::LocalTensor<float> a = in.AllocTensor<float>();
-  AscendC::DataCopy(a, ws, kHalf);
-  in.EnQue(a);
-  a = in.DeQue<float>();
-  AscendC::LocalTensor<float> b = out.AllocTensor<float>();
-  AscendC::Muls(b, a, 2.0f, kHalf);
-  AscendC::PipeBarrier<PIPE_V>();
-  AscendC::Adds(b, b, 1.0f, kHalf);
-  out.EnQue(b);
-  in.FreeTensor(a);
-  b = out.DeQue<float>();
-  AscendC::DataCopy(y, b, kHalf);
-  out.FreeTensor(b);
-}
-
 // kWait: the AIVs wait for the AIC's flag; kScalarSync: the AIC orders its scalar writes before
 // the MTE3 pipe that carries the set; kClean: the AIC writes its data cache back to GM.
 template <bool kWait, bool kScalarSync, bool kClean = true>
@@ -275,97 +219,6 @@ TEST(EmulatorMix, ModeOneOrdersTheAivsOfOneAiCoreOnly) {
                         [&] { body([](int64_t me) -> int64_t { return (me + 2) % kAivs; }); });
   EXPECT_TRUE(has(other.races, "AIV 0 MTE2 `DataCopy`")) << other.races.size();
   EXPECT_TRUE(has(other.races, "AIV 2 MTE3 `DataCopy`")) << other.races.size();
-}
-
-TEST(EmulatorMix, ScalarWritesReachGmOnlyWhenTheDataCacheIsWrittenBack) {
-  // Without DataCacheCleanAndInvalid the AIC's SetValue writes stay in its data cache: the
-  // AIVs' DMA reads GM without them, however the flags order the cores.
-  Gm ws(kTile * 4), y(kTile * 4);
-  const ascemu::Result r = ascemu::Run(collect("handoff"), KERNEL_TYPE_MIX_AIC_1_2, 1,
-                                       handoff<true, true, false>, ws.addr(), y.addr());
-  EXPECT_TRUE(has(r.races, "race in kernel handoff (data cache): GM block #"))
-      << (r.races.empty() ? std::string("no race") : r.races.front());
-  EXPECT_TRUE(has(r.races,
-                  "AIV 0 MTE2 `DataCopy` (call #2) reads what AIC 0 S "
-                  "`GlobalTensor::SetValue` (call #1) left in its data cache"));
-  EXPECT_TRUE(has(r.races, "AIV 1 MTE2 `DataCopy`"));
-}
-
-TEST(EmulatorMix, DataCachesHoldLinesAsTheDocsSay) {
-  Gm g(4 * 64);
-  auto lines = [&](const std::function<void(AscendC::GlobalTensor<float>&)>& body) {
-    return ascemu::run_cores(collect("lines"), KERNEL_TYPE_MIX_AIV_1_0, 2,
-                             [&] {
-                               AscendC::GlobalTensor<float> t;
-                               t.SetGlobalBuffer(g.as<float>(), 64);
-                               body(t);
-                             })
-        .races;
-  };
-  using AscendC::CacheLine;
-  using AscendC::DcciDst;
-  // Two cores' scalar writes into one 64-byte line: each write-back undoes the other's.
-  const std::vector<std::string> shared = lines([](AscendC::GlobalTensor<float>& t) {
-    t.SetValue(static_cast<uint64_t>(AscendC::GetBlockIdx()), 1.0f);
-  });
-  EXPECT_TRUE(has(shared,
-                  "AIV 1 S `GlobalTensor::SetValue` (call #1) writes a 64-byte GM line "
-                  "that AIV 0 S `GlobalTensor::SetValue` (call #1) left written"));
-  // A line apart, they are fine.
-  EXPECT_TRUE(lines([](AscendC::GlobalTensor<float>& t) {
-                t.SetValue(static_cast<uint64_t>(AscendC::GetBlockIdx()) * 16, 1.0f);
-              }).empty());
-  // A line cached before another core changed GM is stale until it is dropped; a SyncAll
-  // orders the cores, the cache still needs DataCacheCleanAndInvalid.
-  auto stale = [](bool drop) {
-    return [drop](AscendC::GlobalTensor<float>& t) {
-      if (AscendC::GetBlockIdx() == 0) t.GetValue(16);  // caches line 1
-      AscendC::SyncAll();
-      if (AscendC::GetBlockIdx() == 1) {
-        t.SetValue(16, 2.0f);
-        AscendC::DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE,
-                                          DcciDst::CACHELINE_OUT>(t[16]);
-      }
-      AscendC::SyncAll();
-      if (AscendC::GetBlockIdx() == 0) {
-        if (drop)
-          AscendC::DataCacheCleanAndInvalid<float, CacheLine::ENTIRE_DATA_CACHE,
-                                            DcciDst::CACHELINE_OUT>(t);
-        t.GetValue(16);
-      }
-    };
-  };
-  const std::vector<std::string> old = lines(stale(false));
-  EXPECT_TRUE(has(old,
-                  "AIV 0 S `GlobalTensor::GetValue` (call #6) reads a copy of the line its data "
-                  "cache took before AIV 1 S `GlobalTensor::SetValue` (call #3) wrote GM"));
-  const std::vector<std::string> fresh = lines(stale(true));
-  EXPECT_TRUE(fresh.empty()) << fresh.front();
-  // A copy is stale only in the bytes GM changed: a DMA write of the line's second half leaves
-  // the first half's cached bytes right.
-  const std::vector<std::string> half = lines([](AscendC::GlobalTensor<float>& t) {
-    AscendC::TPipe pipe;
-    AscendC::TBuf<TPosition::VECCALC> b;
-    pipe.InitBuffer(b, 32);
-    if (AscendC::GetBlockIdx() == 0) t.GetValue(0);
-    AscendC::SyncAll();
-    if (AscendC::GetBlockIdx() == 1) {
-      AscendC::Duplicate(b.Get<float>(), 5.0f, 8);
-      AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
-      AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
-      AscendC::DataCopy(t[8], b.Get<float>(), 8);  // bytes [32, 64) of line 0
-    }
-    AscendC::SyncAll();
-    if (AscendC::GetBlockIdx() == 0) {
-      t.GetValue(1);  // unchanged bytes
-      t.GetValue(9);  // changed ones
-    }
-  });
-  ASSERT_EQ(half.size(), 1u);
-  EXPECT_NE(half[0].find("GM block #"), std::string::npos);
-  EXPECT_NE(half[0].find("bytes [36, 40): AIV 0 S `GlobalTensor::GetValue` (call #7) reads a copy"),
-            std::string::npos)
-      << half[0];
 }
 
 // ---- ping-pong: two workspace slots, the AIVs tell the AIC when a slot is free again ----
@@ -518,211 +371,6 @@ TEST(EmulatorMix, SetsNoWaitTookAreRefusedAtTheEnd) {
   EXPECT_NE(e.find("flag 7 of AIV 1 holds 1 count(s) that no CrossCoreWaitFlag took"),
             std::string::npos)
       << e;
-}
-
-// ---- SyncAll between two phases ----
-constexpr int32_t kCores = 4;
-
-template <bool kSync>
-__global__ __aicore__ void rotate(GM_ADDR x, GM_ADDR y) {
-  KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIV_1_0);
-  const int64_t me = AscendC::GetBlockIdx(), n = AscendC::GetBlockNum();
-  AscendC::GlobalTensor<float> xg, yg;
-  xg.SetGlobalBuffer((__gm__ float*)x, n * kHalf);
-  yg.SetGlobalBuffer((__gm__ float*)y, n * kHalf);
-  AscendC::TPipe pipe;
-  AscendC::TBuf<TPosition::VECCALC> buf;
-  pipe.InitBuffer(buf, 2 * kHalf * sizeof(float));
-  AscendC::LocalTensor<float> a = buf.Get<float>(), b = a[kHalf];
-  // Phase 1: every core writes its block of x.
-  AscendC::Duplicate(a, static_cast<float>(me + 1), kHalf);
-  AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
-  AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);
-  AscendC::DataCopy(xg[me * kHalf], a, kHalf);
-  if (kSync) AscendC::SyncAll();
-  // Phase 2: every core reads its neighbour's block.
-  AscendC::DataCopy(b, xg[(me + 1) % n * kHalf], kHalf);
-  AscendC::SetFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
-  AscendC::WaitFlag<AscendC::HardEvent::MTE2_V>(EVENT_ID0);
-  AscendC::Muls(b, b, 10.0f, kHalf);
-  AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID1);
-  AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID1);
-  AscendC::DataCopy(yg[me * kHalf], b, kHalf);
-}
-
-TEST(EmulatorMix, SyncAllOrdersOneCoresWritesBeforeAnothersReads) {
-  Gm x(kCores * kHalf * 4), y(kCores * kHalf * 4);
-  const ascemu::Result r = ascemu::Run(collect("rotate"), KERNEL_TYPE_MIX_AIV_1_0, kCores,
-                                       rotate<true>, x.addr(), y.addr());
-  EXPECT_TRUE(r.races.empty()) << r.races.front();
-  for (int c = 0; c < kCores; ++c)
-    for (int i = 0; i < kHalf; ++i)
-      ASSERT_EQ(y.as<float>()[c * kHalf + i], static_cast<float>((c + 1) % kCores + 1) * 10);
-  const ascemu::Result bad = ascemu::Run(collect("rotate"), KERNEL_TYPE_MIX_AIV_1_0, kCores,
-                                         rotate<false>, x.addr(), y.addr());
-  // AIV 0 runs first: AIV 1's write comes after AIV 0 read, unordered either way.
-  EXPECT_TRUE(has(bad.races, "AIV 1 MTE3 `DataCopy` (call #4) writes what AIV 0 MTE2 `DataCopy`"))
-      << bad.races.front();
-  // The hard SyncAll needs the scheduler: not in a vector-only launch.
-  const std::string e = error_of([&] {
-    ascemu::run_cores(ascemu::Options{}, KERNEL_TYPE_AIV_ONLY, 2, [] { AscendC::SyncAll(); });
-  });
-  EXPECT_NE(e.find("SyncAll<true>: a KERNEL_TYPE_AIV_ONLY launch runs without the scheduler"),
-            std::string::npos)
-      << e;
-}
-
-TEST(EmulatorMix, MixedSyncAllOrdersAicWritesBeforeAivReads) {
-  Gm ws(2 * kTile * 4), y(2 * kTile * 4);
-  auto body = [&] {
-    AscendC::GlobalTensor<float> wg, yg;
-    if ASCEND_IS_AIC {
-      wg.SetGlobalBuffer(ws.as<float>() + AscendC::GetBlockIdx() * kTile, kTile);
-      for (int32_t i = 0; i < kTile; ++i) wg.SetValue(i, produced(AscendC::GetBlockIdx(), i));
-      AscendC::DataCacheCleanAndInvalid<float, AscendC::CacheLine::ENTIRE_DATA_CACHE,
-                                        AscendC::DcciDst::CACHELINE_OUT>(wg);
-    }
-    AscendC::SyncAll<false>();
-    if ASCEND_IS_AIV {
-      // Each AIV reads the other AI Core's tile: ordered through every AIC.
-      const int64_t other = 1 - AscendC::GetBlockIdx() / 2;
-      wg.SetGlobalBuffer(ws.as<float>() + other * kTile + AscendC::GetSubBlockIdx() * kHalf, kHalf);
-      yg.SetGlobalBuffer(y.as<float>() + AscendC::GetBlockIdx() * kHalf, kHalf);
-      aiv_consume(wg, yg);
-    }
-  };
-  const ascemu::Result r =
-      ascemu::run_cores(collect("sync_mixed"), KERNEL_TYPE_MIX_AIC_1_2, 2, body);
-  EXPECT_TRUE(r.races.empty()) << r.races.front();
-  for (int v = 0; v < 4; ++v)
-    for (int i = 0; i < kHalf; ++i)
-      ASSERT_EQ(y.as<float>()[v * kHalf + i], produced(1 - v / 2, v % 2 * kHalf + i) * 2 + 1);
-}
-
-TEST(EmulatorMix, TwentyFourAiCoresPassSyncAllRepeatedly) {
-  // 72 cores, each on its thread, most of them waiting at once; each round reads what another
-  // AI Core's AIC wrote in the round before.
-  constexpr int kGroups = 24, kRounds = 3;
-  Gm ws(kGroups * 32 * 4);
-  std::vector<float> got(kGroups * 2 * kRounds, -1);
-  const ascemu::Result r =
-      ascemu::run_cores(collect("rounds"), KERNEL_TYPE_MIX_AIC_1_2, kGroups, [&] {
-        AscendC::GlobalTensor<float> wg;
-        wg.SetGlobalBuffer(ws.as<float>(), kGroups * 32);
-        for (int round = 0; round < kRounds; ++round) {
-          if ASCEND_IS_AIC {
-            wg.SetValue(AscendC::GetBlockIdx() * 32,
-                        static_cast<float>(round * 100 + AscendC::GetBlockIdx()));
-            // The scalar write reaches GM when its cache line is written back.
-            AscendC::DataCacheCleanAndInvalid<float, AscendC::CacheLine::SINGLE_CACHE_LINE,
-                                              AscendC::DcciDst::CACHELINE_OUT>(
-                wg[AscendC::GetBlockIdx() * 32]);
-          }
-          AscendC::SyncAll<false>();
-          if ASCEND_IS_AIV {
-            const int64_t from = (AscendC::GetBlockIdx() / 2 + 1) % kGroups;
-            // Drop the copy of the line cached in the round before.
-            AscendC::DataCacheCleanAndInvalid<float, AscendC::CacheLine::SINGLE_CACHE_LINE,
-                                              AscendC::DcciDst::CACHELINE_OUT>(wg[from * 32]);
-            got[static_cast<size_t>(round * kGroups * 2 + AscendC::GetBlockIdx())] =
-                wg.GetValue(from * 32);
-          }
-          AscendC::SyncAll<false>();  // the reads end before the next round's writes
-        }
-      });
-  EXPECT_TRUE(r.races.empty()) << r.races.front();
-  for (int round = 0; round < kRounds; ++round)
-    for (int v = 0; v < kGroups * 2; ++v)
-      ASSERT_EQ(got[static_cast<size_t>(round * kGroups * 2 + v)],
-                static_cast<float>(round * 100 + (v / 2 + 1) % kGroups));
-}
-
-TEST(EmulatorMix, OneFlagIdServesDifferentModesOnDifferentCores) {
-  // As the docs allow: all AICs synchronise on flag 0 (mode 0) while each AI Core's AIVs
-  // synchronise on flag 0 (mode 1); then, its mode-1 waits over, an AIV reuses flag 0 in mode 2.
-  const ascemu::Result r = ascemu::run_cores(collect("flag0"), KERNEL_TYPE_MIX_AIC_1_2, 2, [] {
-    if ASCEND_IS_AIC {
-      AscendC::CrossCoreSetFlag<0, PIPE_FIX>(0);
-      AscendC::CrossCoreWaitFlag(0);
-      AscendC::CrossCoreWaitFlag(0);  // the AIVs' mode-2 set
-    }
-    if ASCEND_IS_AIV {
-      AscendC::CrossCoreSetFlag<1, PIPE_MTE3>(0);
-      AscendC::CrossCoreWaitFlag(0);
-      AscendC::CrossCoreSetFlag<2, PIPE_MTE3>(0);
-    }
-  });
-  EXPECT_TRUE(r.races.empty());
-}
-
-// ---- refusals, as the docs give them ----
-std::string refused(KernelMetaType type, const std::function<void()>& body) {
-  return error_of([&] { ascemu::run_cores(ascemu::Options{}, type, 1, body); });
-}
-
-TEST(EmulatorMix, RefusesWhatTheDocsRefuse) {
-  EXPECT_NE(refused(KERNEL_TYPE_MIX_AIC_1_2, [] { AscendC::CrossCoreSetFlag<2, PIPE_MTE3>(16); })
-                .find("CrossCoreSetFlag<2, PIPE_MTE3>(16): flag id 16 outside 0..15"),
-            std::string::npos);
-  EXPECT_NE(refused(KERNEL_TYPE_MIX_AIC_1_2, [] { AscendC::CrossCoreWaitFlag(31); })
-                .find("CrossCoreWaitFlag(31): flag id 31 outside 0..15"),
-            std::string::npos);
-  EXPECT_NE(refused(KERNEL_TYPE_MIX_AIC_1_2, [] { AscendC::CrossCoreSetFlag<4, PIPE_MTE3>(0); })
-                .find("mode 4 is not on the Atlas A2"),
-            std::string::npos);
-  EXPECT_NE(refused(KERNEL_TYPE_MIX_AIV_1_0, [] { AscendC::CrossCoreSetFlag<2, PIPE_MTE3>(0); })
-                .find("needs a KERNEL_TYPE_MIX_AIC_1_1 or _1_2 launch"),
-            std::string::npos);
-  EXPECT_NE(refused(KERNEL_TYPE_MIX_AIC_1_2, [] { AscendC::CrossCoreSetFlag<1, PIPE_MTE3>(0); })
-                .find("its AIC takes no part"),
-            std::string::npos);
-  EXPECT_NE(refused(KERNEL_TYPE_MIX_AIC_1_2, [] { AscendC::CrossCoreSetFlag<2, PIPE_S>(0); })
-                .find("PIPE_S is not a pipe of a set"),
-            std::string::npos);
-  EXPECT_NE(refused(KERNEL_TYPE_MIX_AIC_1_2,
-                    [] {
-                      if ASCEND_IS_AIV {
-                        AscendC::CrossCoreSetFlag<2, PIPE_FIX>(0);
-                      }
-                    })
-                .find("an AIV (vector core) has no FIX pipe"),
-            std::string::npos);
-  EXPECT_NE(refused(KERNEL_TYPE_AIV_ONLY, [] { AscendC::CrossCoreSetFlag<0, PIPE_MTE3>(0); })
-                .find("launch a vector-only kernel as KERNEL_TYPE_MIX_AIV_1_0"),
-            std::string::npos);
-  EXPECT_NE(refused(KERNEL_TYPE_MIX_AIV_1_0, [] { AscendC::SyncAll<false>(); })
-                .find("takes SyncAll<true>"),
-            std::string::npos);
-  // A counter holds 0..15: the 16th set no wait took overflows it.
-  EXPECT_NE(refused(KERNEL_TYPE_MIX_AIC_1_2,
-                    [] {
-                      if ASCEND_IS_AIC {
-                        for (int i = 0; i < 16; ++i) AscendC::CrossCoreSetFlag<2, PIPE_MTE3>(9);
-                      }
-                    })
-                .find("flag 9 of AIV 0 would count 16 sets"),
-            std::string::npos);
-  // On one core a flag id changes mode only once its old mode's sets and waits have run.
-  EXPECT_NE(
-      refused(KERNEL_TYPE_MIX_AIC_1_2,
-              [] {
-                if ASCEND_IS_AIC {
-                  AscendC::CrossCoreSetFlag<2, PIPE_MTE3>(0);
-                }
-                if ASCEND_IS_AIV {
-                  AscendC::CrossCoreSetFlag<1, PIPE_MTE3>(0);  // the mode-2 count is not taken
-                  AscendC::CrossCoreWaitFlag(0);
-                  AscendC::CrossCoreWaitFlag(0);
-                }
-              })
-          .find("CrossCoreSetFlag<1, PIPE_MTE3>(0): flag 0 of AIV 0 is still in use in mode 2"),
-      std::string::npos);
-  // The kernel type is checked against the launch's.
-  EXPECT_NE(
-      refused(KERNEL_TYPE_MIX_AIC_1_1, [] { KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2); })
-          .find("compiled as type KERNEL_TYPE_MIX_AIC_1_2 but launched as type "
-                "KERNEL_TYPE_MIX_AIC_1_1"),
-      std::string::npos);
 }
 
 }  // namespace

@@ -7,45 +7,15 @@
 #include <string>
 #include <vector>
 
-#include "kernel_operator.h"
+#include "emu_test_util.h"
 
 namespace {
 
 using AscendC::TPosition;
-
-struct Gm {
-  explicit Gm(size_t bytes) : p(AscendC::GmAlloc(bytes)) {}
-  ~Gm() { AscendC::GmFree(p); }
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(p);
-  }
-  GM_ADDR addr() const { return static_cast<GM_ADDR>(p); }
-  void* p;
-};
-
-ascemu::Options collect(const char* name) {
-  ascemu::Options o;
-  o.kernel = name;
-  o.stop_at_first_race = false;
-  return o;
-}
-
-template <typename F>
-std::string error_of(F&& launch) {
-  try {
-    launch();
-  } catch (const ascemu::Error& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
-
-bool has(const std::vector<std::string>& races, const std::string& what) {
-  for (const std::string& m : races)
-    if (m.find(what) != std::string::npos) return true;
-  return false;
-}
+using emutest::collect;
+using emutest::error_of;
+using emutest::Gm;
+using emutest::has;
 
 constexpr int32_t kN = 64, kCores = 4;
 
