@@ -29,7 +29,6 @@ constexpr int kCaller = -1;  // the baton's holder when no core runs
 
 Cross::Cross(Launch& launch) : launch_(launch), dcaches_(launch.cores()) {
   const int n = launch.cores();
-  counters_.resize(static_cast<size_t>(n * kCrossFlags));
   for (int i = 0; i < n; ++i) {
     slots_.push_back(std::make_unique<Slot>());
     const Core& c = launch.core(i);
@@ -290,11 +289,11 @@ std::string Cross::deadlock_text() const {
 
 std::string Cross::leftovers() const {
   std::string s;
-  for (size_t k = 0; k < counters_.size(); ++k)
-    if (!counters_[k].empty())
+  for (const auto& [k, q] : counters_)
+    if (!q.empty())
       s += (s.empty() ? "" : ", ") + std::string("flag ") + std::to_string(k % kCrossFlags) +
-           " of " + who(static_cast<int>(k / kCrossFlags)) + " holds " +
-           std::to_string(counters_[k].size()) + " count(s) that no CrossCoreWaitFlag took";
+           " of " + who(k / kCrossFlags) + " holds " + std::to_string(q.size()) +
+           " count(s) that no CrossCoreWaitFlag took";
   const std::string p = pending_sets();
   if (!p.empty()) s += s.empty() ? p.substr(2) : p;
   return s;

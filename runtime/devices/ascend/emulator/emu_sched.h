@@ -71,9 +71,7 @@ class Cross {
   // Whether core's part in a synchronisation is not over: its set has not completed (others
   // have not set yet), or the core has not waited for a count it made.
   bool unfinished(const Sync& s, int core);
-  std::deque<Count>& counter(int core, int flag) {
-    return counters_[static_cast<size_t>(core * kCrossFlags + flag)];
-  }
+  std::deque<Count>& counter(int core, int flag) { return counters_[core * kCrossFlags + flag]; }
   int pick();
   void core_thread(int i);
   void block(int i);
@@ -88,8 +86,8 @@ class Cross {
   std::vector<int> aic_of_;                // AI Core -> its AIC's core index
   std::vector<std::vector<int>> aivs_of_;  // AI Core -> its AIVs' core indices
   std::vector<int> all_aic_, all_aiv_;
-  std::vector<std::string> who_;             // core index -> "AIC 0", "AIV 3" (block indices)
-  std::vector<std::deque<Count>> counters_;  // core * 16 + flag
+  std::vector<std::string> who_;               // core index -> "AIC 0", "AIV 3" (block indices)
+  std::map<int, std::deque<Count>> counters_;  // core * 16 + flag, made when first used
   std::map<std::tuple<int, int, int>, Sync> syncs_;  // (mode, scope, flag)
   std::set<std::string> names_;
   std::map<uint64_t, std::vector<Clock>> gm_words_;
