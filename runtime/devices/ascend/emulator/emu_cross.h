@@ -17,6 +17,12 @@
 // on the Atlas A2 its modeId and pipe have no effect and it holds back every instruction issued
 // after it, on every pipe (instructions issued before it run on). The race checker sees the same:
 // a count carries the vector clocks of the sets' pipes to every pipe of the waiting core.
+//
+// Refused as the docs have it: any hardware flag outside a KERNEL_TYPE_MIX_* launch (the
+// hardware starts no scheduler), modes other than 0, 1, 2, modes 1 and 2 outside MIX_AIC_1_1 and
+// _1_2, flag ids past 15 (the hardware would keep the low 4 bits), a set on PIPE_S, PIPE_ALL or a
+// pipe the core lacks, a 16th count no wait took, a flag id changing mode on a core before that
+// core's sets and waits of the old mode ran, and counts left when the launch ends.
 #pragma once
 
 #include <functional>
