@@ -301,8 +301,8 @@ std::string Emitter::run() {
   s += "#include \"kernel_operator.h\"\n\n";
   s += tiling_struct(p_, name_);
   s += cat("\nnamespace ", name_, "_impl {\n\n");
-  s += "inline int64_t AscHostClamp(int64_t v, int64_t hi) {\n  return v < 0 ? 0 : v > hi ? hi : "
-       "v;\n}\n\n";
+  s += "__aicore__ inline int64_t AscClamp(int64_t v, int64_t hi) {\n  return v < 0 ? 0 : v > hi ? "
+       "hi : v;\n}\n\n";
   s += "class Kernel {\n public:\n  __aicore__ inline void Init(";
   for (size_t a = 0; a < p_.args.size(); ++a) s += cat("GM_ADDR a", a, ", ");
   s += cat("const ", name_, "TilingData& t) {\n    tiling_ = t;\n");

@@ -47,9 +47,9 @@ void Emitter::box_prologue(const GmBox& box) {
       };
       line(cat("const int64_t s", j, " = ", coord(d.start), ";"));
       line(cat("const int64_t ph", j, " = ", coord(d.phase), ";"));
-      line(cat("const int64_t l", j, " = AscHostClamp(", ceil_step(cat("-ph", j)), " - s", j, ", ",
+      line(cat("const int64_t l", j, " = AscClamp(", ceil_step(cat("-ph", j)), " - s", j, ", ",
                d.size, "LL);"));
-      line(cat("[[maybe_unused]] const int64_t n", j, " = AscHostClamp(AscHostClamp(",
+      line(cat("[[maybe_unused]] const int64_t n", j, " = AscClamp(AscClamp(",
                ceil_step(cat(d.extent, "LL - ph", j)), " - s", j, ", ", d.size, "LL) - l", j, ", ",
                d.size, "LL);"));
       base += cat(" + (s", j, " + l", j, ") * ", d.stride, "LL + ph", j, " * ", d.stride / d.step,
@@ -70,15 +70,14 @@ void Emitter::box_prologue(const GmBox& box) {
     }
     line(cat("[[maybe_unused]] const int64_t s", j, " = ", coord(d.start), ";"));
     if (d.start.offset < 0 || d.start.scale < 0) {  // may start before the tensor: padding
-      line(cat("const int64_t l", j, " = s", j, " < 0 ? AscHostClamp(-s", j, ", ", d.size,
-               "LL) : 0;"));
-      line(cat("[[maybe_unused]] const int64_t n", j, " = AscHostClamp(AscHostClamp(", d.extent,
-               "LL - s", j, ", ", d.size, "LL) - l", j, ", ", d.size, "LL);"));
+      line(cat("const int64_t l", j, " = s", j, " < 0 ? AscClamp(-s", j, ", ", d.size, "LL) : 0;"));
+      line(cat("[[maybe_unused]] const int64_t n", j, " = AscClamp(AscClamp(", d.extent, "LL - s",
+               j, ", ", d.size, "LL) - l", j, ", ", d.size, "LL);"));
       base += cat(" + (s", j, " + l", j, ") * ", d.stride, "LL");
       lbase += cat(" + l", j, " * ", inner[j], "LL");
     } else {
-      line(cat("[[maybe_unused]] const int64_t n", j, " = AscHostClamp(", d.extent, "LL - s", j,
-               ", ", d.size, "LL);"));
+      line(cat("[[maybe_unused]] const int64_t n", j, " = AscClamp(", d.extent, "LL - s", j, ", ",
+               d.size, "LL);"));
       base += cat(" + s", j, " * ", d.stride, "LL");
     }
     full += cat(" && n", j, " == ", d.size, "LL");
@@ -230,7 +229,7 @@ void Emitter::copy_out(int pc) {
     line(cat("fp.mSize = static_cast<uint16_t>(", rows, ");"));
     line(cat("fp.srcStride = ", cols, ";"));  // the local rows: the box's last dim
     line(cat("fp.dstStride = ", dst_stride, ";"));
-    line(cat("fp.quantPre = AscendC::QuantMode_t::", quant, ";"));
+    line(cat("fp.quantPre = QuantMode_t::", quant, ";"));
     line(cat("AscendC::Fixpipe(", g, "[", goff, "], ", buf(b), "[", loff, "], fp);"));
     for (int j = 0; j + 2 < r; ++j) {
       indent_ -= 2;

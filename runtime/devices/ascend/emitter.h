@@ -56,10 +56,11 @@ inline std::string literal(DType t, double v) {
   const std::string ty = ctype(t);
   if (t == DType::kBool) return v != 0 ? "static_cast<uint8_t>(1)" : "static_cast<uint8_t>(0)";
   if (dtype_is_float(t)) {
-    const std::string lim = t == DType::kF64 ? "double" : "float";
-    if (std::isnan(v)) return cat(ty, "(std::numeric_limits<", lim, ">::quiet_NaN())");
+    // Compiler builtins, not std::numeric_limits: device code has no standard library.
+    const bool dbl = t == DType::kF64;
+    if (std::isnan(v)) return cat(ty, dbl ? "(__builtin_nan(\"\"))" : "(__builtin_nanf(\"\"))");
     if (std::isinf(v))
-      return cat(ty, "(", v < 0 ? "-" : "", "std::numeric_limits<", lim, ">::infinity())");
+      return cat(ty, "(", v < 0 ? "-" : "", dbl ? "__builtin_inf())" : "__builtin_inff())");
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.17g", v);
     return t == DType::kF64 ? cat("double(", buf, ")") : cat(ty, "(static_cast<float>(", buf, "))");
@@ -95,8 +96,12 @@ inline std::string literal(DType t, double v) {
   }
   if (std::isnan(v)) v = 0;
   v = std::trunc(v);
-  if (v <= lo) return cat("std::numeric_limits<", ty, ">::lowest()");
-  if (v >= hi) return cat("std::numeric_limits<", ty, ">::max()");
+  if (t == DType::kI64 && v <= lo) return "static_cast<int64_t>(-9223372036854775807LL - 1)";
+  if (t == DType::kU64 && v >= hi) return "static_cast<uint64_t>(18446744073709551615ULL)";
+  v = std::clamp(v, lo, hi);
+  if (t == DType::kI64 && v >= hi) return "static_cast<int64_t>(9223372036854775807LL)";
+  if (t == DType::kU64 && v >= 9223372036854775807.0)
+    return cat("static_cast<uint64_t>(", static_cast<uint64_t>(v), "ULL)");
   return cat("static_cast<", ty, ">(", static_cast<int64_t>(v), "LL)");
 }
 
@@ -194,8 +199,8 @@ class Emitter {
   void layout();
   void plan_frees();
   void sync(const char* event) {
-    line(cat("AscendC::SetFlag<AscendC::HardEvent::", event, ">(AscendC::EVENT_ID0);"));
-    line(cat("AscendC::WaitFlag<AscendC::HardEvent::", event, ">(AscendC::EVENT_ID0);"));
+    line(cat("AscendC::SetFlag<AscendC::HardEvent::", event, ">(EVENT_ID0);"));
+    line(cat("AscendC::WaitFlag<AscendC::HardEvent::", event, ">(EVENT_ID0);"));
   }
   void box_prologue(const GmBox& box);
   void box_rows(const GmBox& box, const std::string& local, const std::string& g,

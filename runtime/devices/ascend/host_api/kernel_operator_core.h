@@ -65,6 +65,19 @@ inline float bf16_to_f32(uint16_t b) {
 }
 }  // namespace ascend_host
 
+// Compiler builtins of the Ascend C dialect, at global scope.
+enum event_t : uint8_t {
+  EVENT_ID0 = 0,
+  EVENT_ID1,
+  EVENT_ID2,
+  EVENT_ID3,
+  EVENT_ID4,
+  EVENT_ID5,
+  EVENT_ID6,
+  EVENT_ID7
+};
+enum QuantMode_t : uint8_t { NoQuant, F322F16, F322BF16 };
+
 struct half {
   uint16_t bits = 0;
   half() = default;
@@ -326,7 +339,6 @@ enum pipe_t : uint8_t {
   PIPE_FIX,
   PIPE_ALL
 };
-constexpr int32_t EVENT_ID0 = 0;
 template <HardEvent E>
 inline void SetFlag(int32_t) {}
 template <HardEvent E>

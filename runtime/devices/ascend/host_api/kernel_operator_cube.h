@@ -132,7 +132,6 @@ inline void Mmad(const LocalTensor<C>& c, const LocalTensor<A>& a, const LocalTe
     }
   }
 }
-enum class QuantMode_t : uint8_t { NoQuant, F322F16, F322BF16 };
 struct FixpipeParamsV220 {
   uint16_t nSize = 0;      // columns written
   uint16_t mSize = 0;      // rows written
