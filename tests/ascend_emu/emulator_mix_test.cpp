@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -355,6 +356,21 @@ TEST(EmulatorMix, AnErrorInOneCoreStopsTheLaunchWhileOthersWait) {
     });
   });
   EXPECT_NE(e.find("DataCopy: 100 bytes is not a multiple of 32"), std::string::npos) << e;
+}
+
+TEST(EmulatorMix, AnyExceptionOfAKernelReachesTheCaller) {
+  // Not only the emulator's own errors: whatever a core throws stops the launch as it is.
+  try {
+    ascemu::run_cores(ascemu::Options{}, KERNEL_TYPE_MIX_AIC_1_2, 1, [] {
+      if ASCEND_IS_AIC {
+        AscendC::CrossCoreWaitFlag(3);
+      }
+      if (AscendC::GetBlockIdx() == 1 && !ASCEND_IS_AIC) throw std::logic_error("boom in AIV 1");
+    });
+    ADD_FAILURE() << "accepted";
+  } catch (const std::logic_error& e) {
+    EXPECT_STREQ(e.what(), "boom in AIV 1");
+  }
 }
 
 TEST(EmulatorMix, SetsNoWaitTookAreRefusedAtTheEnd) {
