@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "emu_run.h"
+#include "emu_sched.h"
 #include "emu_tensor.h"
 
 namespace ascemu {
@@ -287,6 +288,24 @@ void Core::issue_wait(int pipe, Token* t, const char* name) {
   pump();
 }
 
+void Core::issue_signal(int pipe, const char* name, std::function<void(const Clock&)> fn) {
+  Instr in{Instr::kSignal, name, ++seq_, {}, {}, nullptr, std::move(fn)};
+  q_[pipe].push_back(std::move(in));
+  pump();
+}
+
+void Core::join_all(const Clock& c, const char* name, uint32_t seq) {
+  auto merge = [&](Clock& into) {
+    for (size_t i = 0; i < into.size(); ++i) into[i] = std::max(into[i], c[i]);
+  };
+  for (int p = 0; p < kPipes; ++p) {
+    if (p == kS || q_[p].empty())
+      merge(vc_[p]);  // nothing issued earlier is still queued: the pipe's clock takes it now
+    else
+      q_[p].push_back(Instr{Instr::kJoin, name, seq, {}, {}, nullptr, {}, c});
+  }
+}
+
 void Core::wait_scalar(Token* t, const char* name) {
   pump();
   if (t->q.empty())
@@ -371,6 +390,16 @@ void Core::execute(int pipe, Instr& in) {
     case Instr::kBarrier:
       vc_[pipe][me] = clock_[pipe];
       break;
+    case Instr::kSignal: {
+      Clock snap = vc_[pipe];
+      snap[me] = clock_[pipe];  // runs once every earlier instruction of the pipe is done
+      in.signal(snap);
+      break;
+    }
+    case Instr::kJoin:
+      for (size_t i = 0; i < in.clock.size(); ++i)
+        vc_[pipe][i] = std::max(vc_[pipe][i], in.clock[i]);
+      break;
   }
 }
 
@@ -378,9 +407,18 @@ void Core::execute(int pipe, Instr& in) {
 Launch::Launch(Options opt, KernelMetaType type, int aic, int aiv)
     : opt_(std::move(opt)), type_(type), agents_((aic + aiv) * kPipes) {
   local_.resize(static_cast<size_t>(aic + aiv) * static_cast<size_t>(Mem::kCount));
-  for (int i = 0; i < aic; ++i) cores_.push_back(std::make_unique<Core>(*this, i, true, i, aic));
-  for (int i = 0; i < aiv; ++i)
-    cores_.push_back(std::make_unique<Core>(*this, aic + i, false, i, aiv));
+  // With both types, blockDim counts AI Cores (one AIC each): an AIV's block index is its AI
+  // Core's times the ratio plus its sub-block, and GetBlockNum gives the AI Cores on both.
+  const int ration = aic > 0 && aiv > 0 ? aiv / aic : 1;
+  const int blocks = aic > 0 ? aic : aiv;
+  for (int i = 0; i < aic; ++i) {
+    cores_.push_back(std::make_unique<Core>(*this, i, true, i, blocks));
+    cores_.back()->set_split(i, 0, 1);
+  }
+  for (int i = 0; i < aiv; ++i) {
+    cores_.push_back(std::make_unique<Core>(*this, aic + i, false, i, blocks));
+    cores_.back()->set_split(i / ration, i % ration, ration);
+  }
 }
 
 Launch::Shadow& Launch::shadow(int core, Mem m) {
@@ -431,7 +469,8 @@ std::string Launch::race_text(Core& core, const Access& a, int pipe, const char*
                     " what " + who(pcore, ppipe, prior.name, prior.seq) +
                     (prior_write ? " wrote" : " read") + ", and nothing orders them (";
   if (pcore != core.index_)
-    msg += "two cores: only CrossCoreSetFlag/CrossCoreWaitFlag or SyncAll order them)";
+    msg +=
+        "two cores: only CrossCoreSetFlag/CrossCoreWaitFlag, SyncAll or IBSet/IBWait order them)";
   else if (ppipe == pipe)
     msg += std::string("PipeBarrier<PIPE_") + pipe_name(pipe) + ">)";
   else
@@ -447,6 +486,7 @@ void Launch::report_race(const std::string& msg) {
 
 void Launch::access(Core& core, int pipe, const Access& a, const Clock& vc, uint32_t c,
                     const char* name, uint32_t seq) {
+  if (a.mem == Mem::kGM && cross_) cross_->dcaches().access(*this, core, pipe, a, name, seq);
   Shadow& sh = shadow(core.index_, a.mem);
   const int me = core.index_ * kPipes + pipe;
   auto split = [&](uint64_t x) {
@@ -500,39 +540,38 @@ void Launch::access(Core& core, int pipe, const Access& a, const Clock& vc, uint
 void expect_kernel_type(KernelMetaType type) {
   const KernelMetaType launched = current().launch().type();
   check(type == launched, "KERNEL_TASK_TYPE_DEFAULT",
-        "the kernel is compiled as type " + std::to_string(static_cast<int>(type)) +
-            " but launched as type " + std::to_string(static_cast<int>(launched)));
+        std::string("the kernel is compiled as type ") + kernel_type_name(type) +
+            " but launched as type " + kernel_type_name(launched));
 }
 
 Result run_cores(const Options& opt, KernelMetaType type, int64_t block_dim,
                  const std::function<void()>& body) {
   check(block_dim >= 1 && block_dim <= 65535, "launch",
         "blockDim " + std::to_string(block_dim) + " outside 1..65535");
-  bool aic;
+  const int n = static_cast<int>(block_dim);
+  int aic = 0, aiv = 0;
   switch (type) {
     case KERNEL_TYPE_AIV_ONLY:
     case KERNEL_TYPE_MIX_AIV_1_0:
-      aic = false;
+      aiv = n;
       break;
     case KERNEL_TYPE_AIC_ONLY:
     case KERNEL_TYPE_MIX_AIC_1_0:
-      aic = true;
+      aic = n;
+      break;
+    case KERNEL_TYPE_MIX_AIC_1_1:
+      aic = aiv = n;
+      break;
+    case KERNEL_TYPE_MIX_AIC_1_2:
+      aic = n;
+      aiv = 2 * n;
       break;
     default:
-      fail("launch", "kernel type " + std::to_string(static_cast<int>(type)) +
-                         " is not run by this emulator yet (vector-only and cube-only kernels)");
+      fail("launch", std::string("kernel type ") + kernel_type_name(type) +
+                         " is not an Atlas A2 (split cube/vector cores) kernel type");
   }
-  const int n = static_cast<int>(block_dim);
-  Launch launch(opt, type, aic ? n : 0, aic ? 0 : n);
-  struct Reset {
-    ~Reset() { set_current(nullptr); }
-  } reset;
-  for (int i = 0; i < n; ++i) {
-    set_current(&launch.core(i));
-    body();
-    launch.core(i).finish();
-  }
-  return launch.result();
+  Launch launch(opt, type, aic, aiv);
+  return run_launch(launch, body);
 }
 
 }  // namespace ascemu

@@ -70,14 +70,26 @@ struct Token {
 };
 
 class Launch;
+class Cross;  // a mixed launch's cross-core flags and scheduler (emu_cross.cpp)
 
 class Core {
  public:
   Core(Launch& launch, int index, bool aic, int64_t block_idx, int64_t block_num);
   bool aic() const { return aic_; }
   Launch& launch() { return launch_; }
+  int index() const { return index_; }  // in the launch: AICs first, then AIVs
   int64_t block_idx() const { return block_idx_; }
   int64_t block_num() const { return block_num_; }
+  // The core's place in a mixed launch: its AI Core (group), its index among that group's cores
+  // of its type (AIV: 0..ration-1; AIC: 0) and the ratio of its type's cores to AI Cores.
+  int group() const { return group_; }
+  int64_t sub_block_idx() const { return sub_block_; }
+  int64_t task_ration() const { return ration_; }
+  void set_split(int group, int64_t sub_block, int64_t ration) {
+    group_ = group;
+    sub_block_ = sub_block;
+    ration_ = ration;
+  }
   uint8_t* base(Mem m);
   uint32_t capacity(Mem m) const { return mem_capacity(m, aic_); }
   // The memory of a pointer into this core's local memories (kCount if none).
@@ -88,6 +100,22 @@ class Core {
   void issue(int pipe, const char* name, std::vector<Access> acc, std::function<void()> fn);
   void issue_set(int pipe, Token* t, const char* name);   // release pipe's clock into t
   void issue_wait(int pipe, Token* t, const char* name);  // pipe waits for t's oldest clock
+  // A cross-core set: queued on a pipe like SetFlag; when the pipe runs it, fn gets the pipe's
+  // release clock (what every earlier instruction of the pipe knows, and the pipe itself).
+  void issue_signal(int pipe, const char* name, std::function<void(const Clock&)> fn);
+  // What the pipe knows has completed, its own instructions included: after barrier(-1), the
+  // scalar unit's clock covers every earlier instruction of the core.
+  Clock release_clock(int pipe) const {
+    Clock c = vc_[pipe];
+    c[static_cast<size_t>(agent(pipe))] = clock_[pipe];
+    return c;
+  }
+  // A call that the scalar unit runs without an instruction (CrossCoreWaitFlag): its number.
+  uint32_t scalar_call() { return ++seq_; }
+  // The scalar unit stops issuing until c's releases completed: every instruction issued from
+  // now on, on any pipe, is ordered after c. A pipe still holding earlier instructions takes c
+  // after them (those are ordered only by whatever releases them).
+  void join_all(const Clock& c, const char* name, uint32_t seq);
   Token& flag(int src, int dst, int id);
   void barrier(int pipe);  // PipeBarrier<pipe>; -1 = PIPE_ALL (the scalar unit waits too)
   void finish();           // end of the kernel: every pipe runs dry, or a deadlock is reported
@@ -100,12 +128,14 @@ class Core {
 
  private:
   struct Instr {
-    enum Kind : uint8_t { kOp, kSet, kWait, kBarrier } kind;
+    enum Kind : uint8_t { kOp, kSet, kWait, kBarrier, kSignal, kJoin } kind;
     const char* name;
     uint32_t seq;
     std::vector<Access> acc;
     std::function<void()> fn;
     Token* token = nullptr;
+    std::function<void(const Clock&)> signal = {};  // kSignal
+    Clock clock = {};                               // kJoin: merged into the pipe's clock
   };
   bool step(int pipe);  // run the head of a pipe; false if empty or waiting
   void pump();          // run every pipe until each is empty or waiting
@@ -117,6 +147,8 @@ class Core {
   int index_;
   bool aic_;
   int64_t block_idx_, block_num_;
+  int group_ = 0;
+  int64_t sub_block_ = 0, ration_ = 1;
   std::unique_ptr<uint8_t[]> mem_[static_cast<int>(Mem::kCount)];
   std::deque<Instr> q_[kPipes];
   Clock vc_[kPipes];        // what each pipe knows has completed
@@ -142,6 +174,9 @@ class Launch {
   int agents() const { return agents_; }
   const Options& options() const { return opt_; }
   Result& result() { return result_; }
+  // The launch's scheduler and cross-core flags (emu_sched.h), while it runs.
+  Cross* cross() const { return cross_; }
+  void set_cross(Cross* c) { cross_ = c; }
   // Check one access of agent `who` (its pipe's clock vc, instruction clock c) and record it.
   void access(Core& core, int pipe, const Access& a, const Clock& vc, uint32_t c, const char* name,
               uint32_t seq);
@@ -172,6 +207,7 @@ class Launch {
   Shadow gm_;
   std::vector<Shadow> local_;  // core * Mem::kCount + mem
   Result result_;
+  Cross* cross_ = nullptr;
 };
 
 // The core the calling code runs on (set by the runner).
@@ -185,9 +221,11 @@ struct GmBlock {
 };
 const GmBlock* gm_block_of(const void* p);
 
-// Runs kernel(args...) on block_dim cores of the type (vector-only: AIVs; cube-only: AICs),
-// one after another, each core's pipes run dry at its end. Throws Error on a refused call or,
-// with stop_at_first_race, the first race.
+// Runs kernel(args...) on the launch's cores: block_dim AIVs (vector-only, MIX_AIV_1_0), block_dim
+// AICs (cube-only, MIX_AIC_1_0), or block_dim AI Cores of one AIC and two (MIX_AIC_1_2) or one
+// (MIX_AIC_1_1) AIVs; each core's pipes run dry at its end. Each core runs on a thread of its own,
+// one at a time, so that cores can wait for each other (emu_cross.h, run_launch). Throws Error on
+// a refused call, a deadlock or, with stop_at_first_race, the first race.
 Result run_cores(const Options& opt, KernelMetaType type, int64_t block_dim,
                  const std::function<void()>& body);
 

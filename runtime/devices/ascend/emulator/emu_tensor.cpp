@@ -128,10 +128,10 @@ int64_t GetBlockNum() {
   return ascemu::current().block_num();
 }
 int64_t GetSubBlockIdx() {
-  return 0;
+  return ascemu::current().sub_block_idx();
 }
 int64_t GetTaskRation() {
-  return 1;
+  return ascemu::current().task_ration();
 }
 
 TPipe::TPipe() {

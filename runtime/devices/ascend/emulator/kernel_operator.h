@@ -7,7 +7,9 @@
 #include "emu_base.h"    // qualifiers, pipe_t/event_t, half/bfloat16_t, AscendC enums
 #include "emu_copy.h"    // DataCopy, DataCopyPad
 #include "emu_core.h"    // the machine: cores, pipes, the race checker
+#include "emu_cross.h"   // mixed launches, CrossCoreSetFlag/WaitFlag, SyncAll, ASCEND_IS_AIC/AIV
 #include "emu_cube.h"    // the cube unit: ND2NZ, LoadData, Mmad, Fixpipe
+#include "emu_dcache.h"  // the scalar unit's data cache, DataCacheCleanAndInvalid
 #include "emu_run.h"     // ascemu::Run
 #include "emu_sync.h"    // SetFlag/WaitFlag, PipeBarrier, TQueSync
 #include "emu_tensor.h"  // GlobalTensor, LocalTensor, TPipe, TQue, TBuf
