@@ -238,6 +238,7 @@ Mem Core::mem_of(const void* p, uint64_t& offset) const {
 
 void Core::reset_memories() {
   regions_.clear();
+  ub_end = 0;
 }
 
 void Core::name_region(Mem m, uint64_t begin, uint64_t end, std::string label) {

@@ -125,6 +125,9 @@ class Core {
   std::string describe(Mem m, uint64_t begin, uint64_t end) const;
   void reset_memories();  // a new TPipe
   VecRegs vec;            // the vector unit's mask and compare-mask registers
+  // UB bytes [0, ub_end) the current TPipe has handed out (0 without one): the advanced APIs
+  // without a sharedTmpBuffer take their temporary space from [ub_end, UB capacity).
+  uint64_t ub_end = 0;
 
  private:
   struct Instr {

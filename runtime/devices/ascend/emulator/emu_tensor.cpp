@@ -163,6 +163,7 @@ uint64_t TPipe::take(ascemu::Mem m, uint64_t bytes, int buffers, const char* pos
   ascemu::check(buffers_ <= 64, "TPipe::InitBuffer",
                 "more than 64 buffers in one TPipe (" + std::to_string(buffers_) + ")");
   used_[i] = at + bytes;
+  if (m == Mem::kUB) core.ub_end = used_[i];
   core.name_region(m, at, at + bytes,
                    std::string(kind) + "<" + pos + "> #" + std::to_string(inits_++));
   return at;
