@@ -118,7 +118,12 @@ template <typename T>
 inline void xor_impl(const LT<T>& dst, const LT<T>& a, const LT<T>& b, Tmp tmp, uint32_t n) {
   vec_type(kOneOf<T, int16_t, uint16_t>, "Xor", type_name<T>(), "int16_t, uint16_t");
   adv_elementwise<2>("Xor", dst, {&a, &b}, tmp, tmp_slices(1, n * sizeof(T)), n, {},
-                     [](Calc<T> x, Calc<T> y) { return static_cast<Calc<T>>(x ^ y); });
+                     [](Calc<T> x, Calc<T> y) {
+                       if constexpr (std::is_integral_v<T>)  // other types: refused above
+                         return static_cast<Calc<T>>(x ^ y);
+                       else
+                         return x;
+                     });
 }
 
 // ---- unary: half, float ----
