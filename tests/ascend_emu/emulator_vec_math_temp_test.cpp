@@ -102,6 +102,39 @@ TEST(EmulatorVecMathTemp, SharedTmpBufferRefusals) {
       }));
 }
 
+// isReuseSource on float Sin/Cos lowers the minimum to 512 bytes (the call may overwrite src);
+// on half it has no effect (8 * 256 either way).
+TEST(EmulatorVecMathTemp, IsReuseSourceOnFloatSinCos) {
+  auto with_tmp = [](uint32_t tmp_bytes, auto call) {
+    return refusal([&] {
+      AscendC::TPipe pipe;
+      AscendC::TBuf<TPosition::VECCALC> b, t;
+      pipe.InitBuffer(b, 8192);
+      pipe.InitBuffer(t, tmp_bytes);
+      call(b.Get<float>(), t.Get<uint8_t>());
+    });
+  };
+  EXPECT_EQ(with_tmp(512, [](auto x, auto tmp) { AscendC::Sin<float, true>(x[1024], x, tmp, 77); }),
+            "(accepted)");
+  EXPECT_REFUSED("Cos: sharedTmpBuffer holds 512 bytes; float needs at least 768",
+                 with_tmp(512, [](auto x, auto tmp) { AscendC::Cos(x[1024], x, tmp, 77); }));
+  EXPECT_REFUSED("Sin: sharedTmpBuffer holds 1024 bytes; half needs at least 2048",
+                 with_tmp(1024, [](auto x, auto tmp) {
+                   const auto h = x.template ReinterpretCast<half>();
+                   AscendC::Sin<half, true>(h[2048], h, tmp, 77);
+                 }));
+}
+
+// Sin/Cos inputs outside [-65504, 65504] are undefined on the A2: NaN marks them.
+TEST(EmulatorVecMathTemp, SinOutsideItsDomainIsNaN) {
+  const std::vector<float> x = {65504.0f, -65504.0f, 65600.0f, -1e30f, 0.0f, 1.0f, 2.0f, 3.0f};
+  const std::vector<float> out = mathtest::run<float>(
+      x, x, 8, [](const mathtest::Ops<float>& o) { AscendC::Sin(o.d, o.a, 8); });
+  EXPECT_FALSE(std::isnan(out[0]) || std::isnan(out[1]));
+  EXPECT_TRUE(std::isnan(out[2]) && std::isnan(out[3]));
+  EXPECT_EQ(out[4], 0.0f);
+}
+
 TEST(EmulatorVecMathTemp, ElementTypesNotOnTheA2) {
   auto on = [](auto call) { return in_pipe<int32_t>(8192, call); };
   EXPECT_REFUSED("Xor: the Atlas A2 vector unit has no Xor on int32_t (it has int16_t, uint16_t)",
