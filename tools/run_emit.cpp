@@ -85,9 +85,25 @@ std::string emit_ascendc_dir(const Model& model, const std::vector<NamedTensor>&
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(cat("cannot create '", dir, "': ", ec.message()));
   const std::filesystem::path out = dir;
-  for (size_t k = 0; k < names.size(); ++k) {
-    write_file(out / (names[k] + ".cpp"), ascend::emit_kernel(programs[k], names[k]));
-    write_file(out / (names[k] + "_host.cpp"), ascend::emit_host_stub(programs[k], names[k]));
+  // A program the emitter refuses (e.g. a mixed cube/vector kernel) is listed with the reason.
+  std::string refused;
+  const size_t distinct = names.size();
+  {
+    std::vector<std::string> kept_names;
+    std::vector<TileProgram> kept;
+    for (size_t k = 0; k < names.size(); ++k) {
+      try {
+        const std::string src = ascend::emit_kernel(programs[k], names[k]);
+        write_file(out / (names[k] + ".cpp"), src);
+        write_file(out / (names[k] + "_host.cpp"), ascend::emit_host_stub(programs[k], names[k]));
+        kept_names.push_back(names[k]);
+        kept.push_back(programs[k]);
+      } catch (const Error& e) {
+        refused += cat("| ", names[k], " | ", e.what(), " |\n");
+      }
+    }
+    names = std::move(kept_names);
+    programs = std::move(kept);
   }
   std::string table, host_steps;
   int64_t launches = 0;
@@ -124,14 +140,18 @@ std::string emit_ascendc_dir(const Model& model, const std::vector<NamedTensor>&
   write_file(out / "CMakeLists.txt", ascend::emit_cmake(names));
   std::string readme = cat(
       "# Ascend C kernels emitted by asc-run --emit-ascendc\n\n", "Planned for ", spec.str(),
-      "; every kernel one run of the model launched (", launches, " launches, ", names.size(),
+      "; every kernel one run of the model launched (", launches, " launches, ", distinct,
       " distinct programs), control-flow bodies and nodes planned while running included.\n\n",
       "Build with the CANN toolkit (not available where asc was built):\n\n",
       "    source $ASCEND_HOME_PATH/set_env.sh\n",
       "    cmake -S . -B build -DSOC_VERSION=Ascend910B1 && cmake --build build\n",
-      "    ./build/asc_kernels_host\n\n", "## Kernels (", names.size(), " distinct programs)\n\n",
+      "    ./build/asc_kernels_host\n\n", "## Kernels (", names.size(), " of ", distinct,
+      " programs emitted)\n\n",
       "| node | kernel | arguments | grid | block_dim | launches |\n|---|---|---|---|---|---|\n",
       table);
+  if (!refused.empty())
+    readme += cat("\n## Not emitted (the emitter does not produce these programs yet)\n\n",
+                  "| kernel | why |\n|---|---|\n", refused);
   readme += cat("\n## Host-side steps (no tile kernel: run on the host / AI CPU)\n\n");
   readme += host_steps.empty() ? "none\n" : "| node | op | runs |\n|---|---|---|\n" + host_steps;
   write_file(out / "README.md", readme);

@@ -26,8 +26,17 @@ TEST(AscRunEmit, WritesEveryKernelAStubAndACannProject) {
   EXPECT_NE(cmake.find("ascendc_library(asc_kernels"), std::string::npos) << cmake;
   EXPECT_NE(cmake.find("ascendc.cmake"), std::string::npos) << cmake;
   const std::string readme = asc::test::slurp(out / "README.md");
-  // The tiny MLP's tile kernels: matmuls (fused with their bias), softmax, reduce, ...
-  for (const char* k : {"fusedmatmulbias_0", "softmax_0", "reducemean_0", "relu_0"}) {
+  // The matmul with its bias epilogue uses the cube and the vector unit: a mixed kernel the
+  // emitter does not produce yet, listed with the reason instead of written.
+  EXPECT_NE(
+      readme.find("| fusedmatmulbias_0 | FusedMatMulBias(f32[4,16], f32[16,32], f32[32]) -> "
+                  "f32[4,32]: Ascend C emission: the program uses the cube and the vector unit"),
+      std::string::npos)
+      << readme;
+  EXPECT_FALSE(fs::exists(out / "fusedmatmulbias_0.cpp"));
+  EXPECT_EQ(cmake.find("fusedmatmulbias_0.cpp"), std::string::npos) << cmake;
+  // The tiny MLP's vector kernels: softmax, reduce, ...
+  for (const char* k : {"softmax_0", "reducemean_0", "relu_0"}) {
     EXPECT_NE(readme.find(k), std::string::npos) << k << "\n" << readme;
     const std::string src = asc::test::slurp(out / (std::string(k) + ".cpp"));
     EXPECT_NE(src.find(std::string("extern \"C\" __global__ __aicore__ void ") + k + "("),

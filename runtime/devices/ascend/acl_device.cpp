@@ -58,12 +58,6 @@ std::string cache_root() {
   return (fs::temp_directory_path() / "asc-ascend").string();
 }
 
-bool has_cube(const TileProgram& p) {
-  return std::any_of(p.instrs.begin(), p.instrs.end(), [](const Instr& in) {
-    return in.kind == InstrKind::kMmad || in.kind == InstrKind::kLoadL0;
-  });
-}
-
 // One step's device memory: a buffer per GM argument and the tiling struct.
 struct AclStep {
   const AclDevice::Kernel* kernel = nullptr;  // null: a host-kernel step
@@ -122,12 +116,16 @@ const AclDevice::Kernel& AclDevice::load(const TileProgram& p) {
   const std::string source = emit_kernel(p, name);
   // bisheng options (CANN "BiSheng compiler" pages): -xcce compiles device code from a .cpp,
   // --cce-aicore-arch picks the core: dav-c220-vec (910B vector core) for vector-only programs,
-  // dav-c220 (cube and vector) when the program uses the cube. ASC_CANN_TIKCFW: the directory of
-  // the Ascend C headers (kernel_operator.h), found by cmake/AscCann.cmake.
+  // dav-c220-cube for cube-only ones (emit_kernel refuses programs on both).
+  // --cce-auto-sync=on: the compiler orders the vector pipe within itself and the scalar unit
+  // against V/MTE2/MTE3, which the emitted kernels rely on (docs/ASCENDC.md); the emulator's
+  // test runs them under the same rule. ASC_CANN_TIKCFW: the directory of the Ascend C headers
+  // (kernel_operator.h), found by cmake/AscCann.cmake.
   const std::string home = ASC_CANN_HOME, tik = ASC_CANN_TIKCFW;
-  const std::string flags =
-      cat("-xcce -O2 -std=c++17 --cce-aicore-arch=", has_cube(p) ? "dav-c220" : "dav-c220-vec",
-          " -I'", tik, "' -I'", tik, "/impl' -I'", tik, "/interface' -I'", home, "/include'");
+  const bool cube = std::string(kernel_type(p)) == "KERNEL_TYPE_AIC_ONLY";
+  const std::string flags = cat("-xcce -O2 -std=c++17 --cce-auto-sync=on --cce-aicore-arch=",
+                                cube ? "dav-c220-cube" : "dav-c220-vec", " -I'", tik, "' -I'", tik,
+                                "/impl' -I'", tik, "/interface' -I'", home, "/include'");
   const std::string key = hash_hex(source + "\n" + flags);
   if (auto it = kernels_.find(key); it != kernels_.end()) return it->second;
 

@@ -279,6 +279,7 @@ void Emitter::emit_instr(int pc) {
 }
 
 std::string Emitter::run() {
+  const char* type = ascend::kernel_type(p_);
   layout();
   plan_frees();
   const int nb = static_cast<int>(p_.buffers.size());
@@ -367,6 +368,7 @@ std::string Emitter::run() {
   s += cat("extern \"C\" __global__ __aicore__ void ", name_, "(");
   for (size_t a = 0; a < p_.args.size(); ++a) s += cat("GM_ADDR a", a, ", ");
   s += "GM_ADDR tiling) {\n";
+  s += cat("  KERNEL_TASK_TYPE_DEFAULT(", type, ");\n");
   s += cat("  ", name_, "TilingData t;\n");
   s += cat(
       "  const __gm__ uint8_t* src = tiling;\n  uint8_t* dst = reinterpret_cast<uint8_t*>(&t);\n");
@@ -378,6 +380,20 @@ std::string Emitter::run() {
 }
 
 }  // namespace detail
+
+// The Atlas A2 core a program runs on: the cube core (AIC) when its buffers are all in L1/L0,
+// the vector core (AIV) when they are all in UB. A program on both units is a mixed kernel (an
+// AIC and AIVs exchanging tiles through a GM workspace), which is not emitted yet.
+const char* kernel_type(const TileProgram& p) {
+  bool cube = false, vec = false;
+  for (const BufferDecl& d : p.buffers) (d.pos == Pos::kUB ? vec : cube) = true;
+  if (cube && vec)
+    throw Error(cat(p.op,
+                    ": Ascend C emission: the program uses the cube and the vector unit, "
+                    "a mixed kernel on the Atlas A2 (Fixpipe to a GM workspace, a "
+                    "cross-core flag, a copy into UB), not emitted yet"));
+  return cube ? "KERNEL_TYPE_AIC_ONLY" : "KERNEL_TYPE_AIV_ONLY";
+}
 
 std::string kernel_ident(const std::string& op) {
   std::string s;

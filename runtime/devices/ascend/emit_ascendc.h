@@ -1,6 +1,6 @@
 // TileProgram -> Ascend C source (docs/ASCENDC.md): one kernel per placed program, its tiling
 // struct and a host launch stub through ACL. The emitted kernels compile against CANN's
-// kernel_operator.h, and against runtime/devices/ascend/host_api/kernel_operator.h on the host.
+// kernel_operator.h, and on the host against the Ascend C emulator (emulator/kernel_operator.h).
 #pragma once
 
 #include <cstdint>
@@ -20,9 +20,14 @@ std::string emit_kernel(const TileProgram& p, const std::string& name);
 // through aclrtlaunch_<name> on a stream, synchronises and copies the outputs back.
 std::string emit_host_stub(const TileProgram& p, const std::string& name);
 
-// For the host verification only: `void <name>_cpu_run(uint8_t* const* args)` running the kernel
-// on blocks 0..blockDim-1 with AscendC::RunKernel and the program's tiling.
-std::string emit_cpu_runner(const TileProgram& p, const std::string& name);
+// The kernel type KERNEL_TASK_TYPE_DEFAULT declares: "KERNEL_TYPE_AIV_ONLY" (UB buffers only) or
+// "KERNEL_TYPE_AIC_ONLY" (L1/L0 only); throws Error for a program on both units.
+const char* kernel_type(const TileProgram& p);
+
+// For the verification on the emulator only: `void <name>_emu_run(uint8_t* const* args, bool
+// cce_auto_sync, std::vector<std::string>* races)` launching the kernel with ascemu::Run on
+// min(blockDim, tiles) cores with the program's tiling; the emulator's refusals throw.
+std::string emit_emu_runner(const TileProgram& p, const std::string& name);
 
 // The tiling struct's contents as the kernel's last GM argument reads them: grid (rank >= 1,
 // padded with 1), numTiles, blockDim; `<name>TilingData` is exactly these int64_t words.

@@ -34,12 +34,18 @@ std::vector<int64_t> tiling_words(const TileProgram& p) {
 
 using detail::tiling_struct;
 
-std::string emit_cpu_runner(const TileProgram& p, const std::string& name) {
-  std::string s = cat("void ", name, "_cpu_run(uint8_t* const* args) {\n");
+std::string emit_emu_runner(const TileProgram& p, const std::string& name) {
+  std::string s = cat("void ", name,
+                      "_emu_run(uint8_t* const* args, bool cce_auto_sync, "
+                      "std::vector<std::string>* races) {\n");
   s += cat("  ", name, "TilingData t = ", name, "MakeTiling();\n");
-  s += cat("  AscendC::RunKernel(", name, ", t.blockDim < t.numTiles ? t.blockDim : t.numTiles");
+  s += "  if (t.numTiles == 0) return;  // an empty output: nothing to launch\n";
+  s += cat("  ascemu::Options o;\n  o.kernel = \"", name,
+           "\";\n  o.cce_auto_sync = cce_auto_sync;\n  o.stop_at_first_race = false;\n");
+  s += cat("  *races = ascemu::Run(o, ", kernel_type(p),
+           ", t.blockDim < t.numTiles ? t.blockDim : ", "t.numTiles, ", name);
   for (size_t a = 0; a < p.args.size(); ++a) s += cat(", args[", a, "]");
-  s += ", reinterpret_cast<uint8_t*>(&t));\n}\n";
+  s += ", reinterpret_cast<uint8_t*>(&t)).races;\n}\n";
   return s;
 }
 

@@ -305,7 +305,11 @@ void Emitter::cast(int pc) {
     line(cat("AscendC::Muls(", d, ", ", s, ", ", literal(to, 1), ", ", n, ");"));
     return;
   }
-  const char* mode = dtype_is_float(to)     ? "CAST_RINT"
+  // A widening float cast is exact and the A2 takes only CAST_NONE for it; a narrowing one
+  // rounds to nearest even, float -> int truncates, int -> int does not round.
+  const bool widening = (from == DType::kF16 || from == DType::kBF16) && to == DType::kF32;
+  const char* mode = widening               ? "CAST_NONE"
+                     : dtype_is_float(to)   ? "CAST_RINT"
                      : dtype_is_float(from) ? "CAST_TRUNC"
                                             : "CAST_NONE";
   line(cat("AscendC::Cast(", d, ", ", s, ", AscendC::RoundMode::", mode, ", ", n, ");"));

@@ -75,7 +75,7 @@ inline void vcompare(const char* call, const AscendC::LocalTensor<U>& dst, const
   uint8_t* ub = ub_base();
   current().issue(kV, call, std::move(acc), [=] {
     for (uint32_t r = 0; r < repeats; ++r) {
-      uint8_t bits[16] = {};
+      uint8_t bits[32] = {};  // 256 bytes per repeat: at most 256 elements
       for (uint32_t j = 0; j < per; ++j) {
         const auto a = static_cast<Calc<T>>(load<T>(ub, x.at(r, j)));
         const auto b = tensor ? static_cast<Calc<T>>(load<T>(ub, yy.at(r, j))) : s;

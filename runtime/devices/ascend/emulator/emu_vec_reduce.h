@@ -56,8 +56,13 @@ inline Calc<T> tree_sum(std::vector<Calc<T>> v) {
 template <typename T>
 inline Calc<T> identity(ReduceType k) {
   if (k == ReduceType::SUM) return 0;
-  const Calc<T> inf = std::numeric_limits<float>::infinity();
-  return k == ReduceType::MAX ? -inf : inf;
+  if constexpr (std::is_floating_point_v<Calc<T>>) {
+    const Calc<T> inf = std::numeric_limits<Calc<T>>::infinity();
+    return k == ReduceType::MAX ? -inf : inf;
+  } else {  // a type the A2 does not reduce (refused before use): any compilable value
+    return k == ReduceType::MAX ? std::numeric_limits<Calc<T>>::lowest()
+                                : std::numeric_limits<Calc<T>>::max();
+  }
 }
 
 // Value and first index of the max/min among elements [lo, hi) of repeat r.
@@ -69,7 +74,7 @@ struct Best {
 template <typename T>
 inline Best best_of(const uint8_t* ub, const VGeom& g, const VOp& x, uint32_t r, uint32_t lo,
                     uint32_t hi, ReduceType k) {
-  Best b{identity<T>(k), 0, false};
+  Best b{static_cast<float>(identity<T>(k)), 0, false};
   for (uint32_t j = lo; j < hi; ++j) {
     if (!g.active(r, j)) continue;
     const float v = static_cast<float>(load<T>(ub, x.at(r, j)));
@@ -268,7 +273,7 @@ inline void reduce_all(const char* call, ReduceType k, const AscendC::LocalTenso
       store<T>(ub, d, static_cast<T>(total));
       return;
     }
-    Best b{identity<T>(k), 0, false};
+    Best b{static_cast<float>(identity<T>(k)), 0, false};
     for (uint32_t r = 0; r < g.repeats; ++r) {
       const Best c = best_of<T>(ub, g, x, r, 0, g.per, k);
       if (c.any && (!b.any || (k == ReduceType::MAX ? c.value > b.value : c.value < b.value)))
