@@ -1,4 +1,4 @@
-// Helpers of the emulator's cross-core tests: GM from GmAlloc, launch options that collect races,
+// Helpers of the emulator's tests: GM from GmAlloc, launch options that collect races,
 // the message of a refused launch, and the kernel pieces the mixed tests share.
 #pragma once
 
@@ -17,6 +17,12 @@ struct Gm {
   template <typename T>
   T* as() const {
     return static_cast<T*>(p);
+  }
+  template <typename T>
+  AscendC::GlobalTensor<T> tensor(uint64_t n) const {
+    AscendC::GlobalTensor<T> t;
+    t.SetGlobalBuffer(as<T>(), n);
+    return t;
   }
   GM_ADDR addr() const { return static_cast<GM_ADDR>(p); }
   void* p;

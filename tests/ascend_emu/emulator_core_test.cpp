@@ -7,9 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "emu_test_util.h"
 #include "kernel_operator.h"
 
 namespace {
+
+using emutest::collect;
+using emutest::Gm;
 
 using AscendC::TPosition;
 
@@ -69,24 +73,6 @@ extern "C" __global__ __aicore__ void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z
   KernelAdd op;
   op.Init(x, y, z);
   op.Process();
-}
-
-struct Gm {
-  explicit Gm(size_t bytes) : p(AscendC::GmAlloc(bytes)) {}
-  ~Gm() { AscendC::GmFree(p); }
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(p);
-  }
-  GM_ADDR addr() const { return static_cast<GM_ADDR>(p); }
-  void* p;
-};
-
-ascemu::Options collect(const char* name) {
-  ascemu::Options o;
-  o.kernel = name;
-  o.stop_at_first_race = false;
-  return o;
 }
 
 TEST(EmulatorCore, SampleVectorAddMatchesAndHasNoRace) {

@@ -9,27 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "emu_test_util.h"
 #include "kernel_operator.h"
 
 namespace {
 
-using AscendC::TPosition;
+using emutest::Gm;
 
-struct Gm {
-  explicit Gm(size_t bytes) : p(AscendC::GmAlloc(bytes)) {}
-  ~Gm() { AscendC::GmFree(p); }
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(p);
-  }
-  template <typename T>
-  AscendC::GlobalTensor<T> tensor(uint64_t n) const {
-    AscendC::GlobalTensor<T> t;
-    t.SetGlobalBuffer(as<T>(), n);
-    return t;
-  }
-  void* p;
-};
+using AscendC::TPosition;
 
 std::string refusal(const std::function<void()>& body, KernelMetaType type = KERNEL_TYPE_AIC_ONLY) {
   try {

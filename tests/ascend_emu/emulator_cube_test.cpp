@@ -9,22 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "emu_test_util.h"
 #include "kernel_operator.h"
 
 namespace {
 
-using AscendC::TPosition;
+using emutest::Gm;
 
-struct Gm {
-  explicit Gm(size_t bytes) : p(AscendC::GmAlloc(bytes)) {}
-  ~Gm() { AscendC::GmFree(p); }
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(p);
-  }
-  GM_ADDR addr() const { return static_cast<GM_ADDR>(p); }
-  void* p;
-};
+using AscendC::TPosition;
 
 __aicore__ inline uint32_t CeilDiv(uint32_t a, uint32_t b) {
   return (a + b - 1) / b;

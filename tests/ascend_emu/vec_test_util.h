@@ -9,22 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "emu_test_util.h"
 #include "kernel_operator.h"
 
 namespace vectest {
 
-struct Gm {
-  explicit Gm(size_t bytes) : p(AscendC::GmAlloc(bytes)) {}
-  ~Gm() { AscendC::GmFree(p); }
-  Gm(const Gm&) = delete;
-  Gm& operator=(const Gm&) = delete;
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(p);
-  }
-  GM_ADDR addr() const { return static_cast<GM_ADDR>(p); }
-  void* p;
-};
+using emutest::Gm;
 
 // GM -> UB (n elements, a multiple of 32 bytes), then the vector pipe may read it.
 template <typename T>
