@@ -52,6 +52,17 @@ void Emitter::unary(int pc) {
   const auto call = [&](const char* f) {
     line(cat("AscendC::", f, "(", d, ", ", s, ", ", n, ");"));
   };
+  // The advanced APIs refuse a result in their source's place: into scratch, then copied back.
+  const auto advanced = [&](const char* f, const std::string& extra = "") {
+    if (!aliases(in.dst, in.src[0])) {
+      line(cat("AscendC::", f, "(", d, ", ", s, extra, ", ", n, ");"));
+      return;
+    }
+    need_scratch(p_.buffers[in.dst].bytes());
+    const std::string t = cat("scratch.ReinterpretCast<", ty(in.dst), ">()");
+    line(cat("AscendC::", f, "(", t, ", ", s, extra, ", ", n, ");"));
+    line(cat("AscendC::Muls(", d, ", ", t, ", ", literal(dt, 1), ", ", n, ");"));
+  };
   switch (static_cast<UnaryOp>(in.op)) {
     case UnaryOp::kCopy:
       line(cat("AscendC::Muls(", d, ", ", s, ", ", literal(dt, 1), ", ", n, ");"));
@@ -67,9 +78,9 @@ void Emitter::unary(int pc) {
     case UnaryOp::kRelu:
       return call("Relu");
     case UnaryOp::kSigmoid:
-      return call("Sigmoid");
+      return advanced("Sigmoid");
     case UnaryOp::kTanh:
-      return call("Tanh");
+      return advanced("Tanh");
     case UnaryOp::kExp:
       return call("Exp");
     case UnaryOp::kLog:
@@ -81,21 +92,21 @@ void Emitter::unary(int pc) {
     case UnaryOp::kReciprocal:
       return call("Reciprocal");
     case UnaryOp::kErf:
-      return call("Erf");
+      return advanced("Erf");
     case UnaryOp::kSin:
-      return call("Sin");
+      return advanced("Sin");
     case UnaryOp::kCos:
-      return call("Cos");
+      return advanced("Cos");
     case UnaryOp::kFloor:
-      return call("Floor");
+      return advanced("Floor");
     case UnaryOp::kCeil:
-      return call("Ceil");
+      return advanced("Ceil");
     case UnaryOp::kRound:
       return call("Round");
     case UnaryOp::kSign:
-      return call("Sign");
+      return advanced("Sign");
     case UnaryOp::kSilu:
-      return call("Silu");
+      return advanced("Silu");
     case UnaryOp::kSquare:
       line(cat("AscendC::Mul(", d, ", ", s, ", ", s, ", ", n, ");"));
       return;
@@ -119,7 +130,7 @@ void Emitter::unary(int pc) {
       line(cat("AscendC::Adds(", d, ", ", d, ", ", literal(dt, in.beta), ", ", n, ");"));
       return;
     case UnaryOp::kPowScalar:
-      line(cat("AscendC::Power(", d, ", ", s, ", ", literal(dt, in.alpha), ", ", n, ");"));
+      advanced("Power", cat(", ", literal(dt, in.alpha)));
       return;
     case UnaryOp::kNot:
       line(cat("AscendC::CompareScalar(", d, ", ", s, ", ", literal(dt, 0),
