@@ -35,7 +35,8 @@ std::vector<int64_t> tiling_words(const TileProgram& p) {
 using detail::tiling_struct;
 
 std::string emit_emu_runner(const TileProgram& p, const std::string& name) {
-  std::string s = cat("void ", name,
+  // Host code for the emulator only: absent when the file is built against CANN's headers.
+  std::string s = cat("#ifdef ASC_EMULATOR\nvoid ", name,
                       "_emu_run(uint8_t* const* args, bool cce_auto_sync, "
                       "std::vector<std::string>* races) {\n");
   s += cat("  ", name, "TilingData t = ", name, "MakeTiling();\n");
@@ -45,7 +46,7 @@ std::string emit_emu_runner(const TileProgram& p, const std::string& name) {
   s += cat("  *races = ascemu::Run(o, ", kernel_type(p),
            ", t.blockDim < t.numTiles ? t.blockDim : ", "t.numTiles, ", name);
   for (size_t a = 0; a < p.args.size(); ++a) s += cat(", args[", a, "]");
-  s += ", reinterpret_cast<uint8_t*>(&t)).races;\n}\n";
+  s += ", reinterpret_cast<uint8_t*>(&t)).races;\n}\n#endif\n";
   return s;
 }
 

@@ -14,6 +14,7 @@
 #define __cube__
 #define __mix__(cube, vec)
 #define GM_ADDR uint8_t*
+#define ASC_EMULATOR 1  // asc's emulator, not CANN's headers
 
 // Compiler builtins of the Ascend C dialect, at global scope.
 enum pipe_t : uint8_t {
