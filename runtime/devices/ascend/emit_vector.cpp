@@ -224,7 +224,8 @@ void Emitter::reduce(int pc) {
   const int64_t dst_room = redirect ? align_up(o * i * es, 32) : 0;
   const std::string d = redirect ? cat("scratch.ReinterpretCast<", t, ">()") : final_d;
   need_scratch(dst_room);
-  const int64_t work = align_up(std::max<int64_t>(1, (r * es + 255) / 256) * es, 32);
+  // ReduceMax/ReduceMin's work tensor: a (value, index) pair per 256-byte repeat, 32-byte aligned.
+  const int64_t work = align_up(2 * std::max<int64_t>(1, (r * es + 255) / 256) * es, 32);
   if (i == 1 && op == ReduceOp::kSumSquares) {
     // Squares in chunks that fit the UB left: per chunk Mul, ReduceSum, Add to the row's sum.
     const int64_t room = ub_free_ - stage_bytes_ - dst_room - work - 64;
