@@ -120,7 +120,7 @@ inline std::string tpos(Pos p, bool b_side) {
   }
 }
 
-constexpr int64_t kUbBytes = 196608;  // the 910B's UB, as the host API checks it
+constexpr int64_t kUbBytes = 196608;  // the 910B's UB, as the emulator checks it
 
 inline int64_t align_up(int64_t v, int64_t a) {
   return (v + a - 1) / a * a;
