@@ -50,6 +50,7 @@ DeviceSpec ascend910b() {
   s.cube_cores = 24;
   s.vector_cores = 48;
   s.block_bytes = 32;
+  s.aligned_rows = true;
   s.repeat_bytes = 256;
   s.fractal = 16;
   return s;

@@ -18,7 +18,10 @@ struct DeviceSpec {
   int64_t l0c_bytes = 0;
   int cube_cores = 0;
   int vector_cores = 0;
-  int64_t block_bytes = 32;    // DMA granularity and local-buffer alignment
+  int64_t block_bytes = 32;  // DMA granularity and local-buffer alignment
+  // Vector operands start on block boundaries (Ascend's UB): UB buffers whose rows are not whole
+  // blocks get a padded layout (pad_rows), so a row-wise instruction can address every row.
+  bool aligned_rows = false;
   int64_t repeat_bytes = 256;  // bytes one vector instruction repeat processes
   int fractal = 16;            // cube fractal edge: m, n, k granules (fp16)
   // Cube tile granules: mmad tiles are multiples of these in m and n (k: mmad_k_align).

@@ -1,6 +1,7 @@
 #include "registry/passes.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "registry/error.h"
 
@@ -78,7 +79,94 @@ void double_buffer(TileProgram& p, bool optimize) {
   }
 }
 
+void pad_rows(TileProgram& p, const DeviceSpec& spec) {
+  const int n = static_cast<int>(p.buffers.size());
+  for (BufferDecl& b : p.buffers) b.pitch = b.row = b.round = 0;
+  if (!spec.aligned_rows) return;
+  // The narrowest element a UB row holds: a buffer's, or a copy-out's GM dtype (the copy-out
+  // converts in UB first).
+  int64_t min_es = 0;
+  const auto narrow = [&min_es](DType t) {
+    const auto es = static_cast<int64_t>(dtype_size(t));
+    min_es = min_es == 0 ? es : std::min(min_es, es);
+  };
+  for (const BufferDecl& b : p.buffers)
+    if (b.pos == Pos::kUB) narrow(b.dtype);
+  if (min_es == 0) return;
+  for (const Instr& in : p.instrs)
+    if (in.kind == InstrKind::kCopyOut && p.buffers[in.src[0]].pos == Pos::kUB)
+      narrow(p.args[in.arg].dtype);
+  const int64_t g = std::max<int64_t>(1, spec.block_bytes / min_es);
+  // Layout classes: the operands of an elementwise instruction (and a BcastMid's result and
+  // first operand) are one class.
+  std::vector<int> parent(n);
+  for (int b = 0; b < n; ++b) parent[b] = b;
+  const auto find = [&](int b) {
+    while (parent[b] != b) b = parent[b] = parent[parent[b]];
+    return b;
+  };
+  const auto unite = [&](int a, int b) {
+    if (a >= 0 && b >= 0) parent[find(a)] = find(b);
+  };
+  for (const Instr& in : p.instrs) {
+    switch (in.kind) {
+      case InstrKind::kUnary:
+      case InstrKind::kBinary:
+      case InstrKind::kScalar:
+      case InstrKind::kCompare:
+      case InstrKind::kSelect:
+      case InstrKind::kCast:
+        for (int s : in.src) unite(in.dst, s);
+        break;
+      case InstrKind::kBcastMid:
+        unite(in.dst, in.src[0]);
+        break;
+      default:
+        break;
+    }
+  }
+  // A class's rows: the greatest common divisor of its members' innermost extents, so each
+  // member's own rows are whole local rows. A class with a member outside UB stays dense.
+  std::vector<int64_t> row(n, 0);
+  std::vector<bool> dense(n, false);
+  for (int b = 0; b < n; ++b) {
+    const BufferDecl& d = p.buffers[b];
+    const int c = find(b);
+    if (d.pos != Pos::kUB) {  // an L0C operand of a vector instruction: read densely
+      dense[c] = true;
+      continue;
+    }
+    row[c] = std::gcd(row[c], d.row_len());
+  }
+  for (int b = 0; b < n; ++b) {
+    BufferDecl& d = p.buffers[b];
+    const int c = find(b);
+    if (d.pos == Pos::kUB && !dense[c] && row[c] > 0 && row[c] % g != 0 && numel(d.dims) > 0) {
+      d.row = row[c];
+      d.pitch = align_up(row[c], g);
+    }
+  }
+  // A comparison reads whole repeats of its operands (a bit per element): their extents round up.
+  const auto whole_repeats = [&](int b) {
+    BufferDecl& d = p.buffers[b];
+    if (b >= 0 && d.pos == Pos::kUB)
+      d.round = std::max<int64_t>(1, spec.repeat_bytes / static_cast<int64_t>(dtype_size(d.dtype)));
+  };
+  for (const Instr& in : p.instrs) {
+    const bool to_bool =
+        (in.kind == InstrKind::kCast && p.buffers[in.dst].dtype == DType::kBool) ||
+        (in.kind == InstrKind::kUnary && static_cast<UnaryOp>(in.op) == UnaryOp::kNot);
+    if (in.kind == InstrKind::kCompare) {
+      whole_repeats(in.src[0]);
+      whole_repeats(in.src[1]);
+    } else if (to_bool) {
+      whole_repeats(in.src[0]);
+    }
+  }
+}
+
 void place_buffers(TileProgram& p, const DeviceSpec& spec) {
+  pad_rows(p, spec);
   const Liveness lv = analyze_liveness(p);
   const int n = static_cast<int>(p.buffers.size());
   const int last_instr = static_cast<int>(p.instrs.size());

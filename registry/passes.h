@@ -1,5 +1,6 @@
-// Passes over a traced TileProgram: double buffering, L1 prefetch, liveness-based placement with
-// reuse and alignment, and the capacity check against a DeviceSpec. docs/DSL.md explains them.
+// Passes over a traced TileProgram: double buffering, L1 prefetch, padded local rows,
+// liveness-based placement with reuse and alignment, and the capacity check against a DeviceSpec.
+// docs/DSL.md explains them.
 #pragma once
 
 #include <vector>
@@ -23,9 +24,17 @@ Liveness analyze_liveness(const TileProgram& p);
 // tile i) and copy-ins into L1 inside a loop prefetch the next iteration's block.
 void double_buffer(TileProgram& p, bool optimize);
 
+// Padded local rows (spec.aligned_rows): UB buffers hold rows of R elements at a pitch of R
+// rounded up to G, G = spec.block_bytes over the narrowest UB element size of the program, so
+// equal rows get equal pitches whatever the dtype. The buffers an elementwise instruction
+// combines share R: the greatest common divisor of their innermost extents ([2, 42] with
+// [14, 6]: rows of 6). R a multiple of G: dense.
+void pad_rows(TileProgram& p, const DeviceSpec& spec);
+
 // Assigns each buffer an offset in its position: first-fit over live ranges, starts aligned to
 // spec.alignment(pos) (32 B in UB/L1, 512 B in L0A/L0B, 1 KiB in L0C); a dead operand's space
-// may be taken in place by an elementwise result of the same size. Fills p.placement.
+// may be taken in place by an elementwise result of the same size. Lays out the rows first
+// (pad_rows). Fills p.placement.
 void place_buffers(TileProgram& p, const DeviceSpec& spec);
 
 // Throws CapacityError naming the op, the position, the buffer that overflows, the bytes needed

@@ -117,6 +117,7 @@ std::string TileProgram::dump() const {
   for (const auto& b : buffers) {
     os << "    %" << b.id << " " << b.name << ": " << pos_name(b.pos) << " " << dtype_name(b.dtype)
        << to_string(b.dims) << " " << b.bytes() << " B";
+    if (b.pitch > 0) os << " rows padded to " << b.pitch;
     if (b.slots > 1) os << " x" << b.slots << " slots";
     if (static_cast<size_t>(b.id) < placement.offset.size()) os << " @" << placement.offset[b.id];
     os << "\n";

@@ -4,8 +4,9 @@
 // Coordinates: variables [0, grid.size()) are the tile's grid coordinates, variables
 // [grid.size(), grid.size() + loops) are loop counters. A GM box dimension starts at
 // start.var * start.scale + start.offset and covers `size` elements, clamped to the tensor's
-// `extent` (tail tiles); local buffers store the box densely (row-major over the sizes) and tail
-// tiles are zero-padded, so vector instructions always run on whole buffers.
+// `extent` (tail tiles); local buffers store the box row-major over the sizes (densely, or with
+// padded rows: BufferDecl::pitch) and tail tiles are zero-padded, so vector instructions always
+// run on whole buffers.
 #pragma once
 
 #include <algorithm>
@@ -80,8 +81,35 @@ struct BufferDecl {
   Shape dims;            // local extents; bytes = numel(dims) * dtype_size
   bool copy_in = false;  // filled by DMA from GM: a double-buffering candidate
   int slots = 1;         // ping-pong slots after the double-buffer pass
+  // Padded local layout (pad_rows pass, devices whose vector operands start on block
+  // boundaries): the elements, in dims' order, form rows of `row` elements (a divisor of the
+  // innermost dim whose extent is not 1) that take `pitch` elements each locally, so every row
+  // starts on a block; pitch 0: dense. Only the local layout changes: boxes, shapes and element
+  // order stay as dims say.
+  int64_t pitch = 0;
+  int64_t row = 0;
+  // The allocation rounded up to a multiple of this many elements (0: not rounded): a unit that
+  // reads whole repeats (Ascend's Compare) reads past the last element.
+  int64_t round = 0;
 
-  int64_t bytes() const { return numel(dims) * static_cast<int64_t>(dtype_size(dtype)); }
+  // Extent of the innermost dim that is not 1 (1 when every dim is 1).
+  int64_t row_len() const {
+    for (size_t j = dims.size(); j-- > 0;)
+      if (dims[j] != 1) return dims[j];
+    return 1;
+  }
+  // Elements the buffer's layout spans (numel(dims) when dense), and its allocation.
+  int64_t local_elems() const {
+    const int64_t n = numel(dims);
+    return pitch > 0 ? (n + row - 1) / row * pitch : n;
+  }
+  int64_t alloc_elems() const {
+    const int64_t e = local_elems();
+    return round > 0 ? (e + round - 1) / round * round : e;
+  }
+  // Local offset of dense element e (the element order dims give).
+  int64_t local_index(int64_t e) const { return pitch > 0 ? e / row * pitch + e % row : e; }
+  int64_t bytes() const { return alloc_elems() * static_cast<int64_t>(dtype_size(dtype)); }
 };
 
 enum class InstrKind : uint8_t {

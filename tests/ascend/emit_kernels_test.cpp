@@ -106,18 +106,23 @@ const std::map<std::string, std::string>& listed_gaps() {
   return gaps;
 }
 
-void record_gap(const EmitEntry& e, const std::string& how) {
-  const char* path = std::getenv("ASC_EMIT_GAPS_WRITE");
-  if (!path || how.empty()) return;
-  static std::mutex mu;
-  std::lock_guard<std::mutex> lock(mu);
-  std::ofstream(path, std::ios::app) << e.case_name << " " << e.variant << " " << how << "\n";
-}
-
 struct Outcome {
   std::string how;     // "" when the kernel ran clean and matched
   std::string detail;  // the message
 };
+
+// Each line ends with the message after a tab, which the list's reader ignores (cut -f1 drops it).
+void record_gap(const EmitEntry& e, const Outcome& o) {
+  const char* path = std::getenv("ASC_EMIT_GAPS_WRITE");
+  if (!path || o.how.empty()) return;
+  static std::mutex mu;
+  std::lock_guard<std::mutex> lock(mu);
+  std::string detail = o.detail.substr(0, 300);
+  for (char& ch : detail)
+    if (ch == '\n' || ch == '\t') ch = ' ';
+  std::ofstream(path, std::ios::app)
+      << e.case_name << " " << e.variant << " " << o.how << "\t" << detail << "\n";
+}
 
 Outcome run_on_emulator(const EmitEntry& e, const OpCase& c) {
   const OpDef& op = global_registry().lookup(c.domain, c.op, c.opset);
@@ -177,7 +182,7 @@ TEST_P(EmittedKernel, RunsCleanOnTheEmulatorAndMatchesCpuDevice) {
     GTEST_SKIP() << e.case_name << " is not a case of this process (its GEMM packing differs)";
   SCOPED_TRACE(found->name() + " variant " + std::to_string(e.variant));
   const Outcome o = e.run ? run_on_emulator(e, *found) : Outcome{"emission", e.error};
-  record_gap(e, o.how);
+  record_gap(e, o);
   const auto it = listed_gaps().find(std::string(e.case_name) + " " + std::to_string(e.variant));
   if (it != listed_gaps().end()) {
     EXPECT_EQ(o.how, it->second) << e.name << " is listed in emit_gaps.txt as '" << it->second

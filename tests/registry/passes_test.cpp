@@ -1,5 +1,5 @@
-// Unit tests of the TileProgram passes: liveness reuse, alignment, ping-pong slots, loops,
-// in-place results and the capacity error.
+// Unit tests of the TileProgram passes: liveness reuse, alignment, padded rows, ping-pong slots,
+// loops, in-place results and the capacity error.
 #include <gtest/gtest.h>
 
 #include "ops/ops.h"
@@ -68,6 +68,74 @@ TEST(Passes, OffsetsAre32ByteAligned) {
   run_passes(p, f.spec, false);
   for (const auto& b : p.buffers) EXPECT_EQ(p.placement.offset[b.id] % 32, 0) << b.name;
   EXPECT_EQ(p.placement.slot_stride[0], 32);
+}
+
+GmBox box_2d(int64_t rows, int64_t cols) {
+  GmBox b;
+  b.dims.push_back(BoxDim{rows, cols, Coord{0, rows, 0}, rows});
+  b.dims.push_back(BoxDim{cols, 1, Coord{}, cols});
+  return b;
+}
+
+TEST(Passes, RowsNotWholeBlocksArePaddedOnAlignedRowDevices) {
+  Fixture f({4, 5});
+  auto kernel = [](TileBuilder& t) {
+    Buf x = t.copy_in(0, box_2d(4, 5));  // rows of 20 bytes
+    Buf y = t.copy_in(1, box_2d(4, 5));
+    Buf h = t.cast(x + y, DType::kF16);  // the narrowest element: G = 16 elements
+    t.copy_out(0, t.cast(h, DType::kF32), box_2d(4, 5));
+  };
+  TileProgram p = trace(f.ctx, f.tiling, kernel);
+  run_passes(p, f.spec, false);
+  for (const auto& b : p.buffers) {
+    EXPECT_EQ(b.row, 5) << b.name;
+    EXPECT_EQ(b.pitch, 16) << b.name;
+    EXPECT_EQ(b.local_elems(), 64) << b.name;
+    EXPECT_EQ(b.local_index(7), 18) << b.name;  // row 1, column 2
+    EXPECT_EQ(b.bytes(), 64 * static_cast<int64_t>(dtype_size(b.dtype))) << b.name;
+  }
+  // The host keeps its buffers dense.
+  DeviceSpec host = f.spec;
+  host.aligned_rows = false;
+  TileProgram q = trace(f.ctx, f.tiling, kernel);
+  run_passes(q, host, false);
+  for (const auto& b : q.buffers) EXPECT_EQ(b.pitch, 0) << b.name;
+}
+
+TEST(Passes, ElementwiseOperandsShareRowsOfTheirCommonDivisor) {
+  Fixture f({6, 7});
+  TileProgram p = trace(f.ctx, f.tiling, [](TileBuilder& t) {
+    Buf x = t.copy_in(0, box_2d(6, 7));                // rows of 7
+    Buf y = t.copy_in(1, flat_box(42), Pos::kUB, "");  // one row of 42
+    Buf s = t.reduce(ReduceOp::kSum, x + y, 1);        // [6, 1]: its own layout
+    t.copy_out(0, s, box_2d(6, 1));
+  });
+  run_passes(p, f.spec, false);
+  for (const auto& b : p.buffers) {
+    if (b.dims == Shape{6, 1}) {
+      EXPECT_EQ(b.row, 6) << b.name;  // one row of 6 floats
+    } else {
+      EXPECT_EQ(b.row, 7) << b.name;  // [6, 7] and [42] agree on rows of 7
+      EXPECT_EQ(b.pitch, 8) << b.name;
+    }
+  }
+}
+
+TEST(Passes, ComparisonOperandsAllocateWholeRepeats) {
+  Fixture f({40});
+  TileProgram p = trace(f.ctx, f.tiling, [](TileBuilder& t) {
+    Buf x = t.copy_in(0, flat_box(40));
+    Buf y = t.copy_in(1, flat_box(40));
+    t.copy_out(0, t.select(t.compare(CmpOp::kLt, x, y), x, y), flat_box(40));
+  });
+  run_passes(p, f.spec, false);
+  // The bool result makes G 32 elements: rows of 40 take 64; the float operands of the
+  // comparison are allocated in whole 256-byte repeats, the bool one in whole 256-element ones.
+  for (const auto& b : p.buffers) {
+    EXPECT_EQ(b.local_elems(), 64) << b.name;
+    EXPECT_EQ(b.bytes(), b.dtype == DType::kBool ? 64 : 256) << b.name;
+  }
+  EXPECT_EQ(p.buffers[0].round, 64);
 }
 
 TEST(Passes, DoubleBufferingGivesCopyInsTwoSlots) {

@@ -28,15 +28,18 @@ void Emitter::layout() {
   const int nb = static_cast<int>(p_.buffers.size());
   queued_.assign(nb, false);
   b_side_.assign(nb, false);
+  im2col_src_.assign(nb, false);
   region_off_.assign(nb, 0);
   for (int b = 0; b < nb; ++b) {
     const BufferDecl& d = p_.buffers[b];
     queued_[b] = d.copy_in && d.slots == 2 && (d.pos == Pos::kUB || d.pos == Pos::kL1);
   }
-  for (const Instr& in : p_.instrs)
+  for (const Instr& in : p_.instrs) {
     if ((in.kind == InstrKind::kLoadL0 || in.kind == InstrKind::kLoadIm2col) &&
         p_.buffers[in.dst].pos == Pos::kL0B)
       b_side_[in.src[0]] = true;
+    if (in.kind == InstrKind::kLoadIm2col) im2col_src_[in.src[0]] = true;
+  }
   for (int b = 0; b < nb; ++b) {
     if (queued_[b]) continue;
     const BufferDecl& d = p_.buffers[b];
@@ -141,6 +144,8 @@ void Emitter::emit_instr(int pc) {
     const Shape& sd = p_.buffers[in.src[0]].dims;
     const int64_t o = outer_of(sd, in.axis), r = sd[static_cast<size_t>(in.axis)],
                   i = inner_of(sd, in.axis);
+    for (int b : {in.dst, in.src[0], in.src[1]})
+      if (b >= 0 && p_.buffers[b].pitch > 0) fail(pc, "an L0C operand beside padded rows");
     if (o * r * i > 0) {
       const int64_t rows =
           std::clamp<int64_t>(ub_free_ / 2 / l0c_ops / std::max<int64_t>(1, r * i * 4), 1, o);
@@ -224,22 +229,12 @@ void Emitter::emit_instr(int pc) {
       break;
     case InstrKind::kDuplicate:
       if (vec(in.dst))
-        line(cat("AscendC::Duplicate(", buf(in.dst), ", ",
-                 literal(p_.buffers[in.dst].dtype, in.scalar), ", ", n_of(in.dst), ");"));
+        duplicate(buf(in.dst), p_.buffers[in.dst].dtype,
+                  literal(p_.buffers[in.dst].dtype, in.scalar), cat(n_of(in.dst)));
       break;
-    case InstrKind::kLoadL0: {
-      const BufferDecl& dd = p_.buffers[in.dst];
-      if (integer_cube(p_, in)) fail(pc, kIntegerCube);
-      const BufferDecl& sd = p_.buffers[in.src[0]];
-      if (dd.dtype != sd.dtype || dd.bytes() != sd.bytes()) fail(pc, "load_l0 changing the size");
-      if (in.axis > 0) fail(pc, "load_l0_panels (weights pre-packed for the cpu device)");
-      if (sd.pos == Pos::kUB) sync("V_MTE3");  // UB -> GM -> L1 on the 910B (docs)
-      line(cat("AscendC::LoadData(", buf(in.dst), ", ", buf(in.src[0]),
-               ", AscendC::LoadData2DParams{0, ", (dd.bytes() + 511) / 512,
-               ", 1, 0, 0, false, 0});"));
-      sync("MTE1_M");
+    case InstrKind::kLoadL0:
+      load_l0(pc);
       break;
-    }
     case InstrKind::kLoadIm2col:
       if (integer_cube(p_, in)) fail(pc, kIntegerCube);
       load_im2col(pc);
@@ -268,14 +263,61 @@ void Emitter::emit_instr(int pc) {
                : in.var < 0 ? "true"
                             : cat("v[", in.var, "] == 0"),
                ";"));
+      // Accumulating into L0C: the A2 orders an Mmad after the previous ones by itself only
+      // from 10 result fractals on.
+      if (in.in_place || in.var >= 0) line("  AscendC::PipeBarrier<PIPE_M>();");
       line(cat("  AscendC::Mmad(", buf(in.dst), ", ", buf(in.src[0]), ", ", buf(in.src[1]),
                ", mp);"));
       line("}");
+      sync("M_MTE1");  // L0A/L0B are read before the next LoadData refills them
       break;
     }
   }
   staged_.clear();
   for (int b : frees_[static_cast<size_t>(pc)]) line(cat("q", b, ".FreeTensor(", buf(b), ");"));
+}
+
+// L1 (Nz, copy_in_l1) -> L0A as Zz: one LoadData per 16-row block, each a row of k / C0
+// fractals; -> L0B as Zn: for 16-bit types one LoadData per 16 k rows with each fractal
+// transposed, for float one LoadDataWithTranspose per 16 k rows (square pairs of 16 x 8
+// fractals).
+void Emitter::load_l0(int pc) {
+  const Instr& in = p_.instrs[pc];
+  const BufferDecl& dd = p_.buffers[in.dst];
+  const BufferDecl& sd = p_.buffers[in.src[0]];
+  if (integer_cube(p_, in)) fail(pc, kIntegerCube);
+  if (dd.dtype != sd.dtype || dd.bytes() != sd.bytes()) fail(pc, "load_l0 changing the size");
+  if (in.axis > 0) fail(pc, "load_l0_panels (weights pre-packed for the cpu device)");
+  if (sd.pos != Pos::kL1) fail(pc, "load_l0 from UB (the A2 loads L0A/L0B from L1 only)");
+  const Shape& d = dd.dims;
+  int64_t lead = 1;
+  for (size_t j = 0; j + 2 < d.size(); ++j) lead *= d[j];
+  const int64_t rows = d.size() >= 2 ? d[d.size() - 2] : 1, cols = d.empty() ? 1 : d.back();
+  if (lead != 1 || rows % 16 != 0 || cols % 16 != 0)
+    fail(pc, cat("load_l0 of ", to_string(d), " (not one matrix of whole 16 x 16 fractals)"));
+  const int64_t c0 = 32 / static_cast<int64_t>(dtype_size(dd.dtype));
+  const std::string dst = buf(in.dst), src = buf(in.src[0]);
+  if (dd.pos == Pos::kL0A) {
+    const int64_t m1 = rows / 16, k1 = cols / c0;
+    if (k1 > 255) fail(pc, "an L0A row of more than 255 fractals");
+    line(cat("for (int64_t i = 0; i < ", m1, "; ++i)"));
+    line(cat("  AscendC::LoadData(", dst, "[i * ", k1 * 16 * c0, "], ", src, "[i * ", 16 * c0,
+             "], AscendC::LoadData2DParams{0, ", k1, ", ", m1, ", 0, 0, false, 0});"));
+  } else {
+    const int64_t k1 = rows / 16, n1 = cols / 16;
+    if (n1 > 255) fail(pc, "an L0B row of more than 255 fractals");
+    line(cat("for (int64_t i = 0; i < ", k1, "; ++i)"));
+    if (dd.dtype == DType::kF32)
+      line(cat("  AscendC::LoadDataWithTranspose(", dst, "[i * ", n1 * 256, "], ", src, "[i * ",
+               n1 * 256, "], AscendC::LoadData2dTransposeParams{0, ", n1, ", 1, 0, ", n1 - 1,
+               "});"));
+    else
+      line(cat("  AscendC::LoadData(", dst, "[i * ", n1 * 256, "], ", src,
+               "[i * 256], "
+               "AscendC::LoadData2DParams{0, ",
+               n1, ", ", k1, ", 0, 0, true, 0});"));
+  }
+  sync("MTE1_M");
 }
 
 std::string Emitter::run() {

@@ -10,6 +10,8 @@ namespace asc::ascend::detail {
 // skips its first l<j> elements per dim); full_/empty_ say whether the box is full / empty for
 // every tile (1), for none (0) or depends on the tile (-1, then `full` and `empty` are declared).
 void Emitter::box_prologue(const GmBox& box) {
+  lfirst_ = "0LL";
+  lfirst_max_ = 0;
   bool fixed = true;
   for (const BoxDim& d : box.dims) fixed = fixed && d.start.var < 0 && d.phase.var < 0;
   std::vector<int64_t> inner(box.dims.size());
@@ -28,6 +30,10 @@ void Emitter::box_prologue(const GmBox& box) {
       line(cat("[[maybe_unused]] const int64_t n", j, " = ", n, ";"));
       base += (d.start.offset + lo) * d.stride + d.phase_offset(ph);
       lbase += lo * inner[j];
+      if (j + 1 == box.dims.size()) {
+        lfirst_ = cat(lo, "LL");
+        lfirst_max_ = lo;
+      }
       full = full && n == d.size;
       empty = empty || n == 0;
     }
@@ -55,6 +61,10 @@ void Emitter::box_prologue(const GmBox& box) {
       base += cat(" + (s", j, " + l", j, ") * ", d.stride, "LL + ph", j, " * ", d.stride / d.step,
                   "LL");
       lbase += cat(" + l", j, " * ", inner[j], "LL");
+      if (j + 1 == box.dims.size()) {
+        lfirst_ = cat("l", j);
+        lfirst_max_ = d.size;
+      }
       full += cat(" && n", j, " == ", d.size, "LL");
       empty += cat(" || n", j, " == 0");
       continue;
@@ -64,6 +74,10 @@ void Emitter::box_prologue(const GmBox& box) {
       line(cat("[[maybe_unused]] const int64_t n", j, " = ", n, ";"));
       base += cat(" + ", (d.start.offset + lo) * d.stride, "LL");
       lbase += cat(" + ", lo * inner[j], "LL");
+      if (j + 1 == box.dims.size()) {
+        lfirst_ = cat(lo, "LL");
+        lfirst_max_ = lo;
+      }
       if (n != d.size) full = "false";
       if (n == 0) empty = "true";
       continue;
@@ -75,6 +89,10 @@ void Emitter::box_prologue(const GmBox& box) {
                j, ", ", d.size, "LL) - l", j, ", ", d.size, "LL);"));
       base += cat(" + (s", j, " + l", j, ") * ", d.stride, "LL");
       lbase += cat(" + l", j, " * ", inner[j], "LL");
+      if (j + 1 == box.dims.size()) {
+        lfirst_ = cat("l", j);
+        lfirst_max_ = d.start.scale >= 0 ? std::min(d.size, -d.start.offset) : d.size;
+      }
     } else {
       line(cat("[[maybe_unused]] const int64_t n", j, " = AscClamp(", d.extent, "LL - s", j, ", ",
                d.size, "LL);"));
@@ -90,20 +108,39 @@ void Emitter::box_prologue(const GmBox& box) {
   full_ = empty_ = -1;
 }
 
-// The rows of a box between local tensor `local` (dense over the box sizes) and GM tensor `g`:
-// one DataCopyPad per contiguous innermost run, one per element when that dim is strided.
-void Emitter::box_rows(const GmBox& box, const std::string& local, const std::string& g,
-                       const std::string& t, int64_t es, bool to_gm) {
+// The rows of a box between local tensor `local` (laid out as `ld`: dense or padded rows) and GM
+// tensor `g`: one DataCopyPad per run of box rows whose local rows start on 32-byte blocks (the
+// innermost two dims), else one per contiguous innermost run; a broadcast innermost dim (GM
+// stride 0) is one scalar read and a Duplicate per run; any other strided one an element per
+// copy. GM -> UB, `fill` (a tile that may be partial): the value a short row's 32-byte rounding
+// and a row starting inside the box (padding before the tensor, lfirst_ elements: DataCopyPad's
+// leftPadding when it fits) take, as the Duplicate before the copy left them; empty when every
+// row is whole.
+void Emitter::box_rows(const GmBox& box, const BufferDecl& ld, const std::string& local,
+                       const std::string& g, const std::string& t, int64_t es, bool to_gm,
+                       const std::string& fill) {
+  const int r = static_cast<int>(box.dims.size());
+  // The innermost dim's leading pad as DataCopyPad's leftPadding (at most 32 bytes).
+  const bool lead = !to_gm && !fill.empty() && lfirst_max_ > 0 && lfirst_max_ * es <= 32 && r > 0 &&
+                    box.dims.back().stride == 1 &&
+                    (ld.pitch == 0 || ld.row % box.dims.back().size == 0);
+  const std::string lp = lead ? lfirst_ : std::string("0LL");
+  // Bytes of a block's data with its leading pad, and DataCopyPad's padding parameters.
+  const auto padded = [&](const std::string& n) { return cat("(", lp, " * ", es, " + ", n, ")"); };
+  const auto pad = [&](const std::string& n) {
+    if (fill.empty()) return cat("AscendC::DataCopyPadExtParams<", t, ">{}");
+    return cat("AscendC::DataCopyPadExtParams<", t, ">{true, static_cast<uint8_t>(", lp,
+               "), static_cast<uint8_t>(((", padded(n), " + 31) / 32 * 32 - ", padded(n), ") / ",
+               es, "), ", fill, "}");
+  };
   const auto copy = [&](const std::string& l, const std::string& gm, const std::string& bytes) {
     if (to_gm)
       line(cat("AscendC::DataCopyPad(", g, "[", gm, "], ", local, "[", l,
                "], AscendC::DataCopyExtParams{1, ", bytes, ", 0, 0, 0});"));
     else
       line(cat("AscendC::DataCopyPad(", local, "[", l, "], ", g, "[", gm,
-               "], AscendC::DataCopyExtParams{1, ", bytes,
-               ", 0, 0, 0}, AscendC::DataCopyPadExtParams<", t, ">{});"));
+               "], AscendC::DataCopyExtParams{1, ", bytes, ", 0, 0, 0}, ", pad(bytes), ");"));
   };
-  const int r = static_cast<int>(box.dims.size());
   if (r == 0) {
     copy("0", "base", cat(es));
     return;
@@ -114,27 +151,150 @@ void Emitter::box_rows(const GmBox& box, const std::string& local, const std::st
     inner_of_dim[static_cast<size_t>(j)] = inner;
     inner *= box.dims[static_cast<size_t>(j)].size;
   }
+  const int l = r - 1;
+  const BoxDim& last = box.dims[static_cast<size_t>(l)];
+  // The innermost two dims as one multi-block copy: box rows of whole local rows, 32-byte
+  // aligned, GM rows apart by at least a row.
+  int64_t lrow = -1;  // local elements between box rows
+  if (r >= 2 && last.stride == 1) {
+    const BoxDim& rows = box.dims[static_cast<size_t>(l - 1)];
+    if (ld.pitch == 0)
+      lrow = last.size;
+    else if (last.size == ld.row)
+      lrow = ld.pitch;
+    if (lrow * es % 32 != 0 || rows.stride < last.size || rows.size > 4095) lrow = -1;
+  }
+  const int outer_dims = lrow > 0 ? r - 2 : r - 1;
   std::string loff = "lbase", goff = "base";
-  for (int j = 0; j + 1 < r; ++j) {
+  for (int j = 0; j < outer_dims; ++j) {
     line(cat("for (int64_t i", j, " = 0; i", j, " < n", j, "; ++i", j, ") {"));
     indent_ += 2;
     loff += cat(" + i", j, " * ", inner_of_dim[static_cast<size_t>(j)], "LL");
     goff += cat(" + i", j, " * ", box.dims[static_cast<size_t>(j)].stride, "LL");
   }
-  const int l = r - 1;
-  const int64_t stride = box.dims[static_cast<size_t>(l)].stride;
-  if (stride == 1) {
-    copy(loff, goff, cat("static_cast<uint32_t>(n", l, " * ", es, ")"));
-  } else {  // transposed or broadcast innermost dim: one element per copy
+  if (lead) loff += cat(" - ", lp);  // the block starts where the row does
+  if (lrow > 0) {
+    const std::string n = cat("n", l, " * ", es);
+    const std::string ub_gap =
+        cat("static_cast<uint32_t>((", lrow * es, " - (", padded(n), " + 31) / 32 * 32) / 32)");
+    const std::string gm_gap =
+        cat("static_cast<uint32_t>((", box.dims[static_cast<size_t>(l - 1)].stride, " - n", l,
+            ") * ", es, ")");
+    const std::string params = cat("AscendC::DataCopyExtParams{static_cast<uint16_t>(n", l - 1,
+                                   "), static_cast<uint32_t>(", n, "), ", to_gm ? ub_gap : gm_gap,
+                                   ", ", to_gm ? gm_gap : ub_gap, ", 0}");
+    if (to_gm)
+      line(cat("AscendC::DataCopyPad(", g, "[", goff, "], ", local, "[", lidx(ld, loff), "], ",
+               params, ");"));
+    else
+      line(cat("AscendC::DataCopyPad(", local, "[", lidx(ld, loff), "], ", g, "[", goff, "], ",
+               params, ", ", pad(n), ");"));
+  } else if (last.stride == 1) {
+    if (ld.pitch == 0 || ld.row % last.size == 0) {
+      copy(lidx(ld, loff), goff, cat("static_cast<uint32_t>(n", l, " * ", es, ")"));
+    } else if (last.size % ld.row == 0) {  // a box row over several local rows: one copy each
+      line(cat("for (int64_t k = 0; k < n", l, "; k += ", ld.row, ")"));
+      indent_ += 2;
+      copy(lidx(ld, loff + " + k"), goff + " + k",
+           cat("static_cast<uint32_t>((n", l, " - k < ", ld.row, " ? n", l, " - k : ", ld.row,
+               ") * ", es, ")"));
+      indent_ -= 2;
+    } else {
+      throw Error(cat(p_.op, ": Ascend C emission: box rows of ", last.size,
+                      " elements across the padded rows of ", ld.row, " of ", ld.name));
+    }
+  } else if (last.stride == 0 && !to_gm) {  // one GM value spread over the run
+    duplicate(cat(local, "[", lidx(ld, loff), "]"), ld.dtype, cat(g, ".GetValue(", goff, ")"),
+              cat("n", l));
+  } else {  // transposed innermost dim: one element per copy
     line(cat("for (int64_t e = 0; e < n", l, "; ++e) {"));
     indent_ += 2;
-    copy(loff + " + e", cat(goff, " + e * ", stride, "LL"), cat(es));
+    copy(lidx(ld, loff + " + e"), cat(goff, " + e * ", last.stride, "LL"), cat(es));
     indent_ -= 2;
     line("}");
   }
-  for (int j = 0; j + 1 < r; ++j) {
+  for (int j = 0; j < outer_dims; ++j) {
     indent_ -= 2;
     line("}");
+  }
+}
+
+// dst[0, n) = v on the vector unit; 1-byte types (which Duplicate lacks on the A2) as 16-bit
+// pairs of v over (n + 1) / 2 elements (the odd last byte lands in the row's 32-byte rounding).
+void Emitter::duplicate(const std::string& dst, DType t, const std::string& v,
+                        const std::string& n) {
+  if (dtype_size(t) != 1) {
+    line(cat("AscendC::Duplicate(", dst, ", static_cast<", ctype(t), ">(", v, "), ", n, ");"));
+    return;
+  }
+  line(cat("AscendC::Duplicate(", dst, ".ReinterpretCast<int16_t>(), static_cast<int16_t>(",
+           "static_cast<uint16_t>(static_cast<uint8_t>(", v, ")) * 257), static_cast<int32_t>((", n,
+           " + 1) / 2));"));
+}
+
+// GM -> L1 in the cube's layout, by DataCopy with Nd2NzParams (MTE2): an operand of L0A as Nz
+// over its rows (16-row fractal columns of C0 = 32 / sizeof(T) elements), one of L0B as Nz over
+// its k rows for 16-bit types, and for float one Nz matrix per 16 k rows (Zz: two 16 x 8
+// fractals side by side are the square LoadDataWithTranspose turns). A partial tile zeroes the
+// buffer first (InitConstValue, in 32-byte blocks in L1), so the padding of m, n and k multiplies
+// as zeros.
+void Emitter::copy_in_l1(int pc) {
+  const Instr& in = p_.instrs[pc];
+  const int b = in.dst;
+  const BufferDecl& d = p_.buffers[b];
+  const std::string t = ty(b), g = cat("g", in.arg);
+  const int r = static_cast<int>(in.box.dims.size());
+  const int64_t es = static_cast<int64_t>(dtype_size(d.dtype));
+  if (r < 2 || in.box.dims.back().stride != 1)
+    fail(pc, "an L1 operand box that is not row-major [.., rows, cols] in GM");
+  for (int j = 0; j + 2 < r; ++j)
+    if (in.box.dims[static_cast<size_t>(j)].size != 1)
+      fail(pc, "an L1 operand box of several matrices");
+  const int64_t rows = in.box.dims[static_cast<size_t>(r - 2)].size, cols = in.box.dims.back().size;
+  if (numel(d.dims) != rows * cols) fail(pc, "an L1 operand shaped unlike its box");
+  if (rows % 16 != 0 || cols % 16 != 0)
+    fail(pc, cat("an L1 operand of ", rows, " x ", cols, " (not whole 16 x 16 fractals)"));
+  if (d.dtype != DType::kF32 && es != 2) fail(pc, cat("an L1 operand of ", dtype_name(d.dtype)));
+  const int64_t src_d = in.box.dims[static_cast<size_t>(r - 2)].stride;
+  if (src_d < 0 || src_d > 65535 || rows > 65535 || cols > 65535)
+    fail(pc, "an L1 operand past Nd2Nz's 16-bit extents");
+  if (queued_[b]) line(cat(buf(b), " = q", b, ".AllocTensor<", t, ">();"));
+  line("{");
+  indent_ += 2;
+  box_prologue(in.box);
+  if (lfirst_max_ > 0 || in.box.dims[static_cast<size_t>(r - 2)].start.offset < 0)
+    fail(pc, "an L1 operand box starting before its tensor");
+  if (full_ != 1) {
+    line(cat(full_ == 0 ? "" : "if (!full) ", "AscendC::InitConstValue(", buf(b),
+             ", AscendC::InitConstValueParams<", t, ">{1, ", d.bytes() / 32, ", 0, ",
+             literal(d.dtype, 0), "});"));
+    line("AscendC::PipeBarrier<PIPE_MTE2>();  // the fill lands before the copy over it");
+  }
+  if (empty_ != 1) {
+    if (empty_ == -1) line("if (!empty) {");
+    indent_ += empty_ == -1 ? 2 : 0;
+    const std::string nr = cat("n", r - 2), nc = cat("n", r - 1);
+    if (b_side_[b] && d.dtype == DType::kF32) {
+      line(cat("for (int64_t k = 0; k < ", nr, "; k += 16)"));
+      line(cat("  AscendC::DataCopy(", buf(b), "[k * ", cols, "], ", g, "[base + k * ", src_d,
+               "LL], AscendC::Nd2NzParams{1, static_cast<uint16_t>(", nr, " - k < 16 ? ", nr,
+               " - k : 16), static_cast<uint16_t>(", nc, "), 0, ", src_d, ", 16, 1, 0});"));
+    } else {
+      line(cat("AscendC::DataCopy(", buf(b), ", ", g,
+               "[base], AscendC::Nd2NzParams{1, static_cast<uint16_t>(", nr,
+               "), static_cast<uint16_t>(", nc, "), 0, ", src_d, ", ", rows, ", 1, 0});"));
+    }
+    indent_ -= empty_ == -1 ? 2 : 0;
+    if (empty_ == -1) line("}");
+  }
+  indent_ -= 2;
+  line("}");
+  (void)es;
+  if (queued_[b]) {
+    line(cat("q", b, ".EnQue(", buf(b), ");"));
+    line(cat(buf(b), " = q", b, ".DeQue<", t, ">();"));
+  } else {
+    sync("MTE2_MTE1");
   }
 }
 
@@ -142,13 +302,17 @@ void Emitter::copy_in(int pc) {
   const Instr& in = p_.instrs[pc];
   const int b = in.dst;
   const BufferDecl& d = p_.buffers[b];
+  if (d.pos == Pos::kL1 && !im2col_src_[b]) {
+    copy_in_l1(pc);
+    return;
+  }
   const std::string t = ty(b), g = cat("g", in.arg);
   const int64_t es = static_cast<int64_t>(dtype_size(d.dtype));
   if (queued_[b]) line(cat(buf(b), " = q", b, ".AllocTensor<", t, ">();"));
   line("{");
   indent_ += 2;
   box_prologue(in.box);
-  const bool fast = in.box.contiguous() && n_of(b) * es % 32 == 0;
+  const bool fast = in.box.contiguous() && d.pitch == 0 && n_of(b) * es % 32 == 0;
   int open = 0;
   if (fast && full_ != 0) {
     line(cat(full_ == 1 ? "" : "if (full) ", "AscendC::DataCopy(", buf(b), ", ", g, "[base], ",
@@ -161,8 +325,10 @@ void Emitter::copy_in(int pc) {
   }
   if (!(fast && full_ == 1)) {
     if (full_ != 1) {
-      line(cat(full_ == 0 ? "" : "if (!full) ", "AscendC::Duplicate(", buf(b), ", ",
-               literal(d.dtype, in.box.fill), ", ", n_of(b), ");"));
+      if (full_ == -1) line("if (!full)");
+      if (full_ == -1) indent_ += 2;
+      duplicate(buf(b), d.dtype, literal(d.dtype, in.box.fill), cat(n_of(b)));
+      if (full_ == -1) indent_ -= 2;
       if (d.pos == Pos::kUB) sync("V_MTE2");
     }
     if (empty_ != 1) {
@@ -171,7 +337,8 @@ void Emitter::copy_in(int pc) {
         indent_ += 2;
         ++open;
       }
-      box_rows(in.box, buf(b), g, t, es, false);
+      box_rows(in.box, d, buf(b), g, t, es, false,
+               full_ == 1 || d.pos != Pos::kUB ? "" : literal(d.dtype, in.box.fill));
     }
   }
   for (; open > 0; --open) {
@@ -227,7 +394,12 @@ void Emitter::copy_out(int pc) {
     line(cat("AscendC::FixpipeParamsV220 fp;"));
     line(cat("fp.nSize = static_cast<uint16_t>(n", r - 1, ");"));
     line(cat("fp.mSize = static_cast<uint16_t>(", rows, ");"));
-    line(cat("fp.srcStride = ", cols, ";"));  // the local rows: the box's last dim
+    // L0C holds [m, n] as 16 x 16 fractals in columns of m rows: srcStride is m in C0 units.
+    const Shape& cd = d.dims;
+    const int64_t m_rows = cd.size() >= 2 ? cd[cd.size() - 2] : 1;
+    if (cols != (cd.empty() ? 1 : cd.back()) || m_rows % 16 != 0 || cols % 16 != 0)
+      fail(pc, "Fixpipe of an L0C box unlike its [m, n] fractals");
+    line(cat("fp.srcStride = ", m_rows, ";"));
     line(cat("fp.dstStride = ", dst_stride, ";"));
     line(cat("fp.quantPre = QuantMode_t::", quant, ";"));
     line(cat("AscendC::Fixpipe(", g, "[", goff, "], ", buf(b), "[", loff, "], fp);"));
@@ -247,17 +419,14 @@ void Emitter::copy_out(int pc) {
     if (d.pos != Pos::kUB) fail(pc, "copy-out converting from L1");
     need_scratch(n_of(b) * es);
     src = cat("scratch.ReinterpretCast<", ctype(to), ">()");
-    const char* mode = dtype_is_float(to)        ? "CAST_RINT"
-                       : dtype_is_float(d.dtype) ? "CAST_TRUNC"
-                                                 : "CAST_NONE";
-    line(cat("AscendC::Cast(", src, ", ", buf(b), ", AscendC::RoundMode::", mode, ", ", n_of(b),
-             ");"));
+    if (to == DType::kBool) fail(pc, "a copy-out converting to bool");
+    cast_into(pc, src, to, buf(b), d.dtype, n_of(b), align_up(n_of(b) * es, 32));
   }
   sync("V_MTE3");
   line("{");
   indent_ += 2;
   box_prologue(in.box);
-  const bool fast = in.box.contiguous() && n_of(b) * es % 32 == 0;
+  const bool fast = in.box.contiguous() && d.pitch == 0 && n_of(b) * es % 32 == 0;
   int open = 0;
   if (fast && full_ != 0) {
     line(cat(full_ == 1 ? "" : "if (full) ", "AscendC::DataCopy(", g, "[base], ", src, ", ",
@@ -274,7 +443,7 @@ void Emitter::copy_out(int pc) {
       indent_ += 2;
       ++open;
     }
-    box_rows(in.box, src, g, ctype(to), es, true);
+    box_rows(in.box, d, src, g, ctype(to), es, true, "");
   }
   for (; open > 0; --open) {
     indent_ -= 2;

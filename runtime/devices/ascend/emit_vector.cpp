@@ -1,4 +1,5 @@
 // Vector instructions and the UB copies of L0C operands (docs/ASCENDC.md, InstrKind table).
+#include "runtime/devices/ascend/a2_casts.h"
 #include "runtime/devices/ascend/emitter.h"
 
 namespace asc::ascend::detail {
@@ -61,11 +62,11 @@ void Emitter::unary(int pc) {
     need_scratch(p_.buffers[in.dst].bytes());
     const std::string t = cat("scratch.ReinterpretCast<", ty(in.dst), ">()");
     line(cat("AscendC::", f, "(", t, ", ", s, extra, ", ", n, ");"));
-    line(cat("AscendC::Muls(", d, ", ", t, ", ", literal(dt, 1), ", ", n, ");"));
+    copy_ub(d, t, dt, n);
   };
   switch (static_cast<UnaryOp>(in.op)) {
     case UnaryOp::kCopy:
-      line(cat("AscendC::Muls(", d, ", ", s, ", ", literal(dt, 1), ", ", n, ");"));
+      copy_ub(d, s, dt, n);
       return;
     case UnaryOp::kNeg:
       line(cat("AscendC::Muls(", d, ", ", s, ", ", literal(dt, -1), ", ", n, ");"));
@@ -133,8 +134,8 @@ void Emitter::unary(int pc) {
       advanced("Power", cat(", ", literal(dt, in.alpha)));
       return;
     case UnaryOp::kNot:
-      line(cat("AscendC::CompareScalar(", d, ", ", s, ", ", literal(dt, 0),
-               ", AscendC::CMPMODE::EQ, ", n, ");"));
+      if (chunked_) fail(pc, "Not of an L0C operand");
+      bool_bytes(pc, in.src[0], -1, CmpOp::kEq, 0.0);
       return;
   }
   fail(pc, "unary op");
@@ -162,13 +163,15 @@ void Emitter::scalar(int pc) {
     need_scratch(p_.buffers[in.dst].bytes());
     t = cat("scratch.ReinterpretCast<", ty(in.dst), ">()");
   }
-  line(cat("AscendC::Duplicate(", t, ", ", lit, ", ", n, ");"));
+  duplicate(t, dt, lit, n);
   if (in.scalar_left)
     binary_call(op, d, t, s, n, pc);
   else
     binary_call(op, d, s, t, n, pc);
 }
 
+// dst[o, r, i] = a[o, r, i] op b[o, i]: a row op of the scalar b[o] when i = 1 (rows of r),
+// else one call per row of i.
 void Emitter::bcast_mid(int pc) {
   const Instr& in = p_.instrs[pc];
   const Shape& sd = p_.buffers[in.src[0]].dims;
@@ -177,27 +180,54 @@ void Emitter::bcast_mid(int pc) {
   const auto op = static_cast<BinaryOp>(in.op);
   const std::string d = buf(in.dst), a = buf(in.src[0]), b = buf(in.src[1]);
   if (o * r * i == 0) return;
-  line(cat("for (int64_t o = 0; o < ", o_bound_.empty() ? cat(o) : o_bound_, "; ++o) {"));
-  indent_ += 2;
-  const char* fast = op == BinaryOp::kAdd   ? "Adds"
-                     : op == BinaryOp::kMul ? "Muls"
-                     : op == BinaryOp::kMax ? "Maxs"
-                     : op == BinaryOp::kMin ? "Mins"
-                                            : nullptr;
-  if (i == 1 && fast && !aliases(in.dst, in.src[1])) {  // a row op the scalar b[o]
-    line(cat("AscendC::", fast, "(", d, "[o * ", r, "], ", a, "[o * ", r, "], ", b,
-             ".GetValue(o), ", r, ");"));
-  } else {
-    line(cat("for (int64_t r = 0; r < ", r, "; ++r)"));
-    indent_ += 2;
-    binary_call(op, cat(d, "[(o * ", r, " + r) * ", i, "]"),
-                cat(a, "[(o * ", r, " + r) * ", i, "]"), cat(b, "[o * ", i, "]"), cat(i), pc);
-    indent_ -= 2;
+  const std::string outer = o_bound_.empty() ? cat(o) : o_bound_;
+  const BufferDecl &dd = p_.buffers[in.dst], &bd = p_.buffers[in.src[1]];
+  if (r == 1 && o_bound_.empty() && dd.pitch == bd.pitch && dd.row == bd.row) {
+    binary_call(op, d, a, b, cnt(in.dst), pc);  // the same elements, the same layout
+    return;
   }
-  indent_ -= 2;
+  if (i == 1) {  // rows of r elements, each with the scalar b[o]
+    const int64_t sdst = lstride(in.dst, lrun(in.dst, r, pc), pc), sa = lstride(in.src[0], r, pc);
+    const DType dt = dd.dtype;
+    const std::string t = ty(in.dst);
+    const bool fl = dtype_is_float(dt);
+    const char* fast = op == BinaryOp::kAdd         ? "Adds"
+                       : op == BinaryOp::kSub && fl ? "Adds"
+                       : op == BinaryOp::kMul       ? "Muls"
+                       : op == BinaryOp::kMax       ? "Maxs"
+                       : op == BinaryOp::kMin       ? "Mins"
+                                                    : nullptr;
+    line(cat("for (int64_t o = 0; o < ", outer, "; ++o) {"));
+    indent_ += 2;
+    line(cat("const ", t, " s = ", b, ".GetValue(", lidx(in.src[1], "o"), ");"));
+    if (fast) {
+      line(cat("AscendC::", fast, "(", d, "[o * ", sdst, "], ", a, "[o * ", sa, "], ",
+               op == BinaryOp::kSub ? cat("static_cast<", t, ">(-s)") : std::string("s"), ", ", r,
+               ");"));
+    } else {  // the scalar spread over a row of scratch
+      need_scratch(r * static_cast<int64_t>(dtype_size(dt)));
+      const std::string row = cat("scratch.ReinterpretCast<", t, ">()");
+      duplicate(row, dt, "s", cat(r));
+      binary_call(op, cat(d, "[o * ", sdst, "]"), cat(a, "[o * ", sa, "]"), row, cat(r), pc);
+    }
+    indent_ -= 2;
+    line("}");
+    return;
+  }
+  const int64_t sdst = lstride(in.dst, i, pc), sa = lstride(in.src[0], i, pc),
+                sb = lstride(in.src[1], i, pc);
+  if (sdst != sa || sdst != sb) fail(pc, "operand rows laid out differently");
+  line(cat("for (int64_t o = 0; o < ", outer, "; ++o) {"));
+  line(cat("  for (int64_t r = 0; r < ", r, "; ++r)"));
+  indent_ += 4;
+  binary_call(op, cat(d, "[(o * ", r, " + r) * ", sdst, "]"),
+              cat(a, "[(o * ", r, " + r) * ", sa, "]"), cat(b, "[o * ", sb, "]"), cat(sdst), pc);
+  indent_ -= 4;
   line("}");
 }
 
+// dst[o, i] = reduce_r src[o, r, i]: per row of r with the Reduce APIs when i = 1, else a
+// row-wise accumulation of rows of i.
 void Emitter::reduce(int pc) {
   const Instr& in = p_.instrs[pc];
   const Shape& sd = p_.buffers[in.src[0]].dims;
@@ -208,123 +238,208 @@ void Emitter::reduce(int pc) {
   const auto op = static_cast<ReduceOp>(in.op);
   const std::string final_d = buf(in.dst), s = buf(in.src[0]), t = ty(in.dst);
   const int64_t es = static_cast<int64_t>(dtype_size(dt));
+  const std::string outer = o_bound_.empty() ? cat(o) : o_bound_;
   if (o * i == 0) return;
   if (r == 0) {
     const double id = op == ReduceOp::kProd  ? 1.0
                       : op == ReduceOp::kMax ? -std::numeric_limits<double>::infinity()
                       : op == ReduceOp::kMin ? std::numeric_limits<double>::infinity()
                                              : 0.0;
-    line(cat("AscendC::Duplicate(", final_d, ", ", literal(dt, id), ", ", o * i, ");"));
+    duplicate(final_d, dt, literal(dt, id), cat(n_of(in.dst)));
     return;
   }
   // In place is safe when dst starts where src does: row o of dst lies within rows <= o of
   // src, which are read before it is written. Other overlaps reduce into scratch, then copy.
   const bool redirect = aliases(in.dst, in.src[0]) && r != 1 &&
                         (queued_[in.dst] || region_off_[in.dst] != region_off_[in.src[0]]);
-  const int64_t dst_room = redirect ? align_up(o * i * es, 32) : 0;
+  const int64_t dst_room = redirect ? align_up(p_.buffers[in.dst].bytes(), 32) : 0;
   const std::string d = redirect ? cat("scratch.ReinterpretCast<", t, ">()") : final_d;
   need_scratch(dst_room);
-  // ReduceMax/ReduceMin's work tensor: a (value, index) pair per 256-byte repeat, 32-byte aligned.
-  const int64_t work = align_up(2 * std::max<int64_t>(1, (r * es + 255) / 256) * es, 32);
-  if (i == 1 && op == ReduceOp::kSumSquares) {
-    // Squares in chunks that fit the UB left: per chunk Mul, ReduceSum, Add to the row's sum.
-    const int64_t room = ub_free_ - stage_bytes_ - dst_room - work - 64;
-    const int64_t chunk = std::clamp<int64_t>(room / es / 8 * 8, 8, align_up(r, 8));
-    const int64_t tmp = dst_room + work, part = tmp + align_up(chunk * es, 32);
-    need_scratch(part + 32);
-    const std::string tt = cat("scratch[", tmp, "].ReinterpretCast<", t, ">()");
-    const std::string pt = cat("scratch[", part, "].ReinterpretCast<", t, ">()");
-    line(cat("for (int64_t o = 0; o < ", o_bound_.empty() ? cat(o) : o_bound_, "; ++o) {"));
-    line(cat("  AscendC::Duplicate(", d, "[o], ", literal(dt, 0), ", 1);"));
-    line(cat("  for (int64_t c = 0; c < ", r, "; c += ", chunk, ") {"));
-    line(cat("    const int32_t len = static_cast<int32_t>(", r, " - c < ", chunk, " ? ", r,
-             " - c : ", chunk, ");"));
-    line(cat("    AscendC::Mul(", tt, ", ", s, "[o * ", r, " + c], ", s, "[o * ", r,
-             " + c], len);"));
-    line(cat("    AscendC::ReduceSum(", pt, ", ", tt, ", scratch[", dst_room, "].ReinterpretCast<",
-             t, ">(), len);"));
-    line(cat("    AscendC::Add(", d, "[o], ", d, "[o], ", pt, ", 1);"));
-    line("  }");
-    line("}");
-    if (redirect)
-      line(cat("AscendC::Muls(", final_d, ", ", d, ", ", literal(dt, 1), ", ", o * i, ");"));
+  const auto copy_back = [&] {
+    if (redirect) copy_ub(final_d, d, dt, cat(n_of(in.dst)));
+  };
+  const BufferDecl &dd = p_.buffers[in.dst], &sdd = p_.buffers[in.src[0]];
+  if (r == 1 && o_bound_.empty() && dd.pitch == sdd.pitch && dd.row == sdd.row) {
+    if (op == ReduceOp::kSumSquares)  // the same elements, the same layout
+      line(cat("AscendC::Mul(", d, ", ", s, ", ", s, ", ", n_of(in.dst), ");"));
+    else
+      copy_ub(d, s, dt, cat(n_of(in.dst)));
+    copy_back();
     return;
   }
-  if (i == 1 && op != ReduceOp::kProd) {  // whole-row reductions
-    const bool sq = false;
-    need_scratch(dst_room + work + (sq ? align_up(r * es, 32) : 0));
+  // ReduceMax/ReduceMin's work tensor: a (value, index) pair per 256-byte repeat, 32-byte aligned.
+  const int64_t work = align_up(2 * std::max<int64_t>(1, (r * es + 255) / 256) * es, 32);
+  if (i == 1 && op != ReduceOp::kProd) {
+    const int64_t ss = lstride(in.src[0], lrun(in.src[0], r, pc), pc);
+    const std::string at = lidx(in.dst, "o");
+    if (op == ReduceOp::kSumSquares) {
+      // Squares in chunks that fit the UB left: per chunk Mul, ReduceSum, Add to the row's sum.
+      const int64_t room = ub_free_ - stage_bytes_ - dst_room - work - 64;
+      const int64_t chunk = std::clamp<int64_t>(room / es / 8 * 8, 8, align_up(r, 8));
+      const int64_t tmp = dst_room + work, part = tmp + align_up(chunk * es, 32);
+      need_scratch(part + 32);
+      const std::string tt = cat("scratch[", tmp, "].ReinterpretCast<", t, ">()");
+      const std::string pt = cat("scratch[", part, "].ReinterpretCast<", t, ">()");
+      line(cat("for (int64_t o = 0; o < ", outer, "; ++o) {"));
+      line(cat("  ", t, " acc = ", literal(dt, 0), ";"));
+      line(cat("  for (int64_t c = 0; c < ", r, "; c += ", chunk, ") {"));
+      line(cat("    const int32_t len = static_cast<int32_t>(", r, " - c < ", chunk, " ? ", r,
+               " - c : ", chunk, ");"));
+      line(cat("    AscendC::Mul(", tt, ", ", s, "[o * ", ss, " + c], ", s, "[o * ", ss,
+               " + c], len);"));
+      line(cat("    AscendC::ReduceSum(", pt, ", ", tt, ", scratch[", dst_room,
+               "].ReinterpretCast<", t, ">(), len);"));
+      line(cat("    acc = acc + ", pt, ".GetValue(0);"));
+      line("  }");
+      line(cat("  ", d, ".SetValue(", at, ", acc);"));
+      line("}");
+      copy_back();
+      return;
+    }
+    need_scratch(dst_room + work);
     const char* f = op == ReduceOp::kMax   ? "ReduceMax"
                     : op == ReduceOp::kMin ? "ReduceMin"
                                            : "ReduceSum";
-    line(cat("for (int64_t o = 0; o < ", o_bound_.empty() ? cat(o) : o_bound_, "; ++o) {"));
-    std::string src = cat(s, "[o * ", r, "]");
-    if (sq) {
-      line(cat("  AscendC::Mul(scratch[", dst_room + work, "].ReinterpretCast<", t, ">(), ", src,
-               ", ", src, ", ", r, ");"));
-      src = cat("scratch[", dst_room + work, "].ReinterpretCast<", t, ">()");
-    }
-    line(cat("  AscendC::", f, "(", d, "[o], ", src, ", scratch[", dst_room, "].ReinterpretCast<",
-             t, ">(), ", r, ");"));
-    line("}");
-    if (redirect)
-      line(cat("AscendC::Muls(", final_d, ", ", d, ", ", literal(dt, 1), ", ", o * i, ");"));
+    line(cat("for (int64_t o = 0; o < ", outer, "; ++o)"));
+    line(cat("  AscendC::", f, "(", d, "[", at, "], ", s, "[o * ", ss, "], scratch[", dst_room,
+             "].ReinterpretCast<", t, ">(), ", r, ");"));
+    copy_back();
     return;
   }
-  // Reduction over a middle axis: row-wise accumulation of [i]-vectors.
-  line(cat("for (int64_t o = 0; o < ", o_bound_.empty() ? cat(o) : o_bound_, "; ++o) {"));
+  // Rows of i (all of a row's padding too) accumulated over r.
+  const int64_t si = lstride(in.src[0], i, pc), di = lstride(in.dst, i, pc);
+  if (si != di) fail(pc, "operand rows laid out differently");
+  line(cat("for (int64_t o = 0; o < ", outer, "; ++o) {"));
   indent_ += 2;
-  const std::string row0 = cat(s, "[o * ", r * i, "]"), dr = cat(d, "[o * ", i, "]");
+  const std::string row0 = cat(s, "[o * ", r * si, "]"), dr = cat(d, "[o * ", di, "]");
   if (op == ReduceOp::kSumSquares)
-    line(cat("AscendC::Mul(", dr, ", ", row0, ", ", row0, ", ", i, ");"));
+    line(cat("AscendC::Mul(", dr, ", ", row0, ", ", row0, ", ", si, ");"));
   else
-    line(cat("AscendC::Muls(", dr, ", ", row0, ", ", literal(dt, 1), ", ", i, ");"));
+    line(cat("AscendC::Muls(", dr, ", ", row0, ", ", literal(dt, 1), ", ", si, ");"));
   line(cat("for (int64_t r = 1; r < ", r, "; ++r) {"));
-  const std::string row = cat(s, "[(o * ", r, " + r) * ", i, "]");
+  const std::string row = cat(s, "[(o * ", r, " + r) * ", si, "]");
   switch (op) {
     case ReduceOp::kSum:
-      line(cat("  AscendC::Add(", dr, ", ", dr, ", ", row, ", ", i, ");"));
+      line(cat("  AscendC::Add(", dr, ", ", dr, ", ", row, ", ", si, ");"));
       break;
     case ReduceOp::kMax:
-      line(cat("  AscendC::Max(", dr, ", ", dr, ", ", row, ", ", i, ");"));
+      line(cat("  AscendC::Max(", dr, ", ", dr, ", ", row, ", ", si, ");"));
       break;
     case ReduceOp::kMin:
-      line(cat("  AscendC::Min(", dr, ", ", dr, ", ", row, ", ", i, ");"));
+      line(cat("  AscendC::Min(", dr, ", ", dr, ", ", row, ", ", si, ");"));
       break;
     case ReduceOp::kProd:
-      line(cat("  AscendC::Mul(", dr, ", ", dr, ", ", row, ", ", i, ");"));
+      line(cat("  AscendC::Mul(", dr, ", ", dr, ", ", row, ", ", si, ");"));
       break;
     case ReduceOp::kSumSquares:
-      line(cat("  AscendC::MulAddDst(", dr, ", ", row, ", ", row, ", ", i, ");"));
+      line(cat("  AscendC::MulAddDst(", dr, ", ", row, ", ", row, ", ", si, ");"));
       break;
   }
   line("}");
   indent_ -= 2;
   line("}");
-  if (redirect)
-    line(cat("AscendC::Muls(", final_d, ", ", d, ", ", literal(dt, 1), ", ", o * i, ");"));
+  copy_back();
 }
 
+// dst = src as the A2 casts: the shortest chain of its Cast pairs (a2_casts.h), e.g. uint8_t ->
+// half -> float, each step with the mode ONNX's Cast means (widening exactly, to a float type to
+// nearest even, float to integer truncating, integer to integer as is).
 void Emitter::cast(int pc) {
   const Instr& in = p_.instrs[pc];
   const DType from = p_.buffers[in.src[0]].dtype, to = p_.buffers[in.dst].dtype;
-  const std::string d = buf(in.dst), s = buf(in.src[0]), n = cnt(in.dst);
   if (to == DType::kBool) {
-    line(cat("AscendC::CompareScalar(", d, ", ", s, ", ", literal(from, 0),
-             ", AscendC::CMPMODE::NE, ", n, ");"));
+    if (chunked_) fail(pc, "a cast of an L0C operand to bool");
+    bool_bytes(pc, in.src[0], -1, CmpOp::kNe, 0.0);
     return;
   }
   if (ctype(from) == ctype(to)) {
-    line(cat("AscendC::Muls(", d, ", ", s, ", ", literal(to, 1), ", ", n, ");"));
+    copy_ub(buf(in.dst), buf(in.src[0]), to, cnt(in.dst));
     return;
   }
-  // A widening float cast is exact and the A2 takes only CAST_NONE for it; a narrowing one
-  // rounds to nearest even, float -> int truncates, int -> int does not round.
-  const bool widening = (from == DType::kF16 || from == DType::kBF16) && to == DType::kF32;
-  const char* mode = widening               ? "CAST_NONE"
-                     : dtype_is_float(to)   ? "CAST_RINT"
-                     : dtype_is_float(from) ? "CAST_TRUNC"
-                                            : "CAST_NONE";
-  line(cat("AscendC::Cast(", d, ", ", s, ", AscendC::RoundMode::", mode, ", ", n, ");"));
+  cast_into(pc, buf(in.dst), to, buf(in.src[0]), from, n_of(in.dst), 0);
+}
+
+void Emitter::copy_ub(const std::string& d, const std::string& s, DType t, const std::string& n) {
+  const int64_t es = static_cast<int64_t>(dtype_size(t));
+  const std::string it = es == 1 || es == 2 ? "int16_t" : "int32_t";
+  const std::string count = es == 1 ? cat("(", n, " + 1) / 2") : es == 8 ? cat("(", n, ") * 2") : n;
+  line(cat("AscendC::Muls(", d, ".ReinterpretCast<", it, ">(), ", s, ".ReinterpretCast<", it,
+           ">(), static_cast<", it, ">(1), ", count, ");"));
+}
+
+namespace {
+
+bool float_name(const std::string& t) {
+  return t == "half" || t == "float" || t == "bfloat16_t";
+}
+
+// The A2 Cast steps from `from` to `to` (element type names) with their modes; empty when the
+// A2 has no chain.
+std::vector<std::pair<std::string, std::string>> cast_steps(const std::string& from,
+                                                            const std::string& to) {
+  std::vector<std::string> seen = {from}, prev = {""};
+  for (size_t i = 0; i < seen.size() && seen[i] != to; ++i)
+    for (const a2::CastPair& c : a2::kCasts)
+      if (seen[i] == c.src && std::find(seen.begin(), seen.end(), c.dst) == seen.end()) {
+        seen.emplace_back(c.dst);
+        prev.push_back(seen[i]);
+      }
+  const auto at = std::find(seen.begin(), seen.end(), to);
+  if (at == seen.end()) return {};
+  std::vector<std::string> path;
+  for (size_t i = static_cast<size_t>(at - seen.begin()); !prev[i].empty();
+       i = static_cast<size_t>(std::find(seen.begin(), seen.end(), prev[i]) - seen.begin()))
+    path.push_back(seen[i]);
+  std::reverse(path.begin(), path.end());
+  std::vector<std::pair<std::string, std::string>> steps;
+  std::string a = from;
+  for (const std::string& b : path) {
+    uint32_t modes = 0;
+    for (const a2::CastPair& c : a2::kCasts)
+      if (a == c.src && b == c.dst) modes = c.modes;
+    const char* m = float_name(b)       ? (modes & a2::kNone ? "CAST_NONE" : "CAST_RINT")
+                    : float_name(a)     ? "CAST_TRUNC"
+                    : modes & a2::kNone ? "CAST_NONE"
+                                        : "CAST_TRUNC";
+    steps.emplace_back(b, m);
+    a = b;
+  }
+  return steps;
+}
+
+}  // namespace
+
+// d = s converted, n elements; a chain of more than one Cast runs in chunks through scratch
+// (from byte `at`).
+void Emitter::cast_into(int pc, const std::string& d, DType to, const std::string& s, DType from,
+                        int64_t n, int64_t at) {
+  const std::string ft = ctype(from), tt = ctype(to);
+  const auto steps = cast_steps(ft, tt);
+  if (steps.empty()) fail(pc, cat("a cast ", ft, " -> ", tt, " (no chain of the A2's Cast pairs)"));
+  if (steps.size() == 1) {
+    line(cat("AscendC::Cast(", d, ", ", s, ", AscendC::RoundMode::", steps[0].second, ", ",
+             chunked_ ? std::string("len") : cat(n), ");"));
+    return;
+  }
+  if (chunked_) fail(pc, cat("a cast ", ft, " -> ", tt, " of an L0C operand"));
+  const int64_t k = chunk_for(n, 16, at), area = align_up(8 * k, 32);
+  need_scratch(at + 2 * area);
+  line(cat("for (int64_t c = 0; c < ", n, "; c += ", k, ") {"));
+  indent_ += 2;
+  line(cat("const int32_t len = static_cast<int32_t>(", n, " - c < ", k, " ? ", n, " - c : ", k,
+           ");"));
+  std::string src = cat(s, "[c]");
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const bool last = i + 1 == steps.size();
+    const std::string dst = last ? cat(d, "[c]")
+                                 : cat("scratch[", at + static_cast<int64_t>(i % 2) * area,
+                                       "].ReinterpretCast<", steps[i].first, ">()");
+    line(cat("AscendC::Cast(", dst, ", ", src, ", AscendC::RoundMode::", steps[i].second,
+             ", len);"));
+    src = dst;
+  }
+  indent_ -= 2;
+  line("}");
 }
 
 // A vector instruction reading an L0C buffer reads its UB copy: DataCopy CO1 -> UB (on the 910B
@@ -370,19 +485,133 @@ void Emitter::stage_l0c(int pc) {
   stage_bytes_ = std::max(stage_bytes_, off);
 }
 
-// Binary, Compare and Select: one call each.
+// Binary: one call. Compare, Select and the casts to bool go through the bit masks the A2's
+// Compare writes and Select reads (bool_bytes, select).
 void Emitter::emit_vector_simple(int pc) {
   const Instr& in = p_.instrs[pc];
-  static const char* kModes[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+  if (chunked_ && in.kind != InstrKind::kBinary) fail(pc, "a comparison of an L0C operand");
   if (in.kind == InstrKind::kBinary)
     binary_call(static_cast<BinaryOp>(in.op), buf(in.dst), buf(in.src[0]), buf(in.src[1]),
                 cnt(in.dst), pc);
   else if (in.kind == InstrKind::kCompare)
-    line(cat("AscendC::Compare(", buf(in.dst), ", ", buf(in.src[0]), ", ", buf(in.src[1]),
-             ", AscendC::CMPMODE::", kModes[in.op], ", ", cnt(in.dst), ");"));
+    bool_bytes(pc, in.src[0], in.src[1], static_cast<CmpOp>(in.op), 0.0);
   else
-    line(cat("AscendC::Select(", buf(in.dst), ", ", buf(in.src[0]), ", ", buf(in.src[1]), ", ",
-             buf(in.src[2]), ", AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, ", cnt(in.dst), ");"));
+    select(pc);
+}
+
+namespace {
+
+const char* cmp_mode(CmpOp op) {
+  static const char* kModes[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+  return kModes[static_cast<int>(op)];
+}
+
+}  // namespace
+
+// Chunks of an elementwise conversion through UB scratch: `per_elem` scratch bytes per element,
+// chunks a multiple of 256 elements (whole repeats of every type, 32-byte aligned offsets).
+int64_t Emitter::chunk_for(int64_t n, int64_t per_elem, int64_t reserved) {
+  const int64_t room = std::max<int64_t>(ub_free_ - stage_bytes_ - reserved - 1024, 0);
+  const int64_t fit = std::max<int64_t>(256, room / std::max<int64_t>(per_elem, 1) / 256 * 256);
+  return std::min<int64_t>(fit, align_up(std::max<int64_t>(n, 1), 256));
+}
+
+// dst (bool, a byte per element) = a cmp b (b < 0: cmp the scalar s), by way of a bit mask:
+// Compare (whole 256-byte repeats; half and float, int32_t with EQ; other types converted first),
+// then Select of 1 or 0 into half and a Cast to uint8_t.
+void Emitter::bool_bytes(int pc, int a, int b, CmpOp op, double s) {
+  const Instr& in = p_.instrs[pc];
+  const DType t = p_.buffers[a].dtype;
+  const int64_t n = n_of(in.dst);
+  if (n == 0) return;
+  // The type Compare runs on, and whether the operands are converted into scratch first.
+  DType ct = t;
+  if (t == DType::kBF16 || t == DType::kI16) ct = DType::kF32;
+  if (t == DType::kI8 || t == DType::kU8 || t == DType::kBool) ct = DType::kF16;
+  bool invert = false;
+  if (t == DType::kI32 || t == DType::kU32) {
+    if (op != CmpOp::kEq && op != CmpOp::kNe)
+      fail(pc, cat("Compare ", cmp_mode(op), " on ", dtype_name(t),
+                   " (the A2 compares 32-bit integers for equality only)"));
+    ct = DType::kI32;
+    invert = op == CmpOp::kNe;
+    if (invert) op = CmpOp::kEq;
+  }
+  if (ct != DType::kF32 && ct != DType::kF16 && ct != DType::kI32)
+    fail(pc, cat("Compare on ", dtype_name(t), " (the A2 compares half, float and int32_t)"));
+  const bool convert = ct != t && !(t == DType::kU32 && ct == DType::kI32);
+  const int64_t ces = static_cast<int64_t>(dtype_size(ct));
+  const int64_t per = 256 / ces;  // elements per Compare repeat
+  const int64_t k = chunk_for(n, 1 + 2 + (convert ? 2 * ces : 0));
+  const int64_t bits_at = 0, h_at = align_up(k / 8, 32), c0_at = h_at + align_up(2 * k, 32),
+                c1_at = c0_at + align_up(ces * k, 32);
+  need_scratch(convert ? c1_at + align_up(ces * k, 32) : c0_at);
+  const std::string cty = ctype(ct);
+  const std::string bits = cat("scratch[", bits_at, "]");
+  const std::string h = cat("scratch[", h_at, "].ReinterpretCast<half>()");
+  line(cat("for (int64_t c = 0; c < ", n, "; c += ", k, ") {"));
+  indent_ += 2;
+  line(cat("const int32_t len = static_cast<int32_t>(", n, " - c < ", k, " ? ", n, " - c : ", k,
+           ");"));
+  line(cat("const int32_t whole = (len + ", per - 1, ") / ", per, " * ", per, ";"));
+  const auto operand = [&](int src, int64_t at) {
+    const std::string x = cat(buf(src), "[c]");
+    if (!convert) return ct == t ? x : cat(x, ".ReinterpretCast<", cty, ">()");
+    const std::string y = cat("scratch[", at, "].ReinterpretCast<", cty, ">()");
+    if (t == DType::kBool)
+      line(cat("AscendC::Cast(", y, ", ", x, ", AscendC::RoundMode::CAST_NONE, len);"));
+    else
+      line(cat("AscendC::Cast(", y, ", ", x, ", AscendC::RoundMode::CAST_NONE, len);"));
+    return y;
+  };
+  const std::string x = operand(a, c0_at);
+  if (b >= 0) {
+    const std::string y = operand(b, c1_at);
+    line(cat("AscendC::Compare(", bits, ", ", x, ", ", y, ", AscendC::CMPMODE::", cmp_mode(op),
+             ", whole);"));
+  } else {
+    line(cat("AscendC::CompareScalar(", bits, ", ", x, ", ", literal(ct, s),
+             ", AscendC::CMPMODE::", cmp_mode(op), ", whole);"));
+  }
+  line(cat("AscendC::Duplicate(", h, ", ", literal(DType::kF16, invert ? 0 : 1), ", len);"));
+  line(cat("AscendC::Select(", h, ", ", bits, ", ", h, ", ", literal(DType::kF16, invert ? 1 : 0),
+           ", AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, len);"));
+  line(cat("AscendC::Cast(", buf(in.dst), "[c], ", h, ", AscendC::RoundMode::CAST_NONE, len);"));
+  indent_ -= 2;
+  line("}");
+}
+
+// dst = cond ? a : b, cond a byte per element: its bit mask by a Cast to half and CompareScalar,
+// then Select (half and float; 16- and 32-bit integers move as half and float).
+void Emitter::select(int pc) {
+  const Instr& in = p_.instrs[pc];
+  const DType t = p_.buffers[in.dst].dtype;
+  const int64_t n = n_of(in.dst);
+  if (n == 0) return;
+  const int64_t es = static_cast<int64_t>(dtype_size(t));
+  if (es != 2 && es != 4)
+    fail(pc, cat("Select on ", dtype_name(t), " (the A2 selects half and float)"));
+  const std::string st = es == 2 ? "half" : "float";
+  const auto as = [&](const std::string& x) {
+    return ctype(t) == st ? x : cat(x, ".ReinterpretCast<", st, ">()");
+  };
+  const int64_t k = chunk_for(n, 1 + 2);
+  const int64_t bits_at = 0, h_at = align_up(k / 8, 32);
+  need_scratch(h_at + align_up(2 * k, 32));
+  const std::string bits = cat("scratch[", bits_at, "]");
+  const std::string h = cat("scratch[", h_at, "].ReinterpretCast<half>()");
+  line(cat("for (int64_t c = 0; c < ", n, "; c += ", k, ") {"));
+  indent_ += 2;
+  line(cat("const int32_t len = static_cast<int32_t>(", n, " - c < ", k, " ? ", n, " - c : ", k,
+           ");"));
+  line(cat("AscendC::Cast(", h, ", ", buf(in.src[0]), "[c], AscendC::RoundMode::CAST_NONE, len);"));
+  line(cat("AscendC::CompareScalar(", bits, ", ", h, ", ", literal(DType::kF16, 0),
+           ", AscendC::CMPMODE::NE, (len + 127) / 128 * 128);"));
+  line(cat("AscendC::Select(", as(cat(buf(in.dst), "[c]")), ", ", bits, ", ",
+           as(cat(buf(in.src[1]), "[c]")), ", ", as(cat(buf(in.src[2]), "[c]")),
+           ", AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, len);"));
+  indent_ -= 2;
+  line("}");
 }
 
 }  // namespace asc::ascend::detail

@@ -157,12 +157,15 @@ class Emitter {
   int indent_ = 2;
   std::vector<bool> queued_;         // per buffer: its own TQue (copy-in with 2 slots)
   std::vector<bool> b_side_;         // per L1 buffer: feeds L0B
+  std::vector<bool> im2col_src_;     // per L1 buffer: Load3D's feature map
   std::vector<int64_t> region_off_;  // per non-queued buffer: byte offset in its position's TBuf
   int64_t region_bytes_[6] = {0, 0, 0, 0, 0, 0};
   int64_t scratch_bytes_ = 0;    // UB scratch (reduce work space, temporaries)
   std::vector<int> free_after_;  // per instr: queued buffer to free after it (-1)
   std::vector<std::vector<int>> frees_;
   int full_ = -1, empty_ = -1;  // of the last box_prologue: 1 always, 0 never, -1 per tile
+  std::string lfirst_;          // of the last box_prologue: the innermost dim's leading pad
+  int64_t lfirst_max_ = 0;      // its bound
 
   void line(const std::string& s) {
     body_ += std::string(static_cast<size_t>(indent_), ' ') + s + "\n";
@@ -181,7 +184,30 @@ class Emitter {
   int64_t ub_free_ = 0;                              // UB left after queues and the region
   int64_t chunk_elems_ = 0;                          // elements per chunk when chunked_
   std::string ty(int b) const { return ctype(p_.buffers[b].dtype); }
-  int64_t n_of(int b) const { return numel(p_.buffers[b].dims); }
+  // Elements buffer b takes locally: an elementwise instruction's count (padded rows included).
+  int64_t n_of(int b) const { return p_.buffers[b].local_elems(); }
+  // The local offset of dense element `e` (an expression) of buffer b.
+  std::string lidx(int b, const std::string& e) const { return lidx(p_.buffers[b], e); }
+  static std::string lidx(const BufferDecl& d, const std::string& e) {
+    if (d.pitch == 0) return e;
+    return cat("((", e, ") / ", d.row, " * ", d.pitch, " + (", e, ") % ", d.row, ")");
+  }
+  // The local stride of `dense` elements of buffer b: whole rows when its rows are padded.
+  int64_t lstride(int b, int64_t dense, int pc) const {
+    const BufferDecl& d = p_.buffers[b];
+    if (d.pitch == 0) return dense;
+    if (dense % d.row != 0)
+      fail(pc, cat("a step of ", dense, " elements inside the padded rows of ", d.name));
+    return dense / d.row * d.pitch;
+  }
+  // The local extent of a run of `dense` elements of b that must be contiguous (a reduction's
+  // row): dense, or within one padded row.
+  int64_t lrun(int b, int64_t dense, int pc) const {
+    const BufferDecl& d = p_.buffers[b];
+    if (d.pitch > 0 && dense > d.row)
+      fail(pc, cat("a run of ", dense, " elements across the padded rows of ", d.name));
+    return dense;
+  }
   [[noreturn]] void fail(int pc, const std::string& why) const {
     throw Error(cat(p_.op, ": Ascend C emission: instruction ", pc, " (",
                     instr_name(p_.instrs[pc].kind), "): ", why));
@@ -203,12 +229,16 @@ class Emitter {
     line(cat("AscendC::WaitFlag<AscendC::HardEvent::", event, ">(EVENT_ID0);"));
   }
   void box_prologue(const GmBox& box);
-  void box_rows(const GmBox& box, const std::string& local, const std::string& g,
-                const std::string& t, int64_t es, bool to_gm);
+  void box_rows(const GmBox& box, const BufferDecl& ld, const std::string& local,
+                const std::string& g, const std::string& t, int64_t es, bool to_gm,
+                const std::string& fill);
+  void duplicate(const std::string& dst, DType t, const std::string& v, const std::string& n);
   void emit_instr(int pc);
   void stage_l0c(int pc);
   void emit_vector_simple(int pc);
   void copy_in(int pc);
+  void copy_in_l1(int pc);
+  void load_l0(int pc);
   void copy_out(int pc);
   void load_im2col(int pc);
   void unary(int pc);
@@ -218,6 +248,12 @@ class Emitter {
   void bcast_mid(int pc);
   void reduce(int pc);
   void cast(int pc);
+  int64_t chunk_for(int64_t n, int64_t per_elem, int64_t reserved = 0);
+  void copy_ub(const std::string& d, const std::string& s, DType t, const std::string& n);
+  void cast_into(int pc, const std::string& d, DType to, const std::string& s, DType from,
+                 int64_t n, int64_t at);
+  void bool_bytes(int pc, int a, int b, CmpOp op, double s);
+  void select(int pc);
 };
 
 }  // namespace asc::ascend::detail

@@ -4,48 +4,15 @@
 #include <cmath>
 #include <cstring>
 
+#include "../a2_casts.h"
+
 namespace ascemu {
 
 using AscendC::RoundMode;
 
 namespace {
 
-// Bit i = RoundMode i.
-constexpr uint32_t kNone = 1u << 0;
-constexpr uint32_t kFive = (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 5);
-constexpr uint32_t kOdd = 1u << 6;
-
-struct CastPair {
-  const char* src;
-  const char* dst;
-  uint32_t modes;
-};
-
-// The Atlas A2 table (int4b_t pairs and int32_t -> half with SetDeqScale are not emulated).
-const CastPair kPairs[] = {
-    {"int8_t", "half", kNone},
-    {"uint8_t", "half", kNone},
-    {"int16_t", "half", kFive | kNone},
-    {"int16_t", "float", kNone},
-    {"half", "int8_t", kFive | kNone},
-    {"half", "uint8_t", kFive | kNone},
-    {"half", "int16_t", kFive},
-    {"half", "int32_t", kFive},
-    {"half", "float", kNone},
-    {"bfloat16_t", "int32_t", kFive},
-    {"bfloat16_t", "float", kNone},
-    {"int32_t", "int16_t", kNone},
-    {"int32_t", "float", kFive | kNone},
-    {"int32_t", "int64_t", kNone},
-    {"float", "int16_t", kFive},
-    {"float", "half", kFive | kOdd | kNone},
-    {"float", "bfloat16_t", kFive},
-    {"float", "int32_t", kFive},
-    {"float", "float", kFive},
-    {"float", "int64_t", kFive},
-    {"int64_t", "int32_t", kNone},
-    {"int64_t", "float", kFive},
-};
+using asc::ascend::a2::kCasts;
 
 const char* mode_name(int m) {
   static const char* const kNames[] = {"CAST_NONE",  "CAST_RINT",  "CAST_FLOOR", "CAST_CEIL",
@@ -97,7 +64,7 @@ void cast_check(const char* src, const char* dst, RoundMode mode) {
         std::string(src) + " -> " + dst +
             ": the A2's int4b_t <-> half casts are not emulated (packed nibbles)");
   std::string from;
-  for (const CastPair& p : kPairs) {
+  for (const asc::ascend::a2::CastPair& p : kCasts) {
     if (std::strcmp(p.src, src) != 0) continue;
     if (std::strcmp(p.dst, dst) == 0) {
       const auto m = static_cast<unsigned>(mode);
