@@ -26,15 +26,19 @@ TEST(AscRunEmit, WritesEveryKernelAStubAndACannProject) {
   EXPECT_NE(cmake.find("ascendc_library(asc_kernels"), std::string::npos) << cmake;
   EXPECT_NE(cmake.find("ascendc.cmake"), std::string::npos) << cmake;
   const std::string readme = asc::test::slurp(out / "README.md");
-  // The matmul with its bias epilogue uses the cube and the vector unit: a mixed kernel the
-  // emitter does not produce yet, listed with the reason instead of written.
-  EXPECT_NE(
-      readme.find("| fusedmatmulbias_0 | FusedMatMulBias(f32[4,16], f32[16,32], f32[32]) -> "
-                  "f32[4,32]: Ascend C emission: the program uses the cube and the vector unit"),
-      std::string::npos)
-      << readme;
-  EXPECT_FALSE(fs::exists(out / "fusedmatmulbias_0.cpp"));
-  EXPECT_EQ(cmake.find("fusedmatmulbias_0.cpp"), std::string::npos) << cmake;
+  // The matmul with its bias epilogue uses the cube and the vector unit: a mixed kernel (an AIC
+  // handing its L0C tile to two AIVs through a GM workspace), whose host stub allocates the
+  // workspace.
+  const std::string mm = asc::test::slurp(out / "fusedmatmulbias_0.cpp");
+  EXPECT_NE(mm.find("KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2)"), std::string::npos)
+      << mm.substr(0, 400);
+  EXPECT_NE(mm.find("AscendC::CrossCoreSetFlag<2, PIPE_FIX>(0)"), std::string::npos);
+  EXPECT_NE(mm.find("AscendC::CrossCoreWaitFlag(0)"), std::string::npos);
+  EXPECT_NE(mm.find("GM_ADDR ws, GM_ADDR tiling)"), std::string::npos);
+  EXPECT_NE(cmake.find("fusedmatmulbias_0.cpp"), std::string::npos) << cmake;
+  const std::string mm_host = asc::test::slurp(out / "fusedmatmulbias_0_host.cpp");
+  EXPECT_NE(mm_host.find("aclrtMalloc(&ws, "), std::string::npos) << mm_host;
+  EXPECT_NE(readme.find("9 of 9 programs emitted"), std::string::npos) << readme;
   // The tiny MLP's vector kernels: softmax, reduce, ...
   for (const char* k : {"softmax_0", "reducemean_0", "relu_0"}) {
     EXPECT_NE(readme.find(k), std::string::npos) << k << "\n" << readme;

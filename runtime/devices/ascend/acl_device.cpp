@@ -116,16 +116,19 @@ const AclDevice::Kernel& AclDevice::load(const TileProgram& p) {
   const std::string source = emit_kernel(p, name);
   // bisheng options (CANN "BiSheng compiler" pages): -xcce compiles device code from a .cpp,
   // --cce-aicore-arch picks the core: dav-c220-vec (910B vector core) for vector-only programs,
-  // dav-c220-cube for cube-only ones (emit_kernel refuses programs on both).
+  // dav-c220-cube for cube-only ones, dav-c220 (both) for mixed kernels.
   // --cce-auto-sync=on: the compiler orders the vector pipe within itself and the scalar unit
   // against V/MTE2/MTE3, which the emitted kernels rely on (docs/ASCENDC.md); the emulator's
   // test runs them under the same rule. ASC_CANN_TIKCFW: the directory of the Ascend C headers
   // (kernel_operator.h), found by cmake/AscCann.cmake.
   const std::string home = ASC_CANN_HOME, tik = ASC_CANN_TIKCFW;
-  const bool cube = std::string(kernel_type(p)) == "KERNEL_TYPE_AIC_ONLY";
-  const std::string flags = cat("-xcce -O2 -std=c++17 --cce-auto-sync=on --cce-aicore-arch=",
-                                cube ? "dav-c220-cube" : "dav-c220-vec", " -I'", tik, "' -I'", tik,
-                                "/impl' -I'", tik, "/interface' -I'", home, "/include'");
+  const std::string type = kernel_type(p);
+  const char* arch = type == "KERNEL_TYPE_AIC_ONLY"   ? "dav-c220-cube"
+                     : type == "KERNEL_TYPE_AIV_ONLY" ? "dav-c220-vec"
+                                                      : "dav-c220";
+  const std::string flags =
+      cat("-xcce -O2 -std=c++17 --cce-auto-sync=on --cce-aicore-arch=", arch, " -I'", tik, "' -I'",
+          tik, "/impl' -I'", tik, "/interface' -I'", home, "/include'");
   const std::string key = hash_hex(source + "\n" + flags);
   if (auto it = kernels_.find(key); it != kernels_.end()) return it->second;
 
@@ -174,6 +177,11 @@ std::shared_ptr<void> AclDevice::prepare(const Plan& plan) {
       // argument still has an address.
       ASC_ACL(aclrtMalloc(&st.gm.back(), std::max<size_t>(32, st.bytes.back()),
                           ACL_MEM_MALLOC_HUGE_FIRST));
+    }
+    // A mixed kernel's GM workspace (the L0C tiles its AIC hands to its AIVs), before the tiling.
+    if (const int64_t ws = workspace_bytes(p); ws > 0) {
+      st.gm.push_back(nullptr);
+      ASC_ACL(aclrtMalloc(&st.gm.back(), static_cast<size_t>(ws), ACL_MEM_MALLOC_HUGE_FIRST));
     }
     // The tiling struct (emit_ascendc.h tiling_words), the kernel's last GM argument.
     const std::vector<int64_t> tiling = tiling_words(p);

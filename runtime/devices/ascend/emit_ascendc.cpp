@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cctype>
 
 #include "runtime/devices/ascend/emit_ascendc.h"
@@ -29,6 +30,7 @@ void Emitter::layout() {
   queued_.assign(nb, false);
   b_side_.assign(nb, false);
   im2col_src_.assign(nb, false);
+  trans_l1_.assign(nb, false);
   region_off_.assign(nb, 0);
   for (int b = 0; b < nb; ++b) {
     const BufferDecl& d = p_.buffers[b];
@@ -94,7 +96,76 @@ void Emitter::plan_frees() {
   }
 }
 
+// A mixed kernel emits the program twice: the AIC takes the cube's instructions and hands each
+// L0C result a vector instruction reads to the AIVs (Fixpipe to its GM workspace slot, a
+// cross-core flag); an AIV waits for it, copies it into UB and runs the vector instructions of
+// its tiles (`mine`: the two AIVs of an AI Core take alternate tiles, and both take part in every
+// hand-off). Flag 0: the workspace holds the tile (AIC -> AIVs); flag 1: both AIVs have copied
+// it (AIVs -> AIC), which the AIC waits for before it writes the slot again.
 void Emitter::emit_instr(int pc) {
+  const Instr& in = p_.instrs[pc];
+  if (side_ == Side::kOne || in.kind == InstrKind::kLoopBegin || in.kind == InstrKind::kLoopEnd) {
+    emit_instr_body(pc);
+    return;
+  }
+  std::vector<int> l0c;
+  if (!cube_instr(in))
+    for (int src : in.src)
+      if (src >= 0 && p_.buffers[src].pos == Pos::kL0C &&
+          std::find(l0c.begin(), l0c.end(), src) == l0c.end())
+        l0c.push_back(src);
+  if (side_ == Side::kAic) {
+    if (cube_instr(in)) {
+      emit_instr_body(pc);
+      return;
+    }
+    if (l0c.empty()) return;
+    line("if (ho++ > 0) AscendC::CrossCoreWaitFlag(1);  // the AIVs have the previous hand-off");
+    sync("M_FIX");
+    for (int x : l0c) {
+      const Shape& d = p_.buffers[x].dims;
+      const int64_t m = d.size() >= 2 ? d[d.size() - 2] : 1, n = d.empty() ? 1 : d.back();
+      line("{");
+      line("  AscendC::FixpipeParamsV220 fp;");
+      line(cat("  fp.nSize = ", n, ";"));
+      line(cat("  fp.mSize = ", m, ";"));
+      line(cat("  fp.srcStride = ", m, ";"));
+      line(cat("  fp.dstStride = ", n, ";"));
+      line("  fp.quantPre = QuantMode_t::NoQuant;");
+      line(cat("  AscendC::Fixpipe(gw[", ws_off_[x], "], ", buf(x), ", fp);"));
+      line("}");
+    }
+    line("AscendC::CrossCoreSetFlag<2, PIPE_FIX>(0);");
+    sync("FIX_M");
+    return;
+  }
+  if (cube_instr(in)) return;
+  if (!l0c.empty()) line("AscendC::CrossCoreWaitFlag(0);  // the AIC has handed the tile over");
+  line("if (mine) {");
+  indent_ += 2;
+  emit_instr_body(pc);
+  indent_ -= 2;
+  line("}");
+  if (!l0c.empty())
+    line("AscendC::CrossCoreSetFlag<2, PIPE_MTE2>(1);  // copied out of the workspace");
+}
+
+bool Emitter::cube_instr(const Instr& in) const {
+  switch (in.kind) {
+    case InstrKind::kLoadL0:
+    case InstrKind::kLoadIm2col:
+    case InstrKind::kMmad:
+      return true;
+    case InstrKind::kCopyIn:
+      return p_.buffers[in.dst].pos != Pos::kUB;
+    case InstrKind::kCopyOut:
+      return p_.buffers[in.src[0]].pos != Pos::kUB;
+    default:
+      return false;
+  }
+}
+
+void Emitter::emit_instr_body(int pc) {
   const Instr& in = p_.instrs[pc];
   // An elementwise instruction whose L0C operands would take more than half the free UB runs in
   // chunks of whole 1 KiB L0C blocks.
@@ -163,11 +234,7 @@ void Emitter::emit_instr(int pc) {
           continue;
         }
         const std::string name = cat("stage[", off, "].ReinterpretCast<", ty(src), ">()");
-        sync("M_FIX");
-        line(cat("AscendC::DataCopy(", name, ", b", src, "[c * ", per_row,
-                 "], AscendC::DataCopyCO12DstParams{1, static_cast<uint16_t>((rows * ", per_row,
-                 " * 4 + 1023) / 1024), 0, 0});"));
-        sync("FIX_V");
+        ws_copy(src, name, cat("c * ", per_row), cat("rows * ", per_row));
         staged_.emplace_back(src, name);
         off += align_up(rows * per_row * 4, 32);
       }
@@ -303,6 +370,12 @@ void Emitter::load_l0(int pc) {
     line(cat("for (int64_t i = 0; i < ", m1, "; ++i)"));
     line(cat("  AscendC::LoadData(", dst, "[i * ", k1 * 16 * c0, "], ", src, "[i * ", 16 * c0,
              "], AscendC::LoadData2DParams{0, ", k1, ", ", m1, ", 0, 0, false, 0});"));
+  } else if (trans_l1_[in.src[0]]) {  // B^T's Nz fractals are L0B's: copied in order
+    const int64_t fractals = rows / c0 * (cols / 16);
+    line(cat("for (int64_t f = 0; f < ", fractals, "; f += 255)"));
+    line(cat("  AscendC::LoadData(", dst, "[f * ", 16 * c0, "], ", src, "[f * ", 16 * c0,
+             "], AscendC::LoadData2DParams{0, static_cast<uint8_t>(", fractals, " - f < 255 ? ",
+             fractals, " - f : 255), 1, 0, 0, false, 0});"));
   } else {
     const int64_t k1 = rows / 16, n1 = cols / 16;
     if (n1 > 255) fail(pc, "an L0B row of more than 255 fractals");
@@ -326,11 +399,32 @@ std::string Emitter::run() {
   plan_frees();
   const int nb = static_cast<int>(p_.buffers.size());
   const int ni = static_cast<int>(p_.instrs.size());
-  // The tile body first: it decides the scratch size.
+  const bool mixed = std::string(type) == "KERNEL_TYPE_MIX_AIC_1_2";
+  // The workspace slots: one per L0C buffer a vector instruction reads, per AI Core.
+  ws_off_.assign(nb, -1);
+  int64_t ws_elems = 0;
+  if (mixed)
+    for (const Instr& in : p_.instrs)
+      if (!cube_instr(in) && in.kind != InstrKind::kLoopBegin && in.kind != InstrKind::kLoopEnd)
+        for (int src : in.src)
+          if (src >= 0 && p_.buffers[src].pos == Pos::kL0C && ws_off_[src] < 0) {
+            ws_off_[src] = ws_elems;
+            ws_elems += align_up(numel(p_.buffers[src].dims), 256);
+          }
+  // The tile bodies first: they decide the scratch size.
   indent_ = 6;
+  std::string aic_body, aiv_body;
+  if (mixed) {
+    side_ = Side::kAic;
+    for (int pc = 0; pc < ni; ++pc) emit_instr(pc);
+    aic_body = body_;
+    body_.clear();
+    side_ = Side::kAiv;
+  }
   for (int pc = 0; pc < ni; ++pc) emit_instr(pc);
   const std::string tile_body = body_;
   body_.clear();
+  side_ = Side::kOne;
 
   std::string s;
   s += cat("// ", p_.op, ": ");
@@ -348,45 +442,87 @@ std::string Emitter::run() {
        "hi : v;\n}\n\n";
   s += "class Kernel {\n public:\n  __aicore__ inline void Init(";
   for (size_t a = 0; a < p_.args.size(); ++a) s += cat("GM_ADDR a", a, ", ");
+  if (mixed) s += "GM_ADDR ws, ";
   s += cat("const ", name_, "TilingData& t) {\n    tiling_ = t;\n");
   for (size_t a = 0; a < p_.args.size(); ++a)
     s += cat("    g", a, ".SetGlobalBuffer(reinterpret_cast<__gm__ ", ctype(p_.args[a].dtype),
              "*>(a", a, "), ", numel(p_.args[a].shape), ");\n");
-  for (int b = 0; b < nb; ++b)
-    if (queued_[b])
-      s += cat("    pipe_.InitBuffer(q", b, ", 2, ", align_up(p_.buffers[b].bytes(), 32), ");\n");
+  const char* core_idx =
+      "(ASCEND_IS_AIC ? AscendC::GetBlockIdx() : AscendC::GetBlockIdx() / "
+      "AscendC::GetTaskRation())";
+  if (mixed)
+    s += cat("    gw.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(ws) + ", core_idx, " * ",
+             ws_elems, ", ", ws_elems, ");\n");
   static const char* kRegion[6] = {"", "ub", "l1", "l0a", "l0b", "l0c"};
-  for (int pos = 1; pos < 6; ++pos)
-    if (region_bytes_[pos] > 0)
-      s += cat("    pipe_.InitBuffer(", kRegion[pos], "_, ", region_bytes_[pos], ");\n");
-  if (scratch_bytes_ > 0) s += cat("    pipe_.InitBuffer(scratch_, ", scratch_bytes_, ");\n");
-  if (stage_bytes_ > 0) s += cat("    pipe_.InitBuffer(stage_, ", stage_bytes_, ");\n");
-  for (int pos = 1; pos < 6; ++pos)
-    if (region_bytes_[pos] > 0)
-      s += cat("    AscendC::LocalTensor<uint8_t> ", kRegion[pos], " = ", kRegion[pos],
-               "_.Get<uint8_t>();\n");
-  for (int b = 0; b < nb; ++b)
-    if (!queued_[b])
-      s += cat("    ", buf(b), " = ", kRegion[static_cast<int>(p_.buffers[b].pos)], "[",
-               region_off_[b], "].ReinterpretCast<", ty(b), ">();\n");
+  // Each core type sets up its own memories.
+  for (int side = 0; side < (mixed ? 2 : 1); ++side) {
+    const bool vec_side = side == 1;
+    const auto mine = [&](Pos pos) { return !mixed || (pos == Pos::kUB) == vec_side; };
+    std::string t;
+    for (int b = 0; b < nb; ++b)
+      if (queued_[b] && mine(p_.buffers[b].pos))
+        t += cat("    pipe_.InitBuffer(q", b, ", 2, ", align_up(p_.buffers[b].bytes(), 32), ");\n");
+    for (int pos = 1; pos < 6; ++pos)
+      if (region_bytes_[pos] > 0 && mine(static_cast<Pos>(pos)))
+        t += cat("    pipe_.InitBuffer(", kRegion[pos], "_, ", region_bytes_[pos], ");\n");
+    if (mine(Pos::kUB)) {
+      if (scratch_bytes_ > 0) t += cat("    pipe_.InitBuffer(scratch_, ", scratch_bytes_, ");\n");
+      if (stage_bytes_ > 0) t += cat("    pipe_.InitBuffer(stage_, ", stage_bytes_, ");\n");
+    }
+    for (int pos = 1; pos < 6; ++pos)
+      if (region_bytes_[pos] > 0 && mine(static_cast<Pos>(pos)))
+        t += cat("    AscendC::LocalTensor<uint8_t> ", kRegion[pos], " = ", kRegion[pos],
+                 "_.Get<uint8_t>();\n");
+    for (int b = 0; b < nb; ++b)
+      if (!queued_[b] && mine(p_.buffers[b].pos))
+        t += cat("    ", buf(b), " = ", kRegion[static_cast<int>(p_.buffers[b].pos)], "[",
+                 region_off_[b], "].ReinterpretCast<", ty(b), ">();\n");
+    if (!mixed) {
+      s += t;
+    } else if (!t.empty()) {
+      s += cat(vec_side ? "    if ASCEND_IS_AIV {\n" : "    if ASCEND_IS_AIC {\n");
+      std::string indented;
+      for (size_t i = 0, j; i < t.size(); i = j + 1) {
+        j = t.find('\n', i);
+        indented += "  " + t.substr(i, j - i + 1);
+      }
+      s += indented + "    }\n";
+    }
+  }
   s += "  }\n\n  __aicore__ inline void Process() {\n";
-  if (scratch_bytes_ > 0)
-    s += "    AscendC::LocalTensor<uint8_t> scratch = scratch_.Get<uint8_t>();\n";
-  if (stage_bytes_ > 0) s += "    AscendC::LocalTensor<uint8_t> stage = stage_.Get<uint8_t>();\n";
+  const std::string core = mixed ? "core" : "AscendC::GetBlockIdx()";
   s += "    const int64_t tiles = tiling_.numTiles;\n";
   s += "    const int64_t cores = tiling_.blockDim < tiles ? tiling_.blockDim : tiles;\n";
-  s += "    if (tiles <= 0 || AscendC::GetBlockIdx() >= cores) return;\n";
+  if (mixed) s += cat("    const int64_t core = ", core_idx, ";\n");
+  s += cat("    if (tiles <= 0 || ", core, " >= cores) return;\n");
   s += "    const int64_t per = (tiles + cores - 1) / cores;\n";
-  s += "    const int64_t begin = AscendC::GetBlockIdx() * per;\n";
+  s += cat("    const int64_t begin = ", core, " * per;\n");
   s += "    const int64_t end = begin + per < tiles ? begin + per : tiles;\n";
   s += cat("    int64_t v[", std::max(1, p_.num_vars()), "] = {};\n");
-  s += "    for (int64_t tile = begin; tile < end; ++tile) {\n      int64_t rem = tile;\n";
+  std::string decode = "      int64_t rem = tile;\n";
   for (int g = p_.grid_rank() - 1; g >= 0; --g)
-    s += cat("      v[", g, "] = rem % tiling_.grid[", g, "];\n      rem /= tiling_.grid[", g,
-             "];\n");
-  s += "      (void)rem;\n      (void)v;\n";
-  s += tile_body;
-  s += "    }\n  }\n\n private:\n  AscendC::TPipe pipe_;\n";
+    decode += cat("      v[", g, "] = rem % tiling_.grid[", g, "];\n      rem /= tiling_.grid[", g,
+                  "];\n");
+  decode += "      (void)rem;\n      (void)v;\n";
+  std::string locals;
+  if (scratch_bytes_ > 0)
+    locals += "    AscendC::LocalTensor<uint8_t> scratch = scratch_.Get<uint8_t>();\n";
+  if (stage_bytes_ > 0)
+    locals += "    AscendC::LocalTensor<uint8_t> stage = stage_.Get<uint8_t>();\n";
+  if (!mixed) {
+    s += locals;
+    s += "    for (int64_t tile = begin; tile < end; ++tile) {\n" + decode + tile_body + "    }\n";
+  } else {
+    s += "    if ASCEND_IS_AIC {\n      int64_t ho = 0;  // hand-offs so far\n";
+    s += "      for (int64_t tile = begin; tile < end; ++tile) {\n" + decode + aic_body +
+         "      }\n";
+    s += "      if (ho > 0) AscendC::CrossCoreWaitFlag(1);\n      return;\n    }\n";
+    s += locals;
+    s += "    for (int64_t tile = begin; tile < end; ++tile) {\n" + decode;
+    s += "      const bool mine = (tile - begin) % 2 == AscendC::GetSubBlockIdx();\n";
+    s += "      (void)mine;\n" + tile_body + "    }\n";
+  }
+  s += "  }\n\n private:\n  AscendC::TPipe pipe_;\n";
   for (int b = 0; b < nb; ++b)
     if (queued_[b])
       s += cat(
@@ -400,6 +536,7 @@ std::string Emitter::run() {
   if (stage_bytes_ > 0) s += "  AscendC::TBuf<AscendC::TPosition::VECIN> stage_;\n";
   for (size_t a = 0; a < p_.args.size(); ++a)
     s += cat("  AscendC::GlobalTensor<", ctype(p_.args[a].dtype), "> g", a, ";\n");
+  if (mixed) s += "  AscendC::GlobalTensor<float> gw;  // this AI Core's workspace slots\n";
   for (int b = 0; b < nb; ++b) {
     const BufferDecl& d = p_.buffers[b];
     s += cat("  AscendC::LocalTensor<", ty(b), "> ", buf(b), ";  // ", d.name, " ", pos_name(d.pos),
@@ -409,6 +546,7 @@ std::string Emitter::run() {
   s += cat("  ", name_, "TilingData tiling_;\n};\n\n}  // namespace ", name_, "_impl\n\n");
   s += cat("extern \"C\" __global__ __aicore__ void ", name_, "(");
   for (size_t a = 0; a < p_.args.size(); ++a) s += cat("GM_ADDR a", a, ", ");
+  if (mixed) s += "GM_ADDR ws, ";
   s += "GM_ADDR tiling) {\n";
   s += cat("  KERNEL_TASK_TYPE_DEFAULT(", type, ");\n");
   s += cat("  ", name_, "TilingData t;\n");
@@ -417,24 +555,54 @@ std::string Emitter::run() {
   s += "  for (size_t i = 0; i < sizeof(t); ++i) dst[i] = src[i];\n";
   s += cat("  ", name_, "_impl::Kernel op;\n  op.Init(");
   for (size_t a = 0; a < p_.args.size(); ++a) s += cat("a", a, ", ");
+  if (mixed) s += "ws, ";
   s += "t);\n  op.Process();\n}\n";
   return s;
 }
 
 }  // namespace detail
 
-// The Atlas A2 core a program runs on: the cube core (AIC) when its buffers are all in L1/L0,
-// the vector core (AIV) when they are all in UB. A program on both units is a mixed kernel (an
-// AIC and AIVs exchanging tiles through a GM workspace), which is not emitted yet.
+// The Atlas A2 cores a program runs on: the cube core (AIC) when its buffers are all in L1/L0,
+// the vector core (AIV) when they are all in UB, and an AI Core's AIC with its two AIVs for a
+// program on both units whose results flow from the cube to the vector unit only (L0C handed over
+// through a GM workspace); vector results feeding the cube are not emitted yet.
 const char* kernel_type(const TileProgram& p) {
   bool cube = false, vec = false;
   for (const BufferDecl& d : p.buffers) (d.pos == Pos::kUB ? vec : cube) = true;
-  if (cube && vec)
-    throw Error(cat(p.op,
-                    ": Ascend C emission: the program uses the cube and the vector unit, "
-                    "a mixed kernel on the Atlas A2 (Fixpipe to a GM workspace, a "
-                    "cross-core flag, a copy into UB), not emitted yet"));
-  return cube ? "KERNEL_TYPE_AIC_ONLY" : "KERNEL_TYPE_AIV_ONLY";
+  if (!(cube && vec)) return cube ? "KERNEL_TYPE_AIC_ONLY" : "KERNEL_TYPE_AIV_ONLY";
+  for (const Instr& in : p.instrs) {
+    const bool cube_side = in.kind == InstrKind::kLoadL0 || in.kind == InstrKind::kLoadIm2col ||
+                           in.kind == InstrKind::kMmad ||
+                           (in.kind == InstrKind::kCopyIn && p.buffers[in.dst].pos != Pos::kUB);
+    if (!cube_side) continue;
+    for (int src : in.src)
+      if (src >= 0 && p.buffers[src].pos == Pos::kUB)
+        throw Error(cat(p.op,
+                        ": Ascend C emission: a vector result feeds the cube (UB -> GM "
+                        "workspace -> L1 in a mixed kernel), not emitted yet"));
+  }
+  return "KERNEL_TYPE_MIX_AIC_1_2";
+}
+
+// GM bytes a mixed kernel's workspace takes (0 for the others): per AI Core, one float slot of
+// every L0C buffer a vector instruction reads.
+int64_t workspace_bytes(const TileProgram& p) {
+  if (std::string(kernel_type(p)) != "KERNEL_TYPE_MIX_AIC_1_2") return 0;
+  std::vector<bool> seen(p.buffers.size(), false);
+  int64_t elems = 0;
+  for (const Instr& in : p.instrs) {
+    if (in.kind == InstrKind::kLoadL0 || in.kind == InstrKind::kLoadIm2col ||
+        in.kind == InstrKind::kMmad || in.kind == InstrKind::kCopyIn ||
+        in.kind == InstrKind::kCopyOut || in.kind == InstrKind::kLoopBegin ||
+        in.kind == InstrKind::kLoopEnd)
+      continue;
+    for (int src : in.src)
+      if (src >= 0 && p.buffers[src].pos == Pos::kL0C && !seen[src]) {
+        seen[src] = true;
+        elems += detail::align_up(numel(p.buffers[src].dims), 256);
+      }
+  }
+  return elems * 4 * std::max<int64_t>(1, p.block_dim);
 }
 
 std::string kernel_ident(const std::string& op) {

@@ -12,17 +12,22 @@
 namespace asc::ascend {
 
 // The kernel source: `struct <name>TilingData`, a kernel class (Init/Process) and
-// `extern "C" __global__ __aicore__ void name(GM_ADDR a0, ..., GM_ADDR tiling)`. Throws Error
-// naming the op and the instruction for a form the emitter does not handle.
+// `extern "C" __global__ __aicore__ void name(GM_ADDR a0, ..., [GM_ADDR ws,] GM_ADDR tiling)`.
+// Throws Error naming the op and the instruction for a form the emitter does not handle.
 std::string emit_kernel(const TileProgram& p, const std::string& name);
 
 // `<name>_host.cpp`: allocates the arguments with aclrtMalloc, copies inputs in, launches
 // through aclrtlaunch_<name> on a stream, synchronises and copies the outputs back.
 std::string emit_host_stub(const TileProgram& p, const std::string& name);
 
-// The kernel type KERNEL_TASK_TYPE_DEFAULT declares: "KERNEL_TYPE_AIV_ONLY" (UB buffers only) or
-// "KERNEL_TYPE_AIC_ONLY" (L1/L0 only); throws Error for a program on both units.
+// The kernel type KERNEL_TASK_TYPE_DEFAULT declares: "KERNEL_TYPE_AIV_ONLY" (UB buffers only),
+// "KERNEL_TYPE_AIC_ONLY" (L1/L0 only) or "KERNEL_TYPE_MIX_AIC_1_2" (both: the AIC hands L0C
+// results to the AIVs through a GM workspace, an argument between the outputs and the tiling);
+// throws Error for a program whose vector results feed the cube.
 const char* kernel_type(const TileProgram& p);
+
+// The GM workspace a mixed kernel takes, in bytes (0 for the others).
+int64_t workspace_bytes(const TileProgram& p);
 
 // For the verification on the emulator only: `void <name>_emu_run(uint8_t* const* args, bool
 // cce_auto_sync, std::vector<std::string>* races)` launching the kernel with ascemu::Run on

@@ -245,7 +245,12 @@ void Emitter::copy_in_l1(int pc) {
   const std::string t = ty(b), g = cat("g", in.arg);
   const int r = static_cast<int>(in.box.dims.size());
   const int64_t es = static_cast<int64_t>(dtype_size(d.dtype));
-  if (r < 2 || in.box.dims.back().stride != 1)
+  // B stored transposed (B^T [n, k] row-major: a box of unit stride along k): L1 holds B^T as Nz
+  // over its n rows, whose fractals are already L0B's (load_l0 copies them as they are).
+  const bool trans = r >= 2 && b_side_[b] && in.box.dims.back().stride != 1 &&
+                     in.box.dims[static_cast<size_t>(r - 2)].stride == 1;
+  trans_l1_[b] = trans;
+  if (r < 2 || (in.box.dims.back().stride != 1 && !trans))
     fail(pc, "an L1 operand box that is not row-major [.., rows, cols] in GM");
   for (int j = 0; j + 2 < r; ++j)
     if (in.box.dims[static_cast<size_t>(j)].size != 1)
@@ -255,7 +260,7 @@ void Emitter::copy_in_l1(int pc) {
   if (rows % 16 != 0 || cols % 16 != 0)
     fail(pc, cat("an L1 operand of ", rows, " x ", cols, " (not whole 16 x 16 fractals)"));
   if (d.dtype != DType::kF32 && es != 2) fail(pc, cat("an L1 operand of ", dtype_name(d.dtype)));
-  const int64_t src_d = in.box.dims[static_cast<size_t>(r - 2)].stride;
+  const int64_t src_d = in.box.dims[static_cast<size_t>(trans ? r - 1 : r - 2)].stride;
   if (src_d < 0 || src_d > 65535 || rows > 65535 || cols > 65535)
     fail(pc, "an L1 operand past Nd2Nz's 16-bit extents");
   if (queued_[b]) line(cat(buf(b), " = q", b, ".AllocTensor<", t, ">();"));
@@ -274,7 +279,11 @@ void Emitter::copy_in_l1(int pc) {
     if (empty_ == -1) line("if (!empty) {");
     indent_ += empty_ == -1 ? 2 : 0;
     const std::string nr = cat("n", r - 2), nc = cat("n", r - 1);
-    if (b_side_[b] && d.dtype == DType::kF32) {
+    if (trans) {
+      line(cat("AscendC::DataCopy(", buf(b), ", ", g,
+               "[base], AscendC::Nd2NzParams{1, static_cast<uint16_t>(", nc,
+               "), static_cast<uint16_t>(", nr, "), 0, ", src_d, ", ", cols, ", 1, 0});"));
+    } else if (b_side_[b] && d.dtype == DType::kF32) {
       line(cat("for (int64_t k = 0; k < ", nr, "; k += 16)"));
       line(cat("  AscendC::DataCopy(", buf(b), "[k * ", cols, "], ", g, "[base + k * ", src_d,
                "LL], AscendC::Nd2NzParams{1, static_cast<uint16_t>(", nr, " - k < 16 ? ", nr,

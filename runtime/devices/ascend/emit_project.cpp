@@ -43,10 +43,18 @@ std::string emit_emu_runner(const TileProgram& p, const std::string& name) {
   s += "  if (t.numTiles == 0) return;  // an empty output: nothing to launch\n";
   s += cat("  ascemu::Options o;\n  o.kernel = \"", name,
            "\";\n  o.cce_auto_sync = cce_auto_sync;\n  o.stop_at_first_race = false;\n");
+  const int64_t ws = workspace_bytes(p);
+  if (ws > 0)
+    s +=
+        cat("  struct Ws {\n    uint8_t* p;\n    ~Ws() { AscendC::GmFree(p); }\n  } "
+            "w{static_cast<uint8_t*>(AscendC::GmAlloc(",
+            ws, "))};\n  uint8_t* ws = w.p;\n");
   s += cat("  *races = ascemu::Run(o, ", kernel_type(p),
            ", t.blockDim < t.numTiles ? t.blockDim : ", "t.numTiles, ", name);
   for (size_t a = 0; a < p.args.size(); ++a) s += cat(", args[", a, "]");
-  s += ", reinterpret_cast<uint8_t*>(&t)).races;\n}\n#endif\n";
+  if (ws > 0) s += ", ws";
+  s += ", reinterpret_cast<uint8_t*>(&t)).races;\n";
+  s += "}\n#endif\n";
   return s;
 }
 
@@ -73,7 +81,12 @@ std::string emit_host_stub(const TileProgram& p, const std::string& name) {
     s += cat(a ? ", " : "",
              numel(p.args[a].shape) * static_cast<int64_t>(dtype_size(p.args[a].dtype)));
   s += cat("};\n  constexpr int kArgs = ", p.args.size(), ", kInputs = ", p.num_inputs, ";\n");
-  s += cat("  void* dev[kArgs + 1] = {};\n  aclrtStream stream = nullptr;\n");
+  const int64_t ws = workspace_bytes(p);
+  s +=
+      cat("  void* dev[kArgs + 1] = {};\n  void* ws = nullptr;\n  aclrtStream stream = nullptr;\n");
+  if (ws > 0)
+    s += cat("  ASC_ACL_CHECK(aclrtMalloc(&ws, ", ws,
+             ", ACL_MEM_MALLOC_HUGE_FIRST));  // the mixed kernel's workspace\n");
   s += "  ASC_ACL_CHECK(aclrtCreateStream(&stream));\n";
   s += "  for (int a = 0; a < kArgs; ++a) {\n"
        "    ASC_ACL_CHECK(aclrtMalloc(&dev[a], bytes[a] ? bytes[a] : 32, "
@@ -89,13 +102,16 @@ std::string emit_host_stub(const TileProgram& p, const std::string& name) {
   s += "  const uint32_t blockDim =\n      static_cast<uint32_t>(tiling.blockDim < tiling.numTiles "
        "? tiling.blockDim : tiling.numTiles);\n";
   s += cat("  if (blockDim > 0) ASC_ACL_CHECK(aclrtlaunch_", name, "(blockDim, stream");
-  for (size_t a = 0; a <= p.args.size(); ++a) s += cat(", dev[", a, "]");
+  for (size_t a = 0; a < p.args.size(); ++a) s += cat(", dev[", a, "]");
+  if (ws > 0) s += ", ws";
+  s += ", dev[kArgs]";
   s += "));\n  ASC_ACL_CHECK(aclrtSynchronizeStream(stream));\n";
   s += "  for (int a = kInputs; a < kArgs; ++a)\n"
        "    if (bytes[a])\n"
        "      ASC_ACL_CHECK(aclrtMemcpy(host[a], bytes[a], dev[a], bytes[a], "
        "ACL_MEMCPY_DEVICE_TO_HOST));\n";
   s += "  for (void* d : dev) ASC_ACL_CHECK(aclrtFree(d));\n";
+  if (ws > 0) s += "  ASC_ACL_CHECK(aclrtFree(ws));\n";
   s += "  ASC_ACL_CHECK(aclrtDestroyStream(stream));\n  return 0;\n}\n";
   return s;
 }

@@ -43,6 +43,17 @@ void Emitter::binary_call(BinaryOp op, const std::string& d, const std::string& 
       break;
   }
   if (!f) fail(pc, "binary op");
+  const DType t = p_.buffers[p_.instrs[pc].dst].dtype;
+  const int64_t es = static_cast<int64_t>(dtype_size(t));
+  const bool bitwise = op == BinaryOp::kAnd || op == BinaryOp::kOr || op == BinaryOp::kXor;
+  if (bitwise && t != DType::kI16 && t != DType::kU16) {
+    // The A2's And/Or/Xor take 16-bit integers; bits are bits: the operands as int16_t (1-byte
+    // types in pairs, the odd last byte landing in the rounding of the 32-byte allocation).
+    const std::string count = es == 1 ? cat("(", n, " + 1) / 2") : cat("(", n, ") * ", es / 2);
+    const auto v = [](const std::string& x) { return cat(x, ".ReinterpretCast<int16_t>()"); };
+    line(cat("AscendC::", f, "(", v(d), ", ", v(a), ", ", v(b), ", ", count, ");"));
+    return;
+  }
   line(cat("AscendC::", f, "(", d, ", ", a, ", ", b, ", ", n, ");"));
 }
 
@@ -75,6 +86,13 @@ void Emitter::unary(int pc) {
         fail(pc, "Neg of an unsigned type");
       return;
     case UnaryOp::kAbs:
+      if (dt == DType::kI16 || dt == DType::kI32) {  // no integer Abs on the A2: max(x, -x)
+        need_scratch(p_.buffers[in.dst].bytes());
+        const std::string t = cat("scratch.ReinterpretCast<", ty(in.dst), ">()");
+        line(cat("AscendC::Muls(", t, ", ", s, ", ", literal(dt, -1), ", ", n, ");"));
+        line(cat("AscendC::Max(", d, ", ", s, ", ", t, ", ", n, ");"));
+        return;
+      }
       return call("Abs");
     case UnaryOp::kRelu:
       return call("Relu");
@@ -442,8 +460,17 @@ void Emitter::cast_into(int pc, const std::string& d, DType to, const std::strin
   line("}");
 }
 
-// A vector instruction reading an L0C buffer reads its UB copy: DataCopy CO1 -> UB (on the 910B
-// this stands for Fixpipe to a GM workspace and a copy back, see docs/ASCENDC.md).
+// A vector instruction reading an L0C buffer reads its UB copy: in a mixed kernel the AIC has
+// Fixpiped it to this AI Core's GM workspace (emit_instr), and the AIV copies it in here.
+void Emitter::ws_copy(int src, const std::string& dst, const std::string& off,
+                      const std::string& count) {
+  if (side_ != Side::kAiv || ws_off_[src] < 0)
+    throw Error(cat(p_.op, ": Ascend C emission: an L0C operand outside a mixed kernel"));
+  sync("V_MTE2");  // the previous reader of the stage is done
+  line(cat("AscendC::DataCopy(", dst, ", gw[", ws_off_[src], " + ", off, "], ", count, ");"));
+  sync("MTE2_V");
+}
+
 void Emitter::stage_l0c(int pc) {
   const Instr& in = p_.instrs[pc];
   staged_.clear();
@@ -453,34 +480,20 @@ void Emitter::stage_l0c(int pc) {
   if (!vector) return;
   if (in.dst >= 0 && p_.buffers[in.dst].pos == Pos::kL0C) fail(pc, "vector result in L0C");
   int64_t off = 0;
-  if (chunked_) {  // the chunk [c, c + len) of each L0C operand
-    for (int src : in.src) {
-      if (src < 0 || p_.buffers[src].pos != Pos::kL0C) continue;
-      const std::string name = cat("stage[", off, "].ReinterpretCast<", ty(src), ">()");
-      sync("M_FIX");
-      line(cat("AscendC::DataCopy(", name, ", b", src,
-               "[c], AscendC::DataCopyCO12DstParams{1, static_cast<uint16_t>((len * 4 + 1023) / "
-               "1024), 0, 0});"));
-      sync("FIX_V");
-      staged_.emplace_back(src, name);
-      off += align_up(chunk_elems_ * 4, 32);
-    }
-    stage_bytes_ = std::max(stage_bytes_, off);
-    return;
-  }
   for (int src : in.src) {
     if (src < 0 || p_.buffers[src].pos != Pos::kL0C) continue;
     bool seen = false;
     for (const auto& st : staged_) seen = seen || st.first == src;
     if (seen) continue;
-    const BufferDecl& d = p_.buffers[src];
     const std::string name = cat("stage[", off, "].ReinterpretCast<", ty(src), ">()");
-    sync("M_FIX");
-    line(cat("AscendC::DataCopy(", name, ", b", src, ", AscendC::DataCopyCO12DstParams{1, ",
-             (d.bytes() + 1023) / 1024, ", 0, 0});"));
-    sync("FIX_V");
+    if (chunked_) {  // the chunk [c, c + len) of each L0C operand
+      ws_copy(src, name, "c", "len");
+      off += align_up(chunk_elems_ * 4, 32);
+    } else {
+      ws_copy(src, name, "0", cat(numel(p_.buffers[src].dims)));
+      off += align_up(p_.buffers[src].bytes(), 32);
+    }
     staged_.emplace_back(src, name);
-    off += align_up(d.bytes(), 32);
   }
   stage_bytes_ = std::max(stage_bytes_, off);
 }

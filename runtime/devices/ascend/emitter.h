@@ -158,6 +158,7 @@ class Emitter {
   std::vector<bool> queued_;         // per buffer: its own TQue (copy-in with 2 slots)
   std::vector<bool> b_side_;         // per L1 buffer: feeds L0B
   std::vector<bool> im2col_src_;     // per L1 buffer: Load3D's feature map
+  std::vector<bool> trans_l1_;       // per L1 buffer: B^T as Nz (copy_in_l1)
   std::vector<int64_t> region_off_;  // per non-queued buffer: byte offset in its position's TBuf
   int64_t region_bytes_[6] = {0, 0, 0, 0, 0, 0};
   int64_t scratch_bytes_ = 0;    // UB scratch (reduce work space, temporaries)
@@ -234,6 +235,12 @@ class Emitter {
                 const std::string& fill);
   void duplicate(const std::string& dst, DType t, const std::string& v, const std::string& n);
   void emit_instr(int pc);
+  void emit_instr_body(int pc);
+  bool cube_instr(const Instr& in) const;
+  void ws_copy(int src, const std::string& dst, const std::string& off, const std::string& count);
+  enum class Side { kOne, kAic, kAiv };  // a single-core kernel, or a mixed kernel's two sides
+  Side side_ = Side::kOne;
+  std::vector<int64_t> ws_off_;  // per L0C buffer handed to the AIVs: its workspace slot
   void stage_l0c(int pc);
   void emit_vector_simple(int pc);
   void copy_in(int pc);
