@@ -287,6 +287,28 @@ void Emitter::reduce(int pc) {
   }
   // ReduceMax/ReduceMin's work tensor: a (value, index) pair per 256-byte repeat, 32-byte aligned.
   const int64_t work = align_up(2 * std::max<int64_t>(1, (r * es + 255) / 256) * es, 32);
+  if (i == 1 && op == ReduceOp::kProd) {
+    // No product reduction on the A2: per row, the row in scratch padded with ones to a power of
+    // two P, halved by Mul down to one 32-byte block, whose elements the scalar unit multiplies.
+    const int64_t ss = lstride(in.src[0], lrun(in.src[0], r, pc), pc), blk = 32 / es;
+    int64_t pw = blk;
+    while (pw < r) pw *= 2;
+    need_scratch(dst_room + pw * es);
+    const std::string t = cat("scratch[", dst_room, "].ReinterpretCast<", ty(in.dst), ">()");
+    line(cat("for (int64_t o = 0; o < ", outer, "; ++o) {"));
+    indent_ += 2;
+    duplicate(t, dt, literal(dt, 1), cat(pw));
+    copy_ub(t, cat(s, "[o * ", ss, "]"), dt, cat(r));
+    line(cat("for (int32_t h = ", pw / 2, "; h >= ", blk, "; h /= 2) AscendC::Mul(", t, ", ", t,
+             ", ", t, "[h], h);"));
+    line(cat(ty(in.dst), " acc = ", t, ".GetValue(0);"));
+    line(cat("for (int32_t j = 1; j < ", blk, "; ++j) acc = acc * ", t, ".GetValue(j);"));
+    line(cat(d, ".SetValue(", lidx(in.dst, "o"), ", acc);"));
+    indent_ -= 2;
+    line("}");
+    copy_back();
+    return;
+  }
   if (i == 1 && op != ReduceOp::kProd) {
     const int64_t ss = lstride(in.src[0], lrun(in.src[0], r, pc), pc);
     const std::string at = lidx(in.dst, "o");
