@@ -182,10 +182,7 @@ void Emitter::emit_instr_body(int pc) {
       numel(p_.buffers[in.dst].dims) > 0) {
     const int64_t n = n_of(in.dst);
     chunk_elems_ = std::max<int64_t>(256, ub_free_ / 2 / l0c_ops / 1024 * 256);
-    line(cat("for (int64_t c = 0; c < ", n, "; c += ", chunk_elems_, ") {"));
-    indent_ += 2;
-    line(cat("const int32_t len = static_cast<int32_t>(", n, " - c < ", chunk_elems_, " ? ", n,
-             " - c : ", chunk_elems_, ");"));
+    open_chunks(n, chunk_elems_);
     chunked_ = true;
     stage_l0c(pc);
     switch (in.kind) {

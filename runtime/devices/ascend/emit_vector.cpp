@@ -464,10 +464,7 @@ void Emitter::cast_into(int pc, const std::string& d, DType to, const std::strin
   if (chunked_) fail(pc, cat("a cast ", ft, " -> ", tt, " of an L0C operand"));
   const int64_t k = chunk_for(n, 16, at), area = align_up(8 * k, 32);
   need_scratch(at + 2 * area);
-  line(cat("for (int64_t c = 0; c < ", n, "; c += ", k, ") {"));
-  indent_ += 2;
-  line(cat("const int32_t len = static_cast<int32_t>(", n, " - c < ", k, " ? ", n, " - c : ", k,
-           ");"));
+  open_chunks(n, k);
   std::string src = cat(s, "[c]");
   for (size_t i = 0; i < steps.size(); ++i) {
     const bool last = i + 1 == steps.size();
@@ -543,6 +540,14 @@ const char* cmp_mode(CmpOp op) {
 
 }  // namespace
 
+// `for (c = 0; c < n; c += k) { const int32_t len = ...;` (the caller closes it).
+void Emitter::open_chunks(int64_t n, int64_t k) {
+  line(cat("for (int64_t c = 0; c < ", n, "; c += ", k, ") {"));
+  indent_ += 2;
+  line(cat("const int32_t len = static_cast<int32_t>(", n, " - c < ", k, " ? ", n, " - c : ", k,
+           ");"));
+}
+
 // Chunks of an elementwise conversion through UB scratch: `per_elem` scratch bytes per element,
 // chunks a multiple of 256 elements (whole repeats of every type, 32-byte aligned offsets).
 int64_t Emitter::chunk_for(int64_t n, int64_t per_elem, int64_t reserved) {
@@ -584,19 +589,13 @@ void Emitter::bool_bytes(int pc, int a, int b, CmpOp op, double s) {
   const std::string cty = ctype(ct);
   const std::string bits = cat("scratch[", bits_at, "]");
   const std::string h = cat("scratch[", h_at, "].ReinterpretCast<half>()");
-  line(cat("for (int64_t c = 0; c < ", n, "; c += ", k, ") {"));
-  indent_ += 2;
-  line(cat("const int32_t len = static_cast<int32_t>(", n, " - c < ", k, " ? ", n, " - c : ", k,
-           ");"));
+  open_chunks(n, k);
   line(cat("const int32_t whole = (len + ", per - 1, ") / ", per, " * ", per, ";"));
   const auto operand = [&](int src, int64_t at) {
     const std::string x = cat(buf(src), "[c]");
     if (!convert) return ct == t ? x : cat(x, ".ReinterpretCast<", cty, ">()");
     const std::string y = cat("scratch[", at, "].ReinterpretCast<", cty, ">()");
-    if (t == DType::kBool)
-      line(cat("AscendC::Cast(", y, ", ", x, ", AscendC::RoundMode::CAST_NONE, len);"));
-    else
-      line(cat("AscendC::Cast(", y, ", ", x, ", AscendC::RoundMode::CAST_NONE, len);"));
+    line(cat("AscendC::Cast(", y, ", ", x, ", AscendC::RoundMode::CAST_NONE, len);"));
     return y;
   };
   const std::string x = operand(a, c0_at);
@@ -635,10 +634,7 @@ void Emitter::select(int pc) {
   need_scratch(h_at + align_up(2 * k, 32));
   const std::string bits = cat("scratch[", bits_at, "]");
   const std::string h = cat("scratch[", h_at, "].ReinterpretCast<half>()");
-  line(cat("for (int64_t c = 0; c < ", n, "; c += ", k, ") {"));
-  indent_ += 2;
-  line(cat("const int32_t len = static_cast<int32_t>(", n, " - c < ", k, " ? ", n, " - c : ", k,
-           ");"));
+  open_chunks(n, k);
   line(cat("AscendC::Cast(", h, ", ", buf(in.src[0]), "[c], AscendC::RoundMode::CAST_NONE, len);"));
   line(cat("AscendC::CompareScalar(", bits, ", ", h, ", ", literal(DType::kF16, 0),
            ", AscendC::CMPMODE::NE, (len + 127) / 128 * 128);"));

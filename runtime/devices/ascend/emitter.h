@@ -256,6 +256,7 @@ class Emitter {
   void reduce(int pc);
   void cast(int pc);
   int64_t chunk_for(int64_t n, int64_t per_elem, int64_t reserved = 0);
+  void open_chunks(int64_t n, int64_t k);
   void copy_ub(const std::string& d, const std::string& s, DType t, const std::string& n);
   void cast_into(int pc, const std::string& d, DType to, const std::string& s, DType from,
                  int64_t n, int64_t at);
