@@ -522,13 +522,22 @@ void Emitter::stage_l0c(int pc) {
 void Emitter::emit_vector_simple(int pc) {
   const Instr& in = p_.instrs[pc];
   if (chunked_ && in.kind != InstrKind::kBinary) fail(pc, "a comparison of an L0C operand");
-  if (in.kind == InstrKind::kBinary)
-    binary_call(static_cast<BinaryOp>(in.op), buf(in.dst), buf(in.src[0]), buf(in.src[1]),
-                cnt(in.dst), pc);
-  else if (in.kind == InstrKind::kCompare)
+  const auto op = static_cast<BinaryOp>(in.op);
+  if (in.kind == InstrKind::kBinary && (op == BinaryOp::kMod || op == BinaryOp::kPow) &&
+      (aliases(in.dst, in.src[0]) || aliases(in.dst, in.src[1]))) {
+    // Fmod and Power are advanced APIs, which refuse a result in an operand's place: into
+    // scratch, then copied back.
+    need_scratch(p_.buffers[in.dst].bytes());
+    const std::string t = cat("scratch.ReinterpretCast<", ty(in.dst), ">()");
+    binary_call(op, t, buf(in.src[0]), buf(in.src[1]), cnt(in.dst), pc);
+    copy_ub(buf(in.dst), t, p_.buffers[in.dst].dtype, cnt(in.dst));
+  } else if (in.kind == InstrKind::kBinary) {
+    binary_call(op, buf(in.dst), buf(in.src[0]), buf(in.src[1]), cnt(in.dst), pc);
+  } else if (in.kind == InstrKind::kCompare) {
     bool_bytes(pc, in.src[0], in.src[1], static_cast<CmpOp>(in.op), 0.0);
-  else
+  } else {
     select(pc);
+  }
 }
 
 namespace {
