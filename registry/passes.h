@@ -28,7 +28,8 @@ void double_buffer(TileProgram& p, bool optimize);
 // rounded up to G, G = spec.block_bytes over the narrowest UB element size of the program, so
 // equal rows get equal pitches whatever the dtype. The buffers an elementwise instruction
 // combines share R: the greatest common divisor of their innermost extents ([2, 42] with
-// [14, 6]: rows of 6). R a multiple of G: dense.
+// [14, 6]: rows of 6). R a multiple of G, or a class with an L0C member: dense. The operands of
+// a comparison are allocated in whole spec.repeat_bytes repeats (BufferDecl::round).
 void pad_rows(TileProgram& p, const DeviceSpec& spec);
 
 // Assigns each buffer an offset in its position: first-fit over live ranges, starts aligned to

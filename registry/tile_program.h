@@ -78,7 +78,7 @@ struct BufferDecl {
   std::string name;
   Pos pos = Pos::kUB;
   DType dtype = DType::kF32;
-  Shape dims;            // local extents; bytes = numel(dims) * dtype_size
+  Shape dims;            // local extents; bytes(): the local layout's (below)
   bool copy_in = false;  // filled by DMA from GM: a double-buffering candidate
   int slots = 1;         // ping-pong slots after the double-buffer pass
   // Padded local layout (pad_rows pass, devices whose vector operands start on block
