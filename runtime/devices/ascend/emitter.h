@@ -1,6 +1,8 @@
-// The Ascend C emitter's internals (docs/ASCENDC.md), shared by emit_ascendc.cpp (buffers,
-// copies, the kernel), emit_vector.cpp (vector and L0C-staging calls) and emit_project.cpp
-// (tiling struct, host stub, CMake project).
+// The Ascend C emitter's internals (docs/ASCENDC.md), shared by emit_ascendc.cpp (buffers, the
+// cube's loads, the kernel), emit_cores.cpp (kernel types, the mixed kernel's AIC/AIV split),
+// emit_copy.cpp (GM <-> local copies), emit_vector.cpp (vector calls, the L0C stage),
+// emit_masks.cpp (casts, comparisons, selections) and emit_project.cpp (tiling struct, host
+// stub, CMake project).
 #pragma once
 
 #include <algorithm>
@@ -141,6 +143,12 @@ inline std::string coord(const Coord& c) {
   if (c.var < 0) return cat(c.offset, "LL");
   return cat("v[", c.var, "] * ", c.scale, "LL + ", c.offset, "LL");
 }
+
+// An instruction of the cube's side of a mixed kernel (copies into L1, loads, mmad, Fixpipe).
+bool cube_side(const TileProgram& p, const Instr& in);
+// A mixed kernel's workspace slots per AI Core, in floats: off[b] for each L0C buffer a vector
+// instruction reads (-1 for the others); returns their total.
+int64_t workspace_slots(const TileProgram& p, std::vector<int64_t>* off);
 
 // `struct <name>TilingData` and `<name>MakeTiling()` (kernel and host stub alike).
 std::string tiling_struct(const TileProgram& p, const std::string& name);
