@@ -45,8 +45,8 @@ void Model::load_subgraphs() {
       o.precision = DType::kF32;
       o.plan_cache = 8;
       try {
-        subgraphs_.emplace(sub.get(),
-                           std::unique_ptr<const Model>(new Model(std::move(g), o, device_)));
+        subgraphs_.emplace(
+            sub.get(), std::unique_ptr<const Model>(new Model(std::move(g), o, device_, kernels_)));
       } catch (const Error& e) {
         throw ModelError(cat("subgraph '", attr, "' of node ", n.label(), ": ", e.what()));
       }

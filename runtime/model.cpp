@@ -14,37 +14,27 @@
 #include "runtime/layout_5hd.h"
 #include "runtime/op_runner.h"
 #include "runtime/precision.h"
-#ifdef ASC_WITH_CANN
-#include "runtime/devices/ascend/acl_device.h"
-#endif
 
 namespace asc {
 
-Model::Model(Graph graph, ModelOptions options) : Model(std::move(graph), std::move(options), {}) {}
+Model::Model(Graph graph, ModelOptions options)
+    : Model(std::move(graph), std::move(options), {}, {}) {}
 
-Model::Model(Graph graph, ModelOptions options, std::shared_ptr<cpu::CpuDevice> device)
+Model::Model(Graph graph, ModelOptions options, std::shared_ptr<cpu::CpuDevice> host,
+             std::shared_ptr<Device> kernels)
     : graph_(std::move(graph)),
       options_(std::move(options)),
       plans_(options_.plan_cache),
       programs_(options_.program_cache) {
-  if (options_.device == "ascend") {
-#ifdef ASC_WITH_CANN
-    acl_ = std::make_shared<ascend::AclDevice>();
-#else
-    throw Error(
-        cat("device 'ascend' is not available: asc was built without CANN (configure "
-            "with -DASC_WITH_CANN=ON and ASCEND_HOME_PATH set to the CANN toolkit; "
-            "devices: ",
-            sim::device_names(), ")"));
-#endif
-  } else if (options_.device != "cpu") {
-    sim_ = std::make_unique<sim::SimDevice>(options_.device);
-  }
+  kernels_ = kernels ? std::move(kernels) : make_kernel_device(options_.device);
+  if (sim::is_sim_device(options_.device)) sim_ = std::make_unique<sim::SimDevice>(options_.device);
   if (options_.timing_only && !sim_)
-    throw Error(cat("timing-only needs a simulated device (devices: ", sim::device_names(), ")"));
-  device_ = device ? std::move(device) : std::make_shared<cpu::CpuDevice>(options_.threads);
-  spec_ = sim_ ? sim_->spec() : acl_ ? ascend910b() : device_->spec();
-  graph_.topo_order();  // refuse cycles and dangling inputs at load
+    throw Error(cat("timing-only needs a simulated device (devices: ", device_names(), ")"));
+  device_ = host ? std::move(host) : std::make_shared<cpu::CpuDevice>(options_.threads);
+  if (!kernels_) kernels_ = device_;
+  spec_ = sim_ ? sim_->spec() : kernels_->spec();
+  const bool on_cpu = !sim_ && kernels_ == device_;  // the cpu's own weight layouts apply
+  graph_.topo_order();                               // refuse cycles and dangling inputs at load
   std::vector<int> expose;
   for (const std::string& name : options_.expose) {
     const int v = graph_.find(name);
@@ -69,7 +59,7 @@ Model::Model(Graph graph, ModelOptions options, std::shared_ptr<cpu::CpuDevice> 
   WeightPacking packing;
   // Weights that need no conversion pack into a weight cache, or at load when they are few
   // bytes; otherwise they stay mapped from the model file.
-  if (options_.pack_weights && !sim_ && !acl_)
+  if (options_.pack_weights && on_cpu)
     packing = plan_weight_packing(graph_, options_.precision, !options_.weight_cache.file.empty(),
                                   options_.pack_copy_limit);
   device_->run([&] {  // model threads
@@ -79,11 +69,10 @@ Model::Model(Graph graph, ModelOptions options, std::shared_ptr<cpu::CpuDevice> 
   if (!packing.empty()) use_packed_weights(graph_, packing);
   if (options_.conv_layout != "nchw" && options_.conv_layout != "5hd")
     throw Error(cat("conv layout '", options_.conv_layout, "': nchw or 5hd"));
-  if (options_.conv_layout == "5hd" && options_.optimize && options_.pack_weights && !sim_ &&
-      !acl_) {
+  if (options_.conv_layout == "5hd" && options_.optimize && options_.pack_weights && on_cpu) {
     convert_to_5hd(graph_, expose, cpu::kConv5hdPanel, 1);  // the cpu's 5HD kernel's panels
   }
-  if (options_.pack_weights && !sim_ && !acl_)
+  if (options_.pack_weights && on_cpu)
     pack_conv_weights(graph_, std::min(spec_.l0a_bytes, spec_.l0b_bytes));
   // Exposed values still produced (or folded into constants) become outputs after the model's.
   for (int v : expose) {
@@ -202,9 +191,7 @@ std::shared_ptr<const Plan> Model::plan_for(const std::vector<TensorDesc>& input
   ++plans_made_;
   plan.frames = std::make_shared<RunFramePool>();
   if (sim_) plan.cost = sim_->predict(graph_, plan);
-#ifdef ASC_WITH_CANN
-  if (acl_) plan.device = acl_->prepare(plan);  // compiles and loads the kernels
-#endif
+  plan.device = kernels_->prepare(plan);  // an Ascend device compiles and loads its kernels
   return plans_.insert(key, std::make_shared<const Plan>(std::move(plan)));
 }
 

@@ -23,16 +23,13 @@
 
 namespace asc {
 
-namespace ascend {
-class AclDevice;  // runtime/devices/ascend/acl_device.h, built only with -DASC_WITH_CANN=ON
-}
-
 struct ModelOptions {
   int threads = 0;  // 0: all hardware threads
   // "cpu", or "sim:910b": plans under the 910B spec, runs on the cpu and predicts every kernel
-  // with the cost model (runtime/devices/sim, docs/SIM.md), or "ascend": plans under the 910B
-  // spec and launches the emitted kernels through ACL (builds with -DASC_WITH_CANN=ON only;
-  // docs/ASCENDC.md). Others: Error listing the devices.
+  // with the cost model (runtime/devices/sim, docs/SIM.md), or "ascend-emu": plans under the
+  // 910B spec and runs the emitted Ascend C kernels on the emulator, or "ascend": the same through
+  // ACL (builds with -DASC_WITH_CANN=ON only; docs/ASCENDC.md). Steps an Ascend device does not
+  // run (Device::unsupported) and host kernels run on the cpu. Others: Error listing the devices.
   std::string device = "cpu";
   bool optimize = true;  // graph fusion (runtime/fusion.h), double buffering, prefetch
   // kF16 / kBF16: f32 weights and activations are stored in that dtype, computed in f32
@@ -144,6 +141,8 @@ class Model {
   const Graph& graph() const { return graph_; }
   const ModelOptions& options() const { return options_; }
   const cpu::CpuDevice& device() const { return *device_; }
+  // The device tile programs run on: device(), or the Ascend device ModelOptions::device names.
+  const Device& kernel_device() const { return *kernels_; }
   // The spec plans are tiled for: the cpu's, or the simulated device's (ascend910b()).
   const DeviceSpec& spec() const { return spec_; }
   // The simulated device, or null when the model runs on the cpu.
@@ -223,8 +222,9 @@ class Model {
   // One nested Model per subgraph of every control-flow node (recursively, each builds its own),
   // sharing this model's device.
   void load_subgraphs();
-  // A nested model: runs on `device` (its parent's) when given.
-  Model(Graph graph, ModelOptions options, std::shared_ptr<cpu::CpuDevice> device);
+  // A nested model: runs on its parent's devices when given.
+  Model(Graph graph, ModelOptions options, std::shared_ptr<cpu::CpuDevice> host,
+        std::shared_ptr<Device> kernels);
 
   Graph graph_;
   ModelOptions options_;
@@ -233,9 +233,9 @@ class Model {
   std::vector<bool> value_inputs_;  // per graph input: feeds a value-needed parameter
   // Per graph input / output: a strided caller view may be bound as is (ParamDef::strided).
   std::vector<bool> strided_inputs_, strided_outputs_;
-  std::shared_ptr<cpu::CpuDevice> device_;
+  std::shared_ptr<cpu::CpuDevice> device_;  // host kernels, and what kernels_ does not run
+  std::shared_ptr<Device> kernels_;         // runs the tile programs: device_, or an Ascend one
   std::unique_ptr<sim::SimDevice> sim_;
-  std::shared_ptr<ascend::AclDevice> acl_;  // the ascend device; null elsewhere
   DeviceSpec spec_;
   LruCache<Plan> plans_;
   LruCache<TileProgram> programs_;

@@ -8,9 +8,6 @@
 #include "registry/strings.h"
 #include "runtime/model.h"
 #include "runtime/op_runner.h"
-#ifdef ASC_WITH_CANN
-#include "runtime/devices/ascend/acl_device.h"
-#endif
 
 namespace asc {
 
@@ -118,10 +115,7 @@ void Model::run_step(const Plan& plan, size_t index, RunFrame& f, const RunStats
       size_t a = 0;
       for (Tensor& t : fs.ins) fs.args[a++] = t.data();
       for (Tensor& t : fs.outs) fs.args[a++] = t.data();
-#ifdef ASC_WITH_CANN
-      if (acl_) return acl_->launch(plan, index, fs.args);
-#endif
-      device_->launch(*s.program, fs.args);
+      if (!kernels_->launch(plan, index, fs.args)) device_->launch(*s.program, fs.args);
     } else {
       n.def->host_kernel_fn(*fs.ctx, fs.ins, fs.outs);
     }
@@ -168,7 +162,7 @@ void Model::execute(const Plan& plan, std::span<const Tensor* const> fed, std::s
   // threads only when it moves enough bytes to pay for the hand-off (DeviceSpec::inline_bytes);
   // the ascend device runs one step at a time on its one stream.
   const int64_t inline_bytes = device_->spec().inline_bytes;
-  const bool spread = device_->threads() > 1 && !acl_;
+  const bool spread = device_->threads() > 1 && kernels_->concurrent();
   // A step that spreads over every core by itself: a tile program of at least as many tiles as
   // threads, moving enough bytes to hand tiles off. A level of only such steps runs them one
   // after another: side by side, each got part of the cores and the larger one's tiles waited

@@ -45,6 +45,7 @@ struct Options {
   std::vector<std::string> suites;
   bool json = false;
   int threads = 1;
+  std::string device = "cpu";
   int jobs = 2;
   std::string filter;
   double timeout_s = 60;
@@ -101,6 +102,7 @@ json result_to_json(const CaseResult& r) {
   try {
     asc::ModelOptions mo;
     mo.threads = o.threads;
+    mo.device = o.device;
     out = result_to_json(asc::conformance::run_case(c.dir, mo)).dump();
   } catch (...) {
     out = R"({"outcome":"run","reason":"cannot report the result"})";
@@ -400,6 +402,9 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory);
   app.add_flag("--json", o.json, "Print one JSON object instead of the text report");
   app.add_option("--threads", o.threads, "Threads per model run")->check(CLI::Range(1, 256));
+  app.add_option("--device", o.device,
+                 "Device the models run on: cpu, sim:910b, ascend-emu (emitted Ascend C on the "
+                 "emulator; raise --timeout-s for the first compiles) or ascend");
   app.add_option("--jobs,-j", o.jobs, "Cases run at once (one child process each)")
       ->check(CLI::Range(1, 256));
   app.add_option("--filter", o.filter, "Run only cases whose suite/name contains this");

@@ -483,7 +483,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1 << 30));
   app.add_option("--device", o.device,
                  "cpu (default) | sim:910b: run on the cpu with the 910B's tilings and predict "
-                 "every kernel's cycles per pipe (docs/SIM.md) | ascend: the kernels on the NPU "
+                 "every kernel's cycles per pipe (docs/SIM.md) | ascend-emu: the emitted Ascend "
+                 "C kernels on the emulator, race-checked | ascend: the kernels on the NPU "
                  "through ACL (builds with -DASC_WITH_CANN=ON; docs/ASCENDC.md)");
   app.add_flag("--timing-only", o.timing_only,
                "with --device sim:910b: plan and predict without executing (no weight is read; "

@@ -85,8 +85,9 @@ std::string emit_ascendc_dir(const Model& model, const std::vector<NamedTensor>&
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(cat("cannot create '", dir, "': ", ec.message()));
   const std::filesystem::path out = dir;
-  // A program the emitter refuses (e.g. a mixed cube/vector kernel) is listed with the reason.
-  std::string refused;
+  // A program the A2's units cannot compute (ascend::Unsupported: on the NPU it belongs to the
+  // AI CPU) or one the emitter does not handle yet is listed with the reason.
+  std::string refused, on_host;
   const size_t distinct = names.size();
   {
     std::vector<std::string> kept_names;
@@ -98,6 +99,8 @@ std::string emit_ascendc_dir(const Model& model, const std::vector<NamedTensor>&
         write_file(out / (names[k] + "_host.cpp"), ascend::emit_host_stub(programs[k], names[k]));
         kept_names.push_back(names[k]);
         kept.push_back(programs[k]);
+      } catch (const ascend::Unsupported& e) {
+        on_host += cat("| ", names[k], " | ", e.what(), " |\n");
       } catch (const Error& e) {
         refused += cat("| ", names[k], " | ", e.what(), " |\n");
       }
@@ -149,6 +152,9 @@ std::string emit_ascendc_dir(const Model& model, const std::vector<NamedTensor>&
       " programs emitted)\n\n",
       "| node | kernel | arguments | grid | block_dim | launches |\n|---|---|---|---|---|---|\n",
       table);
+  if (!on_host.empty())
+    readme += cat("\n## On the host (the Atlas A2 lacks a unit they need; the AI CPU's)\n\n",
+                  "| kernel | why |\n|---|---|\n", on_host);
   if (!refused.empty())
     readme += cat("\n## Not emitted (the emitter does not produce these programs yet)\n\n",
                   "| kernel | why |\n|---|---|\n", refused);

@@ -164,7 +164,7 @@ class AscRunSim : public ::testing::Test {
 TEST_F(AscRunSim, UnknownDeviceListsDevices) {
   const Result r = run("--device sim:foo");
   EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.err.find("device 'sim:foo' is not available (devices: cpu, sim:910b)"),
+  EXPECT_NE(r.err.find("device 'sim:foo' is not available (devices: cpu, sim:910b, ascend-emu)"),
             std::string::npos)
       << r.err;
   const Result t = run("--timing-only");  // a usage error: only a simulated device predicts

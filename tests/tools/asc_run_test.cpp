@@ -258,7 +258,8 @@ TEST(AscRun, BadInputsAreExit1) {
       {" --input y=" + (d / "i.pb").string(), "no input"},    // unknown input name
       {" --input x=" + (d / "none.pb").string(), "none.pb"},  // missing file
       {" --dim batch=1000000000000000", "does not fit"},      // absurd size, refused early
-      {" --device sim:foo", "device 'sim:foo' is not available (devices: cpu, sim:910b)"},
+      {" --device sim:foo",
+       "device 'sim:foo' is not available (devices: cpu, sim:910b, ascend-emu)"},
 #ifndef ASC_WITH_CANN
       {" --device ascend",
        "device 'ascend' is not available: asc was built without CANN "

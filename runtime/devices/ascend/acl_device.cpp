@@ -17,6 +17,7 @@
 #include "registry/error.h"
 #include "registry/strings.h"
 #include "runtime/devices/ascend/emit_ascendc.h"
+#include "runtime/devices/ascend/kernel_cache.h"
 
 #ifndef ASC_CANN_HOME
 #error "acl_device.cpp is built only with -DASC_WITH_CANN=ON (CMake defines ASC_CANN_HOME)"
@@ -31,32 +32,6 @@ void check(aclError e, const char* call) {
   if (e != ACL_SUCCESS) throw Error(cat("ascend: ", call, " failed with aclError ", e));
 }
 #define ASC_ACL(x) check((x), #x)
-
-// Bytes a GM argument spans from its first element (a strided view: up to its last element).
-size_t arg_bytes(const TensorDesc& d) {
-  const int64_t n = numel(d.shape);
-  int64_t elems = n;
-  if (n > 0 && !d.strides.empty()) {
-    elems = 1;
-    for (size_t i = 0; i < d.shape.size(); ++i) elems += (d.shape[i] - 1) * d.strides[i];
-  }
-  return static_cast<size_t>(elems) * dtype_size(d.dtype);
-}
-
-// FNV-1a, 64 bits: the cache key of a kernel source and its compile command.
-std::string hash_hex(const std::string& s) {
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  char buf[17];
-  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
-
-std::string cache_root() {
-  if (const char* d = std::getenv("ASC_ASCEND_CACHE")) return d;
-  if (const char* h = std::getenv("HOME")) return cat(h, "/.cache/asc/ascend");
-  return (fs::temp_directory_path() / "asc-ascend").string();
-}
 
 // One step's device memory: a buffer per GM argument and the tiling struct.
 struct AclStep {
@@ -80,7 +55,8 @@ struct AclPlan {
 
 }  // namespace
 
-AclDevice::AclDevice(int device) : device_(device), spec_(ascend910b()), cache_dir_(cache_root()) {
+AclDevice::AclDevice(int device)
+    : device_(device), spec_(ascend910b()), cache_dir_(kernel_cache_dir("")) {
   // aclInit: initialises ACL once per process (nullptr: no configuration file). A second call
   // reports ACL_ERROR_REPEAT_INITIALIZE, which is fine for a second device object.
   const aclError init = aclInit(nullptr);
@@ -91,9 +67,6 @@ AclDevice::AclDevice(int device) : device_(device), spec_(ascend910b()), cache_d
   ASC_ACL(aclrtGetCurrentContext(&context_));
   // aclrtCreateStream: the one stream every launch and copy of this device goes through.
   ASC_ACL(aclrtCreateStream(&stream_));
-  std::error_code ec;
-  fs::create_directories(cache_dir_, ec);
-  if (ec) throw Error(cat("ascend: cannot create the kernel cache '", cache_dir_, "'"));
 }
 
 AclDevice::~AclDevice() {
@@ -131,23 +104,10 @@ const AclDevice::Kernel& AclDevice::load(const TileProgram& p) {
           tik, "/impl' -I'", tik, "/interface' -I'", home, "/include'");
   const std::string key = hash_hex(source + "\n" + flags);
   if (auto it = kernels_.find(key); it != kernels_.end()) return it->second;
-
-  const fs::path dir = cache_dir_, src = dir / (key + ".cpp"), obj = dir / (key + ".o");
-  if (!fs::exists(obj)) {
-    {
-      std::ofstream f(src, std::ios::trunc);
-      f << source;
-      if (!f.flush()) throw Error(cat("ascend: cannot write '", src.string(), "'"));
-    }
-    // Compiled to a temporary name and renamed: concurrent processes share the cache.
-    const fs::path tmp = dir / cat(key, ".", getpid(), ".tmp.o"), log = dir / (key + ".log");
-    const std::string cmd = cat("'", ASC_CANN_BISHENG, "' ", flags, " -c '", src.string(), "' -o '",
-                                tmp.string(), "' > '", log.string(), "' 2>&1");
-    if (std::system(cmd.c_str()) != 0)
-      throw Error(cat("ascend: compiling the ", p.op, " kernel failed (", cmd, "); see '",
-                      log.string(), "'"));
-    fs::rename(tmp, obj);
-  }
+  const std::string obj = compile_cached(
+      cache_dir_, key, ".o", source, p.op, [&](const std::string& src, const std::string& out) {
+        return cat("'", ASC_CANN_BISHENG, "' ", flags, " -c '", src, "' -o '", out, "'");
+      });
   Kernel k;
   // aclrtBinaryLoadFromFile: loads and parses a kernel binary (*.o, absolute path) into a handle;
   // options may be null. AI Core binaries loaded this way are launched with
@@ -156,6 +116,16 @@ const AclDevice::Kernel& AclDevice::load(const TileProgram& p) {
   // aclrtBinaryGetFunction: the kernel function of the binary by its name (the extern "C" name).
   ASC_ACL(aclrtBinaryGetFunction(k.bin, name.c_str(), &k.func));
   return kernels_.emplace(key, k).first->second;
+}
+
+std::string AclDevice::unsupported(const TileProgram& p) const {
+  try {
+    kernel_type(p);
+    emit_kernel(p, "asc_probe");
+    return {};
+  } catch (const Error& e) {
+    return e.what();
+  }
 }
 
 std::shared_ptr<void> AclDevice::prepare(const Plan& plan) {
@@ -168,10 +138,11 @@ std::shared_ptr<void> AclDevice::prepare(const Plan& plan) {
     const PlanStep& s = plan.steps[k];
     if (!s.program || s.view) continue;  // a view runs nothing
     const TileProgram& p = *s.program;
+    if (!unsupported(p).empty()) continue;  // runs on the cpu device
     AclStep& st = state->steps[k];
     st.kernel = &load(p);
     for (const TensorDesc& d : p.args) {
-      st.bytes.push_back(arg_bytes(d));
+      st.bytes.push_back(gm_arg_bytes(d));
       st.gm.push_back(nullptr);
       // aclrtMalloc: device memory; HUGE_FIRST prefers huge pages. At least 32 bytes, so an empty
       // argument still has an address.
@@ -196,10 +167,9 @@ std::shared_ptr<void> AclDevice::prepare(const Plan& plan) {
   return state;
 }
 
-void AclDevice::launch(const Plan& plan, size_t k, const std::vector<void*>& args) const {
+bool AclDevice::launch(const Plan& plan, size_t k, std::span<void* const> args) const {
   const auto* state = static_cast<const AclPlan*>(plan.device.get());
-  if (!state || k >= state->steps.size() || !state->steps[k].kernel)
-    throw Error("ascend: the plan was not prepared for this device");
+  if (!state || k >= state->steps.size() || !state->steps[k].kernel) return false;
   const AclStep& st = state->steps[k];
   const TileProgram& p = *plan.steps[k].program;
   if (args.size() != st.bytes.size())
@@ -216,7 +186,7 @@ void AclDevice::launch(const Plan& plan, size_t k, const std::vector<void*>& arg
     // placeHolderArray, placeHolderNum): launches on numBlocks cores (asynchronous); hostArgs is
     // host memory holding the kernel's parameters in order — here the GM addresses, the tiling
     // struct's last; cfg null: no launch configuration; no placeholders.
-    std::vector<void*> params = st.gm;
+    std::vector<void*> params = st.gm;  // the launch takes a non-const array
     ASC_ACL(aclrtLaunchKernelWithHostArgs(st.kernel->func, st.block_dim, stream_, nullptr,
                                           params.data(), params.size() * sizeof(void*), nullptr,
                                           0));
@@ -226,6 +196,7 @@ void AclDevice::launch(const Plan& plan, size_t k, const std::vector<void*>& arg
   for (size_t a = static_cast<size_t>(p.num_inputs); a < args.size(); ++a)
     if (st.bytes[a] && args[a])
       ASC_ACL(aclrtMemcpy(args[a], st.bytes[a], st.gm[a], st.bytes[a], ACL_MEMCPY_DEVICE_TO_HOST));
+  return true;
 }
 
 }  // namespace asc::ascend

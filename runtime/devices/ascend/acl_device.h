@@ -4,8 +4,8 @@
 // CANN there), so nothing here has run.
 //
 // One device, one stream, synchronous: every launch copies its GM arguments in, runs, waits and
-// copies the outputs back, so host memory holds every value between steps and host kernels run on
-// the host unchanged.
+// copies the outputs back, so host memory holds every value between steps and host kernels, and
+// the steps the A2 cannot run (EmuDevice::unsupported's rule), run on the cpu device unchanged.
 #pragma once
 
 #include <map>
@@ -17,11 +17,12 @@
 #include "acl/acl.h"
 #include "registry/device_spec.h"
 #include "registry/tile_program.h"
+#include "runtime/device.h"
 #include "runtime/plan.h"
 
 namespace asc::ascend {
 
-class AclDevice {
+class AclDevice : public Device {
  public:
   // A loaded kernel binary (aclrtBinaryLoadFromFile) and its entry (aclrtBinaryGetFunction).
   struct Kernel {
@@ -31,20 +32,22 @@ class AclDevice {
 
   // aclInit, aclrtSetDevice(device), aclrtCreateStream. Throws Error naming the failing call.
   explicit AclDevice(int device = 0);
-  ~AclDevice();
+  ~AclDevice() override;
   AclDevice(const AclDevice&) = delete;
   AclDevice& operator=(const AclDevice&) = delete;
 
-  const DeviceSpec& spec() const { return spec_; }  // ascend910b(): plans are tiled for it
+  const std::string& name() const override { return name_; }
+  const DeviceSpec& spec() const override { return spec_; }  // ascend910b()
+  std::string unsupported(const TileProgram& p) const override;
 
-  // Plan time: every tile-kernel step's program is emitted, compiled (once per distinct source,
-  // cached on disk) and loaded (once per device), and its GM arguments and tiling struct get
-  // device memory. The result goes into Plan::device and is freed with the plan.
-  std::shared_ptr<void> prepare(const Plan& plan);
+  // Plan time: every supported tile-kernel step's program is emitted, compiled (once per
+  // distinct source, cached on disk) and loaded (once per device), and its GM arguments and
+  // tiling struct get device memory. The result goes into Plan::device and is freed with it.
+  std::shared_ptr<void> prepare(const Plan& plan) override;
 
-  // Run time: step k of `plan` (prepared by this device) on host buffers `args` (inputs, then
-  // outputs, as TileProgram::args). Copies in, launches, synchronises, copies the outputs out.
-  void launch(const Plan& plan, size_t k, const std::vector<void*>& args) const;
+  // Run time: copies in, launches, synchronises, copies the outputs out.
+  bool launch(const Plan& plan, size_t k, std::span<void* const> args) const override;
+  bool concurrent() const override { return false; }
 
  private:
   // The kernel of `p`, emitted, compiled and loaded on first use. Called under mutex_.
@@ -52,6 +55,7 @@ class AclDevice {
   // Makes this device's context current on the calling thread (runs may come from any thread).
   void bind() const;
 
+  std::string name_ = "ascend";
   int device_ = 0;
   aclrtContext context_ = nullptr;
   aclrtStream stream_ = nullptr;

@@ -225,7 +225,7 @@ void Emitter::emit_instr_body(int pc) {
     case InstrKind::kDuplicate:
       if (vec(in.dst))
         duplicate(buf(in.dst), p_.buffers[in.dst].dtype,
-                  literal(p_.buffers[in.dst].dtype, in.scalar), cat(n_of(in.dst)));
+                  literal(p_.buffers[in.dst].dtype, in.scalar), cat(n_of(in.dst)), pc);
       break;
     case InstrKind::kLoadL0:
       load_l0(pc);
@@ -491,6 +491,17 @@ std::string kernel_ident(const std::string& op) {
 
 std::string emit_kernel(const TileProgram& p, const std::string& name) {
   return detail::Emitter(p, name).run();
+}
+
+std::string a2_unsupported(const TileProgram& p) {
+  try {
+    emit_kernel(p, "asc_probe");
+  } catch (const Unsupported& e) {
+    return e.what();
+  } catch (const Error&) {
+    return {};  // an emitter gap, not a unit the A2 lacks
+  }
+  return {};
 }
 
 }  // namespace asc::ascend

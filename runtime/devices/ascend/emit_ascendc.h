@@ -7,9 +7,18 @@
 #include <string>
 #include <vector>
 
+#include "registry/error.h"
 #include "registry/tile_program.h"
 
 namespace asc::ascend {
+
+// What emit_kernel throws for an operation the Atlas A2's units do not have in the dtype the
+// program computes it in (Div on int32_t, Compare on int64_t, Duplicate on double, ...): such a
+// program is not an emitter gap but one a device runs on the host (a2_unsupported).
+class Unsupported : public Error {
+ public:
+  using Error::Error;
+};
 
 // The kernel source: `struct <name>TilingData`, a kernel class (Init/Process) and
 // `extern "C" __global__ __aicore__ void name(GM_ADDR a0, ..., [GM_ADDR ws,] GM_ADDR tiling)`.
@@ -29,14 +38,23 @@ const char* kernel_type(const TileProgram& p);
 // The GM workspace a mixed kernel takes, in bytes (0 for the others).
 int64_t workspace_bytes(const TileProgram& p);
 
-// For the verification on the emulator only: `void <name>_emu_run(uint8_t* const* args, bool
-// cce_auto_sync, std::vector<std::string>* races)` launching the kernel with ascemu::Run on
-// min(blockDim, tiles) cores with the program's tiling; the emulator's refusals throw.
+// For the emulator only: `void <name>_emu_run(uint8_t* const* args, ascemu::Options o,
+// std::vector<std::string>* races)` launching the kernel with ascemu::Run under `o` (its kernel
+// name set) on min(blockDim, tiles) cores with the program's tiling; the emulator's refusals
+// throw.
 std::string emit_emu_runner(const TileProgram& p, const std::string& name);
 
 // The tiling struct's contents as the kernel's last GM argument reads them: grid (rank >= 1,
 // padded with 1), numTiles, blockDim; `<name>TilingData` is exactly these int64_t words.
 std::vector<int64_t> tiling_words(const TileProgram& p);
+
+// Bytes a GM argument spans from its first element (a strided view: up to its last element).
+size_t gm_arg_bytes(const TensorDesc& d);
+
+// Empty when the Atlas A2 units have every operation `p` computes, in the dtypes it computes them
+// in (emit_kernel throws no Unsupported); otherwise which one they lack. A device runs such a
+// program on the host: ascend-emu and ascend on the cpu device, as CANN would on the AI CPU.
+std::string a2_unsupported(const TileProgram& p);
 
 // CMakeLists.txt for the CANN toolchain building every kernel (ascendc_library) and the stubs.
 std::string emit_cmake(const std::vector<std::string>& kernel_names);

@@ -118,7 +118,7 @@ void Emitter::box_prologue(const GmBox& box) {
 // row is whole.
 void Emitter::box_rows(const GmBox& box, const BufferDecl& ld, const std::string& local,
                        const std::string& g, const std::string& t, int64_t es, bool to_gm,
-                       const std::string& fill) {
+                       const std::string& fill, int pc) {
   const int r = static_cast<int>(box.dims.size());
   // The innermost dim's leading pad as DataCopyPad's leftPadding (at most 32 bytes).
   const bool lead = !to_gm && !fill.empty() && lfirst_max_ > 0 && lfirst_max_ * es <= 32 && r > 0 &&
@@ -205,7 +205,7 @@ void Emitter::box_rows(const GmBox& box, const BufferDecl& ld, const std::string
     }
   } else if (last.stride == 0 && !to_gm) {  // one GM value spread over the run
     duplicate(cat(local, "[", lidx(ld, loff), "]"), ld.dtype, cat(g, ".GetValue(", goff, ")"),
-              cat("n", l));
+              cat("n", l), pc);
   } else {  // transposed innermost dim: one element per copy
     line(cat("for (int64_t e = 0; e < n", l, "; ++e) {"));
     indent_ += 2;
@@ -221,8 +221,15 @@ void Emitter::box_rows(const GmBox& box, const BufferDecl& ld, const std::string
 
 // dst[0, n) = v on the vector unit; 1-byte types (which Duplicate lacks on the A2) as 16-bit
 // pairs of v over (n + 1) / 2 elements (the odd last byte lands in the row's 32-byte rounding).
-void Emitter::duplicate(const std::string& dst, DType t, const std::string& v,
-                        const std::string& n) {
+void Emitter::duplicate(const std::string& dst, DType t, const std::string& v, const std::string& n,
+                        int pc) {
+  if (dtype_size(t) == 8 && (v == literal(t, 0) || (!dtype_is_float(t) && v == literal(t, -1)))) {
+    // Both 32-bit halves alike: the value as twice as many int32_t.
+    line(cat("AscendC::Duplicate(", dst, ".ReinterpretCast<int32_t>(), static_cast<int32_t>(",
+             v == literal(t, 0) ? 0 : -1, "), static_cast<int32_t>((", n, ") * 2));"));
+    return;
+  }
+  unit(pc, "Duplicate", dtype_size(t) == 1 ? DType::kI16 : t);
   if (dtype_size(t) != 1) {
     line(cat("AscendC::Duplicate(", dst, ", static_cast<", ctype(t), ">(", v, "), ", n, ");"));
     return;
@@ -336,7 +343,7 @@ void Emitter::copy_in(int pc) {
     if (full_ != 1) {
       if (full_ == -1) line("if (!full)");
       if (full_ == -1) indent_ += 2;
-      duplicate(buf(b), d.dtype, literal(d.dtype, in.box.fill), cat(n_of(b)));
+      duplicate(buf(b), d.dtype, literal(d.dtype, in.box.fill), cat(n_of(b)), pc);
       if (full_ == -1) indent_ -= 2;
       if (d.pos == Pos::kUB) sync("V_MTE2");
     }
@@ -347,7 +354,7 @@ void Emitter::copy_in(int pc) {
         ++open;
       }
       box_rows(in.box, d, buf(b), g, t, es, false,
-               full_ == 1 || d.pos != Pos::kUB ? "" : literal(d.dtype, in.box.fill));
+               full_ == 1 || d.pos != Pos::kUB ? "" : literal(d.dtype, in.box.fill), pc);
     }
   }
   for (; open > 0; --open) {
@@ -452,7 +459,7 @@ void Emitter::copy_out(int pc) {
       indent_ += 2;
       ++open;
     }
-    box_rows(in.box, d, src, g, ctype(to), es, true, "");
+    box_rows(in.box, d, src, g, ctype(to), es, true, "", pc);
   }
   for (; open > 0; --open) {
     indent_ -= 2;

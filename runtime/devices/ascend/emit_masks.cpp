@@ -82,7 +82,7 @@ void Emitter::cast_into(int pc, const std::string& d, DType to, const std::strin
                         int64_t n, int64_t at) {
   const std::string ft = ctype(from), tt = ctype(to);
   const auto steps = cast_steps(ft, tt);
-  if (steps.empty()) fail(pc, cat("a cast ", ft, " -> ", tt, " (no chain of the A2's Cast pairs)"));
+  if (steps.empty()) lack(pc, cat("Cast from ", ft, " to ", tt, " (no chain of its Cast pairs)"));
   if (steps.size() == 1) {
     line(cat("AscendC::Cast(", d, ", ", s, ", AscendC::RoundMode::", steps[0].second, ", ",
              chunked_ ? std::string("len") : cat(n), ");"));
@@ -169,14 +169,14 @@ void Emitter::bool_bytes(int pc, int a, int b, CmpOp op, double s) {
   bool invert = false;
   if (t == DType::kI32 || t == DType::kU32) {
     if (op != CmpOp::kEq && op != CmpOp::kNe)
-      fail(pc, cat("Compare ", cmp_mode(op), " on ", dtype_name(t),
-                   " (the A2 compares 32-bit integers for equality only)"));
+      lack(pc, cat("Compare ", cmp_mode(op), " on ", ctype(t),
+                   " (it compares 32-bit integers for equality only)"));
     ct = DType::kI32;
     invert = op == CmpOp::kNe;
     if (invert) op = CmpOp::kEq;
   }
   if (ct != DType::kF32 && ct != DType::kF16 && ct != DType::kI32)
-    fail(pc, cat("Compare on ", dtype_name(t), " (the A2 compares half, float and int32_t)"));
+    lack(pc, cat("Compare on ", ctype(t), " (it compares half, float and int32_t)"));
   const bool convert = ct != t && !(t == DType::kU32 && ct == DType::kI32);
   const int64_t ces = static_cast<int64_t>(dtype_size(ct));
   const int64_t per = 256 / ces;  // elements per Compare repeat
@@ -221,8 +221,7 @@ void Emitter::select(int pc) {
   const int64_t n = n_of(in.dst);
   if (n == 0) return;
   const int64_t es = static_cast<int64_t>(dtype_size(t));
-  if (es != 2 && es != 4)
-    fail(pc, cat("Select on ", dtype_name(t), " (the A2 selects half and float)"));
+  if (es != 2 && es != 4) lack(pc, cat("Select on ", ctype(t), " (it selects half and float)"));
   const std::string st = es == 2 ? "half" : "float";
   const auto as = [&](const std::string& x) {
     return ctype(t) == st ? x : cat(x, ".ReinterpretCast<", st, ">()");

@@ -34,15 +34,24 @@ std::vector<int64_t> tiling_words(const TileProgram& p) {
 
 using detail::tiling_struct;
 
+size_t gm_arg_bytes(const TensorDesc& d) {
+  const int64_t n = numel(d.shape);
+  int64_t elems = n;
+  if (n > 0 && !d.strides.empty()) {
+    elems = 1;
+    for (size_t i = 0; i < d.shape.size(); ++i) elems += (d.shape[i] - 1) * d.strides[i];
+  }
+  return static_cast<size_t>(elems) * dtype_size(d.dtype);
+}
+
 std::string emit_emu_runner(const TileProgram& p, const std::string& name) {
   // Host code for the emulator only: absent when the file is built against CANN's headers.
   std::string s = cat("#ifdef ASC_EMULATOR\nvoid ", name,
-                      "_emu_run(uint8_t* const* args, bool cce_auto_sync, "
+                      "_emu_run(uint8_t* const* args, ascemu::Options o, "
                       "std::vector<std::string>* races) {\n");
   s += cat("  ", name, "TilingData t = ", name, "MakeTiling();\n");
   s += "  if (t.numTiles == 0) return;  // an empty output: nothing to launch\n";
-  s += cat("  ascemu::Options o;\n  o.kernel = \"", name,
-           "\";\n  o.cce_auto_sync = cce_auto_sync;\n  o.stop_at_first_race = false;\n");
+  s += cat("  o.kernel = \"", name, "\";\n");
   const int64_t ws = workspace_bytes(p);
   if (ws > 0)
     s +=

@@ -3,6 +3,46 @@
 
 namespace asc::ascend::detail {
 
+namespace {
+
+// The element types of the A2 vector calls the emitter makes (Ascend C API reference, Atlas A2).
+struct UnitTypes {
+  const char* call;
+  std::initializer_list<DType> types;
+};
+constexpr DType kH = DType::kF16, kF = DType::kF32, kS16 = DType::kI16, kS32 = DType::kI32;
+const UnitTypes kUnits[] = {
+    {"Add", {kH, kF, kS16, kS32}},
+    {"Sub", {kH, kF, kS16, kS32}},
+    {"Mul", {kH, kF, kS16, kS32}},
+    {"Max", {kH, kF, kS16, kS32}},
+    {"Min", {kH, kF, kS16, kS32}},
+    {"Adds", {kH, kF, kS16, kS32}},
+    {"Muls", {kH, kF, kS16, kS32}},
+    {"Maxs", {kH, kF, kS16, kS32}},
+    {"Mins", {kH, kF, kS16, kS32}},
+    {"Relu", {kH, kF, kS32}},
+    {"Power", {kH, kF, kS32}},
+    {"And", {kS16, DType::kU16}},
+    {"Or", {kS16, DType::kU16}},
+    {"Xor", {kS16, DType::kU16}},
+    {"Duplicate", {kH, DType::kBF16, kS16, DType::kU16, kF, kS32, DType::kU32}},
+};
+
+}  // namespace
+
+// Calls not in kUnits (Div, Exp, Ln, the advanced APIs, the Reduce APIs, ...) take half and float.
+void Emitter::unit(int pc, const char* call, DType t) const {
+  std::initializer_list<DType> types = {kH, kF};
+  for (const UnitTypes& u : kUnits)
+    if (std::string_view(u.call) == call) types = u.types;
+  for (DType x : types)
+    if (x == t) return;
+  std::string has;
+  for (DType x : types) has += cat(has.empty() ? "" : ", ", ctype(x));
+  lack(pc, cat(call, " on ", ctype(t), " (it has ", has, ")"));
+}
+
 void Emitter::binary_call(BinaryOp op, const std::string& d, const std::string& a,
                           const std::string& b, const std::string& n, int pc) {
   const char* f = nullptr;
@@ -53,6 +93,7 @@ void Emitter::binary_call(BinaryOp op, const std::string& d, const std::string& 
     line(cat("AscendC::", f, "(", v(d), ", ", v(a), ", ", v(b), ", ", count, ");"));
     return;
   }
+  unit(pc, f, t);
   line(cat("AscendC::", f, "(", d, ", ", a, ", ", b, ", ", n, ");"));
 }
 
@@ -61,10 +102,12 @@ void Emitter::unary(int pc) {
   const DType dt = p_.buffers[in.dst].dtype;
   const std::string d = buf(in.dst), s = buf(in.src[0]), n = cnt(in.dst);
   const auto call = [&](const char* f) {
+    unit(pc, f, dt);
     line(cat("AscendC::", f, "(", d, ", ", s, ", ", n, ");"));
   };
   // The advanced APIs refuse a result in their source's place: into scratch, then copied back.
   const auto advanced = [&](const char* f, const std::string& extra = "") {
+    unit(pc, f, dt);
     if (!aliases(in.dst, in.src[0])) {
       line(cat("AscendC::", f, "(", d, ", ", s, extra, ", ", n, ");"));
       return;
@@ -79,6 +122,7 @@ void Emitter::unary(int pc) {
       copy_ub(d, s, dt, n);
       return;
     case UnaryOp::kNeg:
+      unit(pc, "Muls", dt);
       line(cat("AscendC::Muls(", d, ", ", s, ", ", literal(dt, -1), ", ", n, ");"));
       if (!dtype_is_float(dt) && dt != DType::kI8 && dt != DType::kI16 && dt != DType::kI32 &&
           dt != DType::kI64)
@@ -126,13 +170,16 @@ void Emitter::unary(int pc) {
     case UnaryOp::kSilu:
       return advanced("Silu");
     case UnaryOp::kSquare:
+      unit(pc, "Mul", dt);
       line(cat("AscendC::Mul(", d, ", ", s, ", ", s, ", ", n, ");"));
       return;
     case UnaryOp::kLeakyRelu:
+      unit(pc, "LeakyRelu", dt);
       line(cat("AscendC::LeakyRelu(", d, ", ", s, ", ", literal(dt, in.alpha), ", ", n, ");"));
       return;
     case UnaryOp::kClip: {
       const bool f = dtype_is_float(dt);
+      unit(pc, "Maxs", dt);
       line(cat("AscendC::Maxs(", d, ", ", s, ", ",
                literal(dt, f ? in.alpha : std::ceil(static_cast<double>(in.alpha))), ", ", n,
                ");"));
@@ -144,6 +191,7 @@ void Emitter::unary(int pc) {
       if (!dtype_is_float(dt) &&
           (in.alpha != std::floor(in.alpha) || in.beta != std::floor(in.beta)))
         fail(pc, "integer affine with a fractional coefficient");
+      unit(pc, "Muls", dt);
       line(cat("AscendC::Muls(", d, ", ", s, ", ", literal(dt, in.alpha), ", ", n, ");"));
       line(cat("AscendC::Adds(", d, ", ", d, ", ", literal(dt, in.beta), ", ", n, ");"));
       return;
@@ -171,6 +219,7 @@ void Emitter::scalar(int pc) {
                      : op == BinaryOp::kPow && !in.scalar_left ? "Power"
                                                                : nullptr;
   if (fast) {
+    unit(pc, fast, dt);
     line(cat("AscendC::", fast, "(", d, ", ", s, ", ", lit, ", ", n, ");"));
     return;
   }
@@ -180,7 +229,7 @@ void Emitter::scalar(int pc) {
     need_scratch(p_.buffers[in.dst].bytes());
     t = cat("scratch.ReinterpretCast<", ty(in.dst), ">()");
   }
-  duplicate(t, dt, lit, n);
+  duplicate(t, dt, lit, n, pc);
   if (in.scalar_left)
     binary_call(op, d, t, s, n, pc);
   else
@@ -218,13 +267,14 @@ void Emitter::bcast_mid(int pc) {
     indent_ += 2;
     line(cat("const ", t, " s = ", b, ".GetValue(", lidx(in.src[1], "o"), ");"));
     if (fast) {
+      unit(pc, fast, dt);
       line(cat("AscendC::", fast, "(", d, "[o * ", sdst, "], ", a, "[o * ", sa, "], ",
                op == BinaryOp::kSub ? cat("static_cast<", t, ">(-s)") : std::string("s"), ", ", r,
                ");"));
     } else {  // the scalar spread over a row of scratch
       need_scratch(r * static_cast<int64_t>(dtype_size(dt)));
       const std::string row = cat("scratch.ReinterpretCast<", t, ">()");
-      duplicate(row, dt, "s", cat(r));
+      duplicate(row, dt, "s", cat(r), pc);
       binary_call(op, cat(d, "[o * ", sdst, "]"), cat(a, "[o * ", sa, "]"), row, cat(r), pc);
     }
     indent_ -= 2;
@@ -262,9 +312,12 @@ void Emitter::reduce(int pc) {
                       : op == ReduceOp::kMax ? -std::numeric_limits<double>::infinity()
                       : op == ReduceOp::kMin ? std::numeric_limits<double>::infinity()
                                              : 0.0;
-    duplicate(final_d, dt, literal(dt, id), cat(n_of(in.dst)));
+    duplicate(final_d, dt, literal(dt, id), cat(n_of(in.dst)), pc);
     return;
   }
+  // The A2's Reduce APIs take half and float; a product or a reduction over rows of i > 1 runs
+  // through Mul / Add / Max / Min.
+  unit(pc, i > 1 || op == ReduceOp::kProd ? "Mul" : "ReduceSum", dt);
   // In place is safe when dst starts where src does: row o of dst lies within rows <= o of
   // src, which are read before it is written. Other overlaps reduce into scratch, then copy.
   const bool redirect = aliases(in.dst, in.src[0]) && r != 1 &&
@@ -296,7 +349,7 @@ void Emitter::reduce(int pc) {
     const std::string t = cat("scratch[", dst_room, "].ReinterpretCast<", ty(in.dst), ">()");
     line(cat("for (int64_t o = 0; o < ", outer, "; ++o) {"));
     indent_ += 2;
-    duplicate(t, dt, literal(dt, 1), cat(pw));
+    duplicate(t, dt, literal(dt, 1), cat(pw), pc);
     copy_ub(t, cat(s, "[o * ", ss, "]"), dt, cat(r));
     line(cat("for (int32_t h = ", pw / 2, "; h >= ", blk, "; h /= 2) AscendC::Mul(", t, ", ", t,
              ", ", t, "[h], h);"));

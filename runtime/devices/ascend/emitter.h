@@ -16,6 +16,7 @@
 #include "registry/error.h"
 #include "registry/strings.h"
 #include "registry/tile_program.h"
+#include "runtime/devices/ascend/emit_ascendc.h"
 
 namespace asc::ascend::detail {
 
@@ -221,6 +222,14 @@ class Emitter {
     throw Error(cat(p_.op, ": Ascend C emission: instruction ", pc, " (",
                     instr_name(p_.instrs[pc].kind), "): ", why));
   }
+  // An operation the A2's units lack (Unsupported): `why` names it.
+  [[noreturn]] void lack(int pc, const std::string& why) const {
+    throw Unsupported(cat(p_.op, ": instruction ", pc, " (", instr_name(p_.instrs[pc].kind),
+                          "): the Atlas A2 has no ", why));
+  }
+  // Refuses (lack) the vector call `call` on element type `t` when the A2's vector unit has no
+  // such call on it (the types per call: the Ascend C API reference for Atlas A2).
+  void unit(int pc, const char* call, DType t) const;
   bool aliases(int a, int b) const {
     if (a == b) return true;
     if (queued_[a] || queued_[b] || p_.buffers[a].pos != p_.buffers[b].pos) return false;
@@ -233,15 +242,17 @@ class Emitter {
   }
   void layout();
   void plan_frees();
+  // One line: a sync point is a line (the mutation test leaves out one line's calls at a time).
   void sync(const char* event) {
-    line(cat("AscendC::SetFlag<AscendC::HardEvent::", event, ">(EVENT_ID0);"));
-    line(cat("AscendC::WaitFlag<AscendC::HardEvent::", event, ">(EVENT_ID0);"));
+    line(cat("AscendC::SetFlag<AscendC::HardEvent::", event, ">(EVENT_ID0); AscendC::WaitFlag<",
+             "AscendC::HardEvent::", event, ">(EVENT_ID0);"));
   }
   void box_prologue(const GmBox& box);
   void box_rows(const GmBox& box, const BufferDecl& ld, const std::string& local,
                 const std::string& g, const std::string& t, int64_t es, bool to_gm,
-                const std::string& fill);
-  void duplicate(const std::string& dst, DType t, const std::string& v, const std::string& n);
+                const std::string& fill, int pc);
+  void duplicate(const std::string& dst, DType t, const std::string& v, const std::string& n,
+                 int pc);
   void emit_instr(int pc);
   void emit_instr_body(int pc);
   bool cube_instr(const Instr& in) const;

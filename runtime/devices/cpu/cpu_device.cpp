@@ -1,5 +1,7 @@
 #include "runtime/devices/cpu/cpu_device.h"
 
+#include "runtime/plan.h"
+
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
@@ -135,6 +137,11 @@ CpuDevice::CpuDevice(int threads)
       impl_(std::make_unique<Impl>(threads_)) {}
 
 CpuDevice::~CpuDevice() = default;
+
+bool CpuDevice::launch(const Plan& plan, size_t k, std::span<void* const> args) const {
+  launch(*plan.steps[k].program, args);
+  return true;
+}
 
 void CpuDevice::launch(const TileProgram& p, std::span<void* const> args) const {
   const int64_t tiles = p.num_tiles();

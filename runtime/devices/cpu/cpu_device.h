@@ -10,6 +10,7 @@
 #include "registry/device_spec.h"
 #include "registry/launch.h"
 #include "registry/tile_program.h"
+#include "runtime/device.h"
 
 namespace asc::cpu {
 
@@ -17,14 +18,21 @@ namespace asc::cpu {
 // blocking: UB = L2/2, L1 = 2 L2, L0A = L2/2, L0B = L2/2, L0C = L2; cores = threads.
 DeviceSpec cpu_spec(int threads);
 
-class CpuDevice {
+class CpuDevice : public Device {
  public:
   explicit CpuDevice(int threads = 0);  // 0: all hardware threads
-  ~CpuDevice();
+  ~CpuDevice() override;
   CpuDevice(const CpuDevice&) = delete;
   CpuDevice& operator=(const CpuDevice&) = delete;
 
-  const DeviceSpec& spec() const { return spec_; }
+  // Device: runs every tile program; lowers a program at its first launch (DerivedState).
+  const std::string& name() const override { return name_; }
+  const DeviceSpec& spec() const override { return spec_; }
+  std::string unsupported(const TileProgram&) const override { return {}; }
+  std::shared_ptr<void> prepare(const Plan&) override { return nullptr; }
+  bool launch(const Plan& plan, size_t k, std::span<void* const> args) const override;
+  bool concurrent() const override { return true; }
+
   int threads() const { return threads_; }
 
   // Runs every tile of a placed program: core c of block_dim takes a contiguous range of tiles.
@@ -45,6 +53,7 @@ class CpuDevice {
 
  private:
   struct Impl;
+  std::string name_ = "cpu";
   int threads_;
   DeviceSpec spec_;
   std::unique_ptr<Impl> impl_;

@@ -4,16 +4,9 @@
 
 #include "registry/error.h"
 #include "registry/strings.h"
+#include "runtime/device.h"
 
 namespace asc::sim {
-
-std::string device_names() {
-#ifdef ASC_WITH_CANN
-  return "cpu, sim:910b, ascend";
-#else
-  return "cpu, sim:910b";
-#endif
-}
 
 bool is_sim_device(const std::string& name) {
   return name == "sim:910b";

@@ -14,8 +14,6 @@
 
 namespace asc::sim {
 
-// Every device name a Model accepts, for messages: "cpu, sim:910b" (+ ", ascend" with CANN).
-std::string device_names();
 // True for the simulated devices ("sim:910b").
 bool is_sim_device(const std::string& name);
 

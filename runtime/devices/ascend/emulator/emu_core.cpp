@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -164,6 +165,15 @@ Core& current() {
   if (!g_current)
     fail("Ascend C call", "no kernel is running on this thread (launch it with ascemu::Run)");
   return *g_current;
+}
+bool sync_kept(const char* file, int line) {
+  const Options& o = current().launch().options();
+  if (o.sync_sites) {
+    static std::mutex m;
+    std::lock_guard<std::mutex> lock(m);
+    o.sync_sites->emplace(file, line);
+  }
+  return !(o.drop_file && line == o.drop_line && std::strcmp(file, o.drop_file) == 0);
 }
 void set_current(Core* c) {
   g_current = c;

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -49,6 +50,14 @@ struct Options {
   // synchronised by the compiler); off, every dependency needs the program's own sync.
   bool cce_auto_sync = false;
   bool stop_at_first_race = true;  // else collect every race in Result::races
+  // Mutation testing (docs/ASCENDC.md, "Mutation test"): the synchronisation calls made from line
+  // `drop_line` of file `drop_file` (__builtin_FILE's spelling) are left out: SetFlag/WaitFlag,
+  // PipeBarrier, TQueSync, the cross-core flags and a queue's EnQue/DeQue ordering (the queue
+  // still hands its buffers over). Null: nothing is left out.
+  const char* drop_file = nullptr;
+  int drop_line = 0;
+  // When set, receives the (file, line) of every synchronisation call the launch makes.
+  std::set<std::pair<std::string, int>>* sync_sites = nullptr;
 };
 struct Result {
   std::vector<std::string> races;
@@ -215,6 +224,9 @@ class Launch {
 
 // The core the calling code runs on (set by the runner).
 Core& current();
+// A synchronisation call made from (file, line): recorded in Options::sync_sites; false when the
+// launch's Options leave it out.
+bool sync_kept(const char* file, int line);
 void set_current(Core* c);
 
 // GM as the kernel sees it: AscendC::GmAlloc'd blocks are bounds-checked by DMA calls.

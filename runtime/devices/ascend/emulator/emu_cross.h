@@ -62,14 +62,17 @@ void ib_sync(bool set, bool aiv_only, const AscendC::GlobalTensor<int32_t>& gm,
 
 namespace AscendC {
 
+// The trailing defaulted arguments (not the API's) name the call's site for the mutation test.
 template <uint8_t modeId, pipe_t pipe>
-inline void CrossCoreSetFlag(uint16_t flagId) {
-  ascemu::cross_set(modeId, pipe, flagId);
+inline void CrossCoreSetFlag(uint16_t flagId, const char* file = __builtin_FILE(),
+                             int line = __builtin_LINE()) {
+  if (ascemu::sync_kept(file, line)) ascemu::cross_set(modeId, pipe, flagId);
 }
 
 template <uint8_t modeId = 0, pipe_t pipe = PIPE_S>
-inline void CrossCoreWaitFlag(uint16_t flagId) {
-  ascemu::cross_wait(modeId, pipe, flagId);
+inline void CrossCoreWaitFlag(uint16_t flagId, const char* file = __builtin_FILE(),
+                              int line = __builtin_LINE()) {
+  if (ascemu::sync_kept(file, line)) ascemu::cross_wait(modeId, pipe, flagId);
 }
 
 // The hard SyncAll of the Atlas A2 (no workspace): every earlier instruction of the core

@@ -13,8 +13,11 @@ const char* flag_call(int src, int dst, int32_t id, bool set);
 
 namespace AscendC {
 
+// The trailing defaulted arguments (not the API's) name the call's site for the mutation test.
 template <HardEvent event>
-inline void SetFlag(int32_t eventID) {
+inline void SetFlag(int32_t eventID, const char* file = __builtin_FILE(),
+                    int line = __builtin_LINE()) {
+  if (!ascemu::sync_kept(file, line)) return;
   int s, d;
   const char* name = ascemu::flag_call(event, eventID, true, s, d);
   ascemu::Core& c = ascemu::current();
@@ -22,7 +25,9 @@ inline void SetFlag(int32_t eventID) {
 }
 
 template <HardEvent event>
-inline void WaitFlag(int32_t eventID) {
+inline void WaitFlag(int32_t eventID, const char* file = __builtin_FILE(),
+                     int line = __builtin_LINE()) {
+  if (!ascemu::sync_kept(file, line)) return;
   int s, d;
   const char* name = ascemu::flag_call(event, eventID, false, s, d);
   ascemu::Core& c = ascemu::current();
@@ -30,8 +35,9 @@ inline void WaitFlag(int32_t eventID) {
 }
 
 template <pipe_t pipe>
-inline void PipeBarrier() {
+inline void PipeBarrier(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   static_assert(pipe != PIPE_S, "PipeBarrier does not take PIPE_S: the scalar unit is in order");
+  if (!ascemu::sync_kept(file, line)) return;
   ascemu::current().barrier(ascemu::pipe_index(pipe));
 }
 
@@ -40,13 +46,15 @@ using TEventID = int8_t;
 template <pipe_t src, pipe_t dst>
 class TQueSync {
  public:
-  void SetFlag(TEventID id) {
+  void SetFlag(TEventID id, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    if (!ascemu::sync_kept(file, line)) return;
     const int s = ascemu::pipe_index(src), d = ascemu::pipe_index(dst);
     const char* name = ascemu::flag_call(s, d, id, true);
     ascemu::Core& c = ascemu::current();
     c.issue_set(s, &c.flag(s, d, id), name);
   }
-  void WaitFlag(TEventID id) {
+  void WaitFlag(TEventID id, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    if (!ascemu::sync_kept(file, line)) return;
     const int s = ascemu::pipe_index(src), d = ascemu::pipe_index(dst);
     const char* name = ascemu::flag_call(s, d, id, false);
     ascemu::Core& c = ascemu::current();

@@ -158,29 +158,31 @@ class TQueBind {
   void AllocTensor(LocalTensor<T>& t) {
     t = AllocTensor<T>();
   }
+  // The trailing defaulted arguments (not the API's) name the call's site for the mutation test.
   template <typename T>
-  bool EnQue(const LocalTensor<T>& t) {
+  bool EnQue(const LocalTensor<T>& t, const char* file = __builtin_FILE(),
+             int line = __builtin_LINE()) {
     const int k = slot_of(t, "TQue::EnQue");
     ascemu::check(static_cast<int32_t>(fifo_.size()) < (depth > 0 ? depth : 1) || depth == 0,
                   "TQue::EnQue",
                   "more tensors enqueued than the queue's depth " + std::to_string(depth));
     fifo_.push_back(k);
-    if (producer_ >= 0 && consumer_ >= 0)
+    if (producer_ >= 0 && consumer_ >= 0 && ascemu::sync_kept(file, line))
       ascemu::current().issue_set(producer_, &slots_[k].ready, "TQue::EnQue");
     return true;
   }
   template <typename T>
-  LocalTensor<T> DeQue() {
+  LocalTensor<T> DeQue(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
     ascemu::check(!fifo_.empty(), "TQue::DeQue", "nothing is enqueued");
     const int k = fifo_.front();
     fifo_.erase(fifo_.begin());
-    if (producer_ >= 0 && consumer_ >= 0)
+    if (producer_ >= 0 && consumer_ >= 0 && ascemu::sync_kept(file, line))
       ascemu::current().issue_wait(consumer_, &slots_[k].ready, "TQue::DeQue");
     return tensor<T>(k);
   }
   template <typename T>
-  void DeQue(LocalTensor<T>& t) {
-    t = DeQue<T>();
+  void DeQue(LocalTensor<T>& t, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+    t = DeQue<T>(file, line);
   }
   template <typename T>
   void FreeTensor(LocalTensor<T>& t) {
