@@ -3,7 +3,7 @@
 // PipeBarrier, a cross-core flag or a queue's EnQue/DeQue — is left out in turn and the kernel
 // runs again. A removal that changes a result must be reported (a race, or the emulator stopping
 // the kernel: a deadlock, a refused call); one that changes nothing and reports nothing is
-// redundant. ASC_MUTATION_STRIDE=k takes every k-th emitted kernel (default 16; 1: all of them).
+// redundant. ASC_MUTATION_STRIDE=k takes every k-th emitted kernel (default 32; 1: all of them).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -56,7 +56,7 @@ std::string call_kind(const std::string& file, int line) {
 
 int stride() {
   const char* s = std::getenv("ASC_MUTATION_STRIDE");
-  return s && std::atoi(s) > 0 ? std::atoi(s) : 16;
+  return s && std::atoi(s) > 0 ? std::atoi(s) : 32;
 }
 
 std::vector<EmitEntry> sampled() {

@@ -291,3 +291,42 @@ TEST(SimCostModel, ConvProgramRunsLoad3DOnMte1AndTheProductOnTheCube) {
 
 }  // namespace
 }  // namespace asc::sim
+
+namespace asc::sim {
+namespace {
+
+TEST(SimCostModel, MixedKernelHandsItsTilesThroughTheWorkspace) {
+  // FusedMatMulBias with a GELU epilogue on the 910B: the AIC's L0C tiles reach the AIVs through
+  // the GM workspace (Fixpipe out, DataCopy in: twice the L0C bytes per tile at L2 rate), on the
+  // AI cores (24), with a cross-core flag per hand-off on each side.
+  const OpDef* op = global_registry().find("ai.asc", "FusedMatMulBias", 1);
+  ASSERT_NE(op, nullptr);
+  const int64_t m = 512, k = 1024, n = 2048;
+  const std::vector<TensorDesc> in = {
+      {DType::kF16, {m, k}}, {DType::kF16, {k, n}}, {DType::kF16, {n}}};
+  const std::vector<TensorDesc> out = {{DType::kF16, {m, n}}};
+  const Attrs attrs = op->resolve({{"activation", std::string("gelu")}});
+  const TileProgram p = plan_tile_program(*op, attrs, in, out, ascend910b());
+  CostConfig c;
+  const KernelCost kc = predict_program(p, ascend910b(), c);
+  EXPECT_TRUE(kc.mixed);
+  EXPECT_TRUE(kc.cube);
+  EXPECT_LE(kc.cores, ascend910b().cube_cores);
+  // The same program's bytes without the hand-offs: the operands in, the result out.
+  int64_t l0c = 0;
+  for (const BufferDecl& b : p.buffers)
+    if (b.pos == Pos::kL0C) l0c = std::max(l0c, numel(b.dims) * 4);
+  ASSERT_GT(l0c, 0);
+  const double handed = 2.0 * static_cast<double>(l0c) * static_cast<double>(p.num_tiles());
+  CostConfig no_flags = c;
+  no_flags.cross_core_flag_cycles = 0;
+  const KernelCost kn = predict_program(p, ascend910b(), no_flags);
+  EXPECT_GE(kc.gm_bytes, handed);  // the workspace traffic is counted
+  EXPECT_DOUBLE_EQ(kc.gm_bytes, kn.gm_bytes);
+  // Flags cost scalar time on both sides of every hand-off.
+  const double flags = 2.0 * c.cross_core_flag_cycles * static_cast<double>(p.num_tiles());
+  EXPECT_NEAR(kc.busy[kScalar] - kn.busy[kScalar], flags, 1e-6 * flags);
+}
+
+}  // namespace
+}  // namespace asc::sim

@@ -229,6 +229,14 @@ void Emitter::duplicate(const std::string& dst, DType t, const std::string& v, c
              v == literal(t, 0) ? 0 : -1, "), static_cast<int32_t>((", n, ") * 2));"));
     return;
   }
+  if (dtype_size(t) == 8) {  // no 64-bit Duplicate on the A2: the scalar unit writes them
+    line("{");
+    line(cat("  const ", ctype(t), " dv = static_cast<", ctype(t), ">(", v, ");"));
+    line(cat("  for (int64_t e = 0; e < static_cast<int64_t>(", n, "); ++e) ", dst,
+             ".SetValue(e, dv);"));
+    line("}");
+    return;
+  }
   unit(pc, "Duplicate", dtype_size(t) == 1 ? DType::kI16 : t);
   if (dtype_size(t) != 1) {
     line(cat("AscendC::Duplicate(", dst, ", static_cast<", ctype(t), ">(", v, "), ", n, ");"));

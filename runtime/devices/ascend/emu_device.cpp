@@ -1,6 +1,7 @@
 #include "runtime/devices/ascend/emu_device.h"
 
 #include <dlfcn.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <atomic>
@@ -145,10 +146,11 @@ std::shared_ptr<void> EmuDevice::prepare(const Plan& plan) {
       key = hash_hex(emit_kernel(p, "asc_kernel") + stamp_);
       name = kernel_name(p, key);
       source = entry_source(p, name);
-    } catch (const Error&) {
-      source.clear();  // a unit the A2 lacks, or a form not emitted yet (unsupported says which)
+    } catch (const Error& e) {  // a unit the A2 lacks, or a form not emitted yet
+      spdlog::debug("ascend-emu: step {} runs on the cpu: {}", k, e.what());
+      source.clear();
     }
-    if (source.empty()) {  // the cpu device runs the step
+    if (source.empty()) {
       ++host_steps_;
       continue;
     }

@@ -18,14 +18,37 @@ int64_t round_up(int64_t a, int64_t b) {
   return (a + b - 1) / b * b;
 }
 
-// One tile's accounting before the GM rates are known (MTE2 bytes per GM argument are kept apart,
-// so re-reads can be priced at L2 rate), everything else in cycles.
-struct TileWork {
+// One core's share of a tile before the GM rates are known (MTE2 bytes per GM argument are kept
+// apart, so re-reads can be priced at L2 rate), everything else in cycles.
+struct SideWork {
   double pipe[kPipeCount] = {};  // cycles, MTE2 / MTE3 excluded (bytes below)
   double mte3_bytes = 0;
-  double l2_bytes = 0;  // UB -> GM -> L1 round trips of load_l0 from UB (L2-resident)
-  int64_t stages = 1;   // pipelined stages: loop iterations, at least 1
+  double l2_in = 0, l2_out = 0;  // workspace traffic (L2-resident): reads, writes
 };
+
+// One tile: on a mixed kernel side[0] is the AIC's share and side[1] an AIV's (docs/SIM.md,
+// "Split cores"); otherwise side[0] is all of it.
+struct TileWork {
+  SideWork side[2];
+  int64_t stages = 1;  // pipelined stages: loop iterations, at least 1
+};
+
+// The side of the split 910B an instruction runs on in a mixed kernel (as the emitter splits it):
+// L1/L0 work on the AIC (true), UB work on the AIVs.
+bool cube_side(const TileProgram& p, const Instr& in) {
+  switch (in.kind) {
+    case InstrKind::kLoadL0:
+    case InstrKind::kLoadIm2col:
+    case InstrKind::kMmad:
+      return true;
+    case InstrKind::kCopyIn:
+      return p.buffers[static_cast<size_t>(in.dst)].pos != Pos::kUB;
+    case InstrKind::kCopyOut:
+      return p.buffers[static_cast<size_t>(in.src[0])].pos != Pos::kUB;
+    default:
+      return false;
+  }
+}
 
 // Repeats of one 256-byte block a vector op costs (transcendentals are instruction sequences).
 double vector_repeat_factor(const Instr& in, const CostConfig& c) {
@@ -93,12 +116,23 @@ struct Walker {
   const CostConfig& c;
   std::vector<int> loop_end;
   std::vector<int64_t> vars;
-  double* in_bytes = nullptr;  // copy-in bytes per GM argument, this tile
-  TileWork* w = nullptr;
-  double macs = 0;  // cube MACs over every tile walked
+  double* in_bytes = nullptr;  // copy-in bytes per GM argument and side, this tile
+  TileWork* tw = nullptr;
+  SideWork* w = nullptr;     // the side of the instruction being walked
+  bool mixed = false;        // cube and vector work: an AIC and two AIVs per AI core
+  std::vector<bool> handed;  // per L0C buffer: handed to the AIVs since the cube last wrote it
+  double macs = 0;           // cube MACs over every tile walked
 
   Walker(const TileProgram& prog, const DeviceSpec& s, const CostConfig& cfg)
       : p(prog), spec(s), c(cfg), loop_end(prog.instrs.size(), -1) {
+    bool cube = false, vec = false;
+    for (const Instr& in : p.instrs) {
+      if (in.kind == InstrKind::kLoopBegin || in.kind == InstrKind::kLoopEnd) continue;
+      (cube_side(p, in) ? cube : vec) = true;
+    }
+    // A chip with more vector than cube cores has them apart (the 910B: 24 AIC, 48 AIV).
+    mixed = cube && vec && !s.host && s.vector_cores > s.cube_cores;
+    handed.assign(p.buffers.size(), false);
     std::vector<int> open;
     for (size_t i = 0; i < p.instrs.size(); ++i) {
       if (p.instrs[i].kind == InstrKind::kLoopBegin) open.push_back(static_cast<int>(i));
@@ -114,15 +148,36 @@ struct Walker {
     return buf < 0 ? 0 : p.buffers[static_cast<size_t>(buf)].bytes();
   }
 
+  // A mixed kernel's hand-off of `bytes` through the GM workspace: written by `from`, read by
+  // `to`, each side waiting on a cross-core flag.
+  void hand_off(SideWork& from, SideWork& to, double bytes) {
+    from.l2_out += bytes;
+    from.pipe[kMte3] += c.dma_issue_cycles;
+    to.l2_in += bytes;
+    to.pipe[kMte2] += c.dma_issue_cycles;
+    from.pipe[kScalar] += c.cross_core_flag_cycles;
+    to.pipe[kScalar] += c.cross_core_flag_cycles;
+  }
+
   void instr(const Instr& in) {
+    const int side = mixed && !cube_side(p, in) ? 1 : 0;
+    w = &tw->side[side];
     w->pipe[kScalar] += c.scalar_instr_cycles;
+    if (mixed && side == 1)  // L0C results this vector instruction reads come through GM
+      for (int src : in.src)
+        if (src >= 0 && p.buffers[static_cast<size_t>(src)].pos == Pos::kL0C &&
+            !handed[static_cast<size_t>(src)]) {
+          handed[static_cast<size_t>(src)] = true;
+          hand_off(tw->side[0], tw->side[1], static_cast<double>(bytes_of(src)));
+        }
+    if (in.kind == InstrKind::kMmad) handed[static_cast<size_t>(in.dst)] = false;
     switch (in.kind) {
       case InstrKind::kCopyIn: {
         const int64_t es = static_cast<int64_t>(dtype_size(p.args[in.arg].dtype));
         const double b = box_bytes(in.box, vars.data(), es, c.dma_burst_bytes,
                                    p.buffers[static_cast<size_t>(in.dst)].pos);
         if (b > 0) {
-          in_bytes[in.arg] += b;
+          in_bytes[static_cast<size_t>(side) * p.args.size() + in.arg] += b;
           w->pipe[kMte2] += c.dma_issue_cycles;
         }
         break;
@@ -140,11 +195,8 @@ struct Walker {
         const double b = static_cast<double>(bytes_of(in.dst));
         w->pipe[kMte1] += b / c.mte1_bytes_per_cycle;
         // From a vector result in UB: the UB -> GM -> L1 round trip of the split architecture.
-        if (p.buffers[static_cast<size_t>(in.src[0])].pos == Pos::kUB) {
-          w->l2_bytes += static_cast<double>(bytes_of(in.src[0]));
-          w->pipe[kMte2] += c.dma_issue_cycles;
-          w->pipe[kMte3] += c.dma_issue_cycles;
-        }
+        if (p.buffers[static_cast<size_t>(in.src[0])].pos == Pos::kUB)
+          hand_off(tw->side[mixed ? 1 : 0], tw->side[0], static_cast<double>(bytes_of(in.src[0])));
         break;
       }
       case InstrKind::kLoadIm2col:  // Load3D: the column matrix is expanded on the way to L0
@@ -193,23 +245,25 @@ struct Walker {
       if (close < 0) continue;
       for (int64_t it = 0; it < in.count; ++it) {
         if (in.var >= 0) vars[static_cast<size_t>(in.var)] = it;
-        w->pipe[kScalar] += c.scalar_instr_cycles;
+        for (int sd = 0; sd < (mixed ? 2 : 1); ++sd)
+          tw->side[sd].pipe[kScalar] += c.scalar_instr_cycles;
         walk(i + 1, close);
       }
-      w->stages += std::max<int64_t>(0, in.count - 1);
+      tw->stages += std::max<int64_t>(0, in.count - 1);
       i = close;
     }
   }
 
   void tile(int64_t t, TileWork& work, double* bytes) {
-    w = &work;
+    tw = &work;
     in_bytes = bytes;
+    std::fill(handed.begin(), handed.end(), false);
     for (int d = p.grid_rank() - 1; d >= 0; --d) {
       const int64_t g = p.grid[static_cast<size_t>(d)];
       vars[static_cast<size_t>(d)] = g > 0 ? t % g : 0;
       t = g > 0 ? t / g : 0;
     }
-    w->pipe[kScalar] += c.scalar_tile_cycles;
+    for (int sd = 0; sd < (mixed ? 2 : 1); ++sd) tw->side[sd].pipe[kScalar] += c.scalar_tile_cycles;
     walk(0, static_cast<int>(p.instrs.size()));
   }
 };
@@ -294,33 +348,38 @@ KernelCost predict_program(const TileProgram& p, const DeviceSpec& spec, const C
   bool overlap = false;
   for (const BufferDecl& b : p.buffers) overlap = overlap || (b.copy_in && b.slots >= 2);
 
+  // Pass 1: per-tile work and copy-in bytes per GM argument and side.
+  Walker walker(p, spec, c);
+  k.mixed = walker.mixed;
+  const int sides = walker.mixed ? 2 : 1;
+  const size_t n_arg = std::max<size_t>(1, p.args.size());
+  const size_t n_in = n_arg * 2;  // copy-ins by side and GM argument
+  std::vector<TileWork> work(static_cast<size_t>(tiles));
+  std::vector<double> bytes(static_cast<size_t>(tiles) * n_in, 0.0);
+  std::vector<double> arg_total(n_arg, 0.0);
+  for (int64_t t = 0; t < tiles; ++t) {
+    double* b = bytes.data() + static_cast<size_t>(t) * n_in;
+    walker.tile(t, work[static_cast<size_t>(t)], b);
+    for (size_t a = 0; a < n_in; ++a) arg_total[a % n_arg] += b[a];
+  }
+  k.macs = walker.macs;
+
   // Blocks as the devices split them: block b takes a contiguous range of `per` tiles and runs
-  // on physical core b % hw (more blocks than cores run in waves).
+  // on physical core b % hw (more blocks than cores run in waves); a mixed kernel's block is an
+  // AI core, its AIC and two AIVs.
   const int64_t blocks = std::clamp<int64_t>(p.block_dim, 1, tiles);
   const int64_t per = (tiles + blocks - 1) / blocks;
   const int64_t used_blocks = (tiles + per - 1) / per;
   const int64_t hw = std::max(1, k.cube ? spec.cube_cores : spec.vector_cores);
   k.cores = std::min(used_blocks, hw);
 
-  // Pass 1: per-tile work and copy-in bytes per GM argument.
-  Walker walker(p, spec, c);
-  const size_t n_in = std::max<size_t>(1, p.args.size());  // copy-ins by GM argument
-  std::vector<TileWork> work(static_cast<size_t>(tiles));
-  std::vector<double> bytes(static_cast<size_t>(tiles) * n_in, 0.0);
-  std::vector<double> arg_total(n_in, 0.0);
-  for (int64_t t = 0; t < tiles; ++t) {
-    double* b = bytes.data() + static_cast<size_t>(t) * n_in;
-    walker.tile(t, work[static_cast<size_t>(t)], b);
-    for (size_t a = 0; a < n_in; ++a) arg_total[a] += b[a];
-  }
-  k.macs = walker.macs;
-
-  // Per-core rates: the chip's HBM (and L2) bandwidth shared by the active cores, capped by one
-  // core's DMA peak. Re-reads of an argument that fits in L2 come from L2.
+  // Per-core rates: the chip's HBM (and L2) bandwidth shared by the active cores (AI cores for a
+  // mixed kernel, whose AIC and AIVs share their core's part), capped by one DMA engine's peak.
+  // Re-reads of an argument that fits in L2 come from L2.
   const double active = static_cast<double>(k.cores);
   const double hbm = std::min(c.core_dma_bytes_per_cycle, c.hbm_bytes_per_s / c.clock_hz / active);
   const double l2 = std::min(c.core_dma_bytes_per_cycle, c.l2_bytes_per_s / c.clock_hz / active);
-  std::vector<double> l2_share(n_in, 0.0);
+  std::vector<double> l2_share(n_arg, 0.0);
   for (size_t a = 0; a < p.args.size(); ++a) {
     const TensorDesc& d = p.args[a];
     const double unique = static_cast<double>(numel(d.shape) * dtype_size(d.dtype));
@@ -328,39 +387,54 @@ KernelCost predict_program(const TileProgram& p, const DeviceSpec& spec, const C
       l2_share[a] = (arg_total[a] - unique) / arg_total[a];
   }
 
-  // Pass 2: each tile's time and each block's; a core's time is the sum of its blocks'.
+  // Pass 2: each side's time per tile, each block's; a core's time is the sum of its blocks'.
+  double hbm_moved = 0;  // HBM bytes of the tiles timed so far
+  const auto side_time = [&](int64_t t, int sd, bool first) {
+    const TileWork& tw = work[static_cast<size_t>(t)];
+    const SideWork& w = tw.side[sd];
+    double pipe[kPipeCount];
+    std::copy(w.pipe, w.pipe + kPipeCount, pipe);
+    double hbm_in = 0, l2_in = w.l2_in;
+    for (size_t a = 0; a < n_arg; ++a) {
+      const double b = bytes[static_cast<size_t>(t) * n_in + static_cast<size_t>(sd) * n_arg + a];
+      hbm_in += b * (1 - l2_share[a]);
+      l2_in += b * l2_share[a];
+    }
+    pipe[kMte2] += hbm_in / hbm + l2_in / l2;
+    pipe[kMte3] += w.mte3_bytes / hbm + w.l2_out / l2;
+    k.gm_bytes += hbm_in + l2_in + w.mte3_bytes + w.l2_out;
+    hbm_moved += hbm_in + w.mte3_bytes;
+    double sum = 0, top = 0;
+    for (int q = 0; q < kPipeCount; ++q) {
+      k.busy[q] += pipe[q];
+      sum += pipe[q];
+      top = std::max(top, pipe[q]);
+    }
+    top = std::max(top, (hbm_in + w.mte3_bytes) / hbm);  // MTE2 and MTE3 share the HBM share
+    if (!overlap) return sum;
+    // Pipeline fill: the first stage of the block's first tile runs unoverlapped.
+    return top + (first ? (sum - top) / static_cast<double>(tw.stages) : 0.0);
+  };
   std::vector<double> core_time(static_cast<size_t>(hw), 0.0);
   for (int64_t blk = 0; blk < used_blocks; ++blk) {
+    const int64_t t0 = blk * per, t1 = std::min(tiles, (blk + 1) * per);
     double block_time = 0;
-    for (int64_t t = blk * per; t < std::min(tiles, (blk + 1) * per); ++t) {
-      const TileWork& w = work[static_cast<size_t>(t)];
-      double pipe[kPipeCount];
-      std::copy(w.pipe, w.pipe + kPipeCount, pipe);
-      double hbm_bytes = w.mte3_bytes, l2_bytes = w.l2_bytes;
-      for (size_t a = 0; a < n_in; ++a) {
-        const double b = bytes[static_cast<size_t>(t) * n_in + a];
-        hbm_bytes += b * (1 - l2_share[a]);
-        l2_bytes += b * l2_share[a];
+    if (sides == 1) {
+      for (int64_t t = t0; t < t1; ++t) block_time += side_time(t, 0, t == t0);
+    } else {
+      // The AIC runs every tile, handing each to the AIVs, which take alternate tiles: a
+      // two-stage pipeline whose fill is the AIC's first tile and whose drain an AIV's last.
+      const double moved0 = hbm_moved;
+      double aic = 0, aiv[2] = {0, 0}, aic_first = 0, aiv_last = 0;
+      for (int64_t t = t0; t < t1; ++t) {
+        const double a = side_time(t, 0, t == t0), v = side_time(t, 1, t - t0 < 2);
+        aic += a;
+        aiv[(t - t0) % 2] += v;
+        if (t == t0) aic_first = a;
+        aiv_last = v;
       }
-      const double read_hbm = hbm_bytes - w.mte3_bytes;
-      pipe[kMte2] += read_hbm / hbm + l2_bytes / l2;
-      pipe[kMte3] += w.mte3_bytes / hbm + w.l2_bytes / l2;
-      k.gm_bytes += hbm_bytes + l2_bytes + w.l2_bytes;
-      double sum = 0, top = 0;
-      for (int q = 0; q < kPipeCount; ++q) {
-        k.busy[q] += pipe[q];
-        sum += pipe[q];
-        top = std::max(top, pipe[q]);
-      }
-      // MTE2 and MTE3 draw on the same HBM share.
-      top = std::max(top, hbm_bytes / hbm);
-      if (!overlap) {
-        block_time += sum;
-      } else {
-        block_time += top;
-        // Pipeline fill: the first stage of the block's first tile runs unoverlapped.
-        if (t == blk * per) block_time += (sum - top) / static_cast<double>(w.stages);
-      }
+      block_time = std::max(aic + aiv_last, std::max(aiv[0], aiv[1]) + aic_first);
+      block_time = std::max(block_time, (hbm_moved - moved0) / hbm);  // the core's HBM share
     }
     core_time[static_cast<size_t>(blk % hw)] += block_time;
   }

@@ -12,7 +12,8 @@
 
 namespace asc::sim {
 
-// The pipes of an AI core that the model accounts (Fixpipe's L0C -> GM writes count as MTE3).
+// The pipes of an AI core that the model accounts (Fixpipe's L0C -> GM writes count as MTE3; a
+// mixed kernel's AIC and AIV pipes of one kind are summed in busy).
 enum class Pipe : uint8_t { kMte2, kMte1, kMte3, kVector, kCube, kScalar };
 constexpr int kPipeCount = 6;
 std::string_view pipe_name(Pipe p);
@@ -38,6 +39,8 @@ struct CostConfig {
   double scalar_instr_cycles = 4;            // scalar pipe per instruction issued
   double scalar_tile_cycles = 200;  // per tile: tile loop, offsets, tiling reads, pipe flags
   double launch_us = 3.0;           // per kernel launch (host -> device task)
+  // A cross-core flag between a mixed kernel's AIC and AIVs (set to seen), per side per hand-off.
+  double cross_core_flag_cycles = 100;
 };
 
 // The predicted cost of one kernel launch.
@@ -46,6 +49,7 @@ struct KernelCost {
   bool host = false;   // a host kernel (bandwidth-bound model), not a tile program
   bool cube = false;   // the program uses the cube (its cores are cube cores)
   bool view = false;   // a reshape-like host op: no data moves, no kernel is launched
+  bool mixed = false;  // cube and vector work: AIC + 2 AIVs per AI core, hand-offs through GM
   int64_t cores = 0;   // cores the tiles ran on
   double cycles = 0;   // device time of the kernel: the slowest core, pipeline fill included
   double launch_cycles = 0;
