@@ -139,6 +139,10 @@ std::vector<OpCase> cases_attention() {
   add({kF16, 2, 2, 1, 6, 16, 3, true, Mask::kPerHead, true, 0.f, "chunk"});
   add({kBF16, 1, 4, 2, 5, 16, 0, true, Mask::kBroadcast, false, 0.f, "prompt"});
   add({kBF16, 1, 14, 2, 1, 64, 40, true, Mask::kBroadcast, true, 0.f, "decode"});
+  // Whole 16 x 16 fractals everywhere (query rows, key blocks, head size): the 910B's cube takes
+  // these without padding, P x V included (a vector result the cube loads: docs/ASCENDC.md).
+  add({kF16, 1, 8, 2, 16, 16, 16, true, Mask::kBroadcast, false, 0.f, "fractal"});
+  add({kF32, 1, 4, 1, 16, 32, 32, true, Mask::kBroadcast, false, 0.f, "fractal"});
   return v;
 }
 

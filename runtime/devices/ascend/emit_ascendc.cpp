@@ -269,7 +269,9 @@ void Emitter::emit_instr_body(int pc) {
     }
   }
   staged_.clear();
-  for (int b : frees_[static_cast<size_t>(pc)]) line(cat("q", b, ".FreeTensor(", buf(b), ");"));
+  for (int b : frees_[static_cast<size_t>(pc)])  // a mixed kernel's cores free their own
+    if (side_ == Side::kOne || (p_.buffers[b].pos == Pos::kUB) == (side_ == Side::kAiv))
+      line(cat("q", b, ".FreeTensor(", buf(b), ");"));
 }
 
 // L1 (Nz, copy_in_l1) -> L0A as Zz: one LoadData per 16-row block, each a row of k / C0
@@ -283,7 +285,10 @@ void Emitter::load_l0(int pc) {
   if (integer_cube(p_, in)) fail(pc, kIntegerCube);
   if (dd.dtype != sd.dtype || dd.bytes() != sd.bytes()) fail(pc, "load_l0 changing the size");
   if (in.axis > 0) fail(pc, "load_l0_panels (weights pre-packed for the cpu device)");
-  if (sd.pos != Pos::kL1) fail(pc, "load_l0 from UB (the A2 loads L0A/L0B from L1 only)");
+  bool staged = false;  // a UB result the AIC copied into its L1 stage (ub_to_l1)
+  for (const auto& st : staged_) staged = staged || st.first == in.src[0];
+  if (sd.pos != Pos::kL1 && !staged)
+    fail(pc, "load_l0 from UB (the A2 loads L0A/L0B from L1 only)");
   const Shape& d = dd.dims;
   int64_t lead = 1;
   for (size_t j = 0; j + 2 < d.size(); ++j) lead *= d[j];
@@ -370,9 +375,15 @@ std::string Emitter::run() {
   const char* core_idx =
       "(ASCEND_IS_AIC ? AscendC::GetBlockIdx() : AscendC::GetBlockIdx() / "
       "AscendC::GetTaskRation())";
-  if (mixed)
+  if (mixed) {
     s += cat("    gw.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(ws) + ", core_idx, " * ",
              ws_elems, ", ", ws_elems, ");\n");
+    for (int b = 0; b < nb; ++b)  // the UB results the cube loads, in their own type
+      if (ws_off_[b] >= 0 && p_.buffers[b].pos == Pos::kUB)
+        s += cat("    gp", b, ".SetGlobalBuffer(reinterpret_cast<__gm__ ", ty(b),
+                 "*>(reinterpret_cast<__gm__ float*>(ws) + ", core_idx, " * ", ws_elems, " + ",
+                 ws_off_[b], "), ", numel(p_.buffers[b].dims), ");\n");
+  }
   static const char* kRegion[6] = {"", "ub", "l1", "l0a", "l0b", "l0c"};
   // Each core type sets up its own memories.
   for (int side = 0; side < (mixed ? 2 : 1); ++side) {
@@ -385,6 +396,8 @@ std::string Emitter::run() {
     for (int pos = 1; pos < 6; ++pos)
       if (region_bytes_[pos] > 0 && mine(static_cast<Pos>(pos)))
         t += cat("    pipe_.InitBuffer(", kRegion[pos], "_, ", region_bytes_[pos], ");\n");
+    if (mine(Pos::kL1) && l1_stage_bytes_ > 0)
+      t += cat("    pipe_.InitBuffer(l1stage_, ", l1_stage_bytes_, ");\n");
     if (mine(Pos::kUB)) {
       if (scratch_bytes_ > 0) t += cat("    pipe_.InitBuffer(scratch_, ", scratch_bytes_, ");\n");
       if (stage_bytes_ > 0) t += cat("    pipe_.InitBuffer(stage_, ", stage_bytes_, ");\n");
@@ -434,6 +447,8 @@ std::string Emitter::run() {
     s += "    for (int64_t tile = begin; tile < end; ++tile) {\n" + decode + tile_body + "    }\n";
   } else {
     s += "    if ASCEND_IS_AIC {\n      int64_t ho = 0;  // hand-offs so far\n";
+    if (l1_stage_bytes_ > 0)
+      s += "      AscendC::LocalTensor<uint8_t> l1stage = l1stage_.Get<uint8_t>();\n";
     s += "      for (int64_t tile = begin; tile < end; ++tile) {\n" + decode + aic_body +
          "      }\n";
     s += "      if (ho > 0) AscendC::CrossCoreWaitFlag(1);\n      return;\n    }\n";
@@ -457,6 +472,11 @@ std::string Emitter::run() {
   for (size_t a = 0; a < p_.args.size(); ++a)
     s += cat("  AscendC::GlobalTensor<", ctype(p_.args[a].dtype), "> g", a, ";\n");
   if (mixed) s += "  AscendC::GlobalTensor<float> gw;  // this AI Core's workspace slots\n";
+  for (int b = 0; b < nb; ++b)
+    if (mixed && ws_off_[b] >= 0 && p_.buffers[b].pos == Pos::kUB)
+      s += cat("  AscendC::GlobalTensor<", ty(b), "> gp", b, ";  // ", p_.buffers[b].name,
+               " for the cube, in the workspace\n");
+  if (l1_stage_bytes_ > 0) s += cat("  AscendC::TBuf<", tpos(Pos::kL1, false), "> l1stage_;\n");
   for (int b = 0; b < nb; ++b) {
     const BufferDecl& d = p_.buffers[b];
     s += cat("  AscendC::LocalTensor<", ty(b), "> ", buf(b), ";  // ", d.name, " ", pos_name(d.pos),

@@ -27,12 +27,15 @@ int64_t workspace_slots(const TileProgram& p, std::vector<int64_t>* off) {
   off->assign(p.buffers.size(), -1);
   int64_t elems = 0;
   for (const Instr& in : p.instrs) {
-    if (cube_side(p, in) || in.kind == InstrKind::kLoopBegin || in.kind == InstrKind::kLoopEnd)
-      continue;
+    if (in.kind == InstrKind::kLoopBegin || in.kind == InstrKind::kLoopEnd) continue;
+    // L0C results the vector instructions read (as float), and UB results the cube loads (in
+    // float units).
+    const Pos from = cube_side(p, in) ? Pos::kUB : Pos::kL0C;
     for (int src : in.src)
-      if (src >= 0 && p.buffers[src].pos == Pos::kL0C && (*off)[src] < 0) {
+      if (src >= 0 && p.buffers[src].pos == from && (*off)[src] < 0) {
         (*off)[src] = elems;
-        elems += align_up(numel(p.buffers[src].dims), 256);
+        const int64_t bytes = numel(p.buffers[src].dims) * dtype_size(p.buffers[src].dtype);
+        elems += align_up(from == Pos::kL0C ? numel(p.buffers[src].dims) : (bytes + 3) / 4, 256);
       }
   }
   return elems;
@@ -56,9 +59,15 @@ void Emitter::emit_instr(int pc) {
       if (src >= 0 && p_.buffers[src].pos == Pos::kL0C &&
           std::find(l0c.begin(), l0c.end(), src) == l0c.end())
         l0c.push_back(src);
+  // A vector result the cube loads (attention's probabilities): the AIV that owns the tile
+  // writes it to its workspace slot and both AIVs set flag 2; the AIC waits for it and copies it
+  // into L1 in the cube's layout, where the load reads it.
+  const bool from_ub = in.kind == InstrKind::kLoadL0 && p_.buffers[in.src[0]].pos == Pos::kUB;
   if (side_ == Side::kAic) {
     if (cube_instr(in)) {
+      if (from_ub) ub_to_l1(pc);
       emit_instr_body(pc);
+      staged_.clear();
       return;
     }
     if (l0c.empty()) return;
@@ -81,7 +90,28 @@ void Emitter::emit_instr(int pc) {
     sync("FIX_M");
     return;
   }
-  if (cube_instr(in)) return;
+  if (cube_instr(in)) {
+    if (!from_ub) return;
+    const int src = in.src[0];
+    const BufferDecl& d = p_.buffers[src];
+    if (d.pitch > 0 && d.pitch != d.row) fail(pc, "a cube operand in padded UB rows");
+    const int64_t n = numel(d.dims);
+    if (n * static_cast<int64_t>(dtype_size(d.dtype)) % 32 != 0)
+      fail(pc, "a cube operand of a partial 32-byte block");
+    line("if (mine) {");
+    line(
+        "  AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0); "
+        "AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);");
+    line(cat("  AscendC::DataCopy(gp", src, ", ", buf(src), ", ", n, ");"));
+    line(
+        "  AscendC::SetFlag<AscendC::HardEvent::MTE3_V>(EVENT_ID0); "
+        "AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(EVENT_ID0);");
+    for (int b : frees_[static_cast<size_t>(pc)])
+      if (p_.buffers[b].pos == Pos::kUB) line(cat("  q", b, ".FreeTensor(", buf(b), ");"));
+    line("}");
+    line("AscendC::CrossCoreSetFlag<2, PIPE_MTE3>(2);  // the cube's operand is in the workspace");
+    return;
+  }
   if (!l0c.empty()) line("AscendC::CrossCoreWaitFlag(0);  // the AIC has handed the tile over");
   line("if (mine) {");
   indent_ += 2;
@@ -96,23 +126,43 @@ bool Emitter::cube_instr(const Instr& in) const {
   return cube_side(p_, in);
 }
 
+// The AIC's side of a vector result the cube loads: wait for the AIVs (flag 2), then the
+// workspace slot into the L1 stage as Nz (DataCopy with Nd2NzParams), which the load reads.
+void Emitter::ub_to_l1(int pc) {
+  const int src = p_.instrs[pc].src[0];
+  const BufferDecl& d = p_.buffers[src];
+  const Shape& dims = d.dims;
+  const int64_t rows = dims.size() >= 2 ? dims[dims.size() - 2] : 1,
+                cols = dims.empty() ? 1 : dims.back();
+  l1_stage_bytes_ = std::max(l1_stage_bytes_, align_up(d.bytes(), 32));
+  line("AscendC::CrossCoreWaitFlag(2);  // the AIV has written the cube's operand");
+  sync("MTE1_MTE2");  // the stage's previous load has read it
+  const std::string stage = cat("l1stage.ReinterpretCast<", ty(src), ">()");
+  line(cat("AscendC::DataCopy(", stage, ", gp", src, ", AscendC::Nd2NzParams{1, ", rows, ", ", cols,
+           ", 0, ", cols, ", ", rows, ", 1, 0});"));
+  sync("MTE2_MTE1");
+  staged_.emplace_back(src, stage);
+}
+
 }  // namespace detail
 
 // The Atlas A2 cores a program runs on: the cube core (AIC) when its buffers are all in L1/L0,
 // the vector core (AIV) when they are all in UB, and an AI Core's AIC with its two AIVs for a
-// program on both units whose results flow from the cube to the vector unit only (L0C handed over
-// through a GM workspace); vector results feeding the cube are not emitted yet.
+// program on both units (L0C results handed to the AIVs and vector results the cube loads handed
+// to the AIC, both through a GM workspace).
 const char* kernel_type(const TileProgram& p) {
   bool cube = false, vec = false;
   for (const BufferDecl& d : p.buffers) (d.pos == Pos::kUB ? vec : cube) = true;
   if (!(cube && vec)) return cube ? "KERNEL_TYPE_AIC_ONLY" : "KERNEL_TYPE_AIV_ONLY";
   for (const Instr& in : p.instrs) {
     if (!detail::cube_side(p, in)) continue;
-    for (int src : in.src)
-      if (src >= 0 && p.buffers[src].pos == Pos::kUB)
+    for (size_t k = 0; k < std::size(in.src); ++k)
+      if (in.src[k] >= 0 && p.buffers[in.src[k]].pos == Pos::kUB &&
+          (in.kind != InstrKind::kLoadL0 || k > 0))
         throw Error(cat(p.op,
-                        ": Ascend C emission: a vector result feeds the cube (UB -> GM "
-                        "workspace -> L1 in a mixed kernel), not emitted yet"));
+                        ": Ascend C emission: a vector result feeds the cube other than as a "
+                        "loaded operand (",
+                        instr_name(in.kind), "), not emitted yet"));
   }
   return "KERNEL_TYPE_MIX_AIC_1_2";
 }

@@ -259,7 +259,11 @@ class Emitter {
   void ws_copy(int src, const std::string& dst, const std::string& off, const std::string& count);
   enum class Side { kOne, kAic, kAiv };  // a single-core kernel, or a mixed kernel's two sides
   Side side_ = Side::kOne;
-  std::vector<int64_t> ws_off_;  // per L0C buffer handed to the AIVs: its workspace slot
+  // Per buffer handed between the cores (an L0C result to the AIVs, a UB result the cube loads to
+  // the AIC): its workspace slot, in floats; -1 for the others.
+  std::vector<int64_t> ws_off_;
+  int64_t l1_stage_bytes_ = 0;  // L1 room for the UB results the cube loads (ub_to_l1)
+  void ub_to_l1(int pc);
   void stage_l0c(int pc);
   void emit_vector_simple(int pc);
   void copy_in(int pc);
