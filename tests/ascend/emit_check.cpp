@@ -1,5 +1,6 @@
 #include "ascend/emit_check.h"
 
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -53,6 +54,13 @@ const std::map<std::string, std::string>& listed_gaps() {
     return m;
   }();
   return gaps;
+}
+
+std::string test_name(const EmitEntry& e) {
+  std::string n = std::string(e.name) + "_" + e.case_name;
+  for (char& ch : n)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return n;
 }
 
 bool listed(const EmitEntry& e) {

@@ -14,6 +14,9 @@ namespace asc::test {
 
 const std::vector<EmitEntry>& all_emitted();
 
+// A gtest name for e: its kernel and case names, other characters as '_'.
+std::string test_name(const EmitEntry& e);
+
 // The case a kernel was emitted from, by its name: the case table may differ between generation
 // and run where cases follow the active GEMM kernels' packing (e.g. bf16 panels under
 // ASC_GEMM_BF16_DOT); nullptr when this process has no such case.

@@ -101,14 +101,8 @@ TEST_P(EmittedKernel, RunsCleanOnTheEmulatorAndMatchesCpuDevice) {
   EXPECT_EQ(o.how, "") << e.name << ": " << o.detail;
 }
 
-std::string entry_name(const ::testing::TestParamInfo<EmitEntry>& info) {
-  std::string n = std::string(info.param.name) + "_" + info.param.case_name;
-  for (char& ch : n)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return n;
-}
-
-INSTANTIATE_TEST_SUITE_P(Registry, EmittedKernel, ::testing::ValuesIn(all_emitted()), entry_name);
+INSTANTIATE_TEST_SUITE_P(Registry, EmittedKernel, ::testing::ValuesIn(all_emitted()),
+                         [](const auto& info) { return test_name(info.param); });
 
 // Every tile-kernel op version of the registry has its kernel emitted, or its emission listed as
 // a gap (the case table has a case for every op: registry_selfcheck_test.cpp).

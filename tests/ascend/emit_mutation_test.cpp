@@ -100,14 +100,8 @@ TEST_P(SyncRemoval, EveryRemovalThatChangesAResultIsReported) {
   }
 }
 
-std::string entry_name(const ::testing::TestParamInfo<EmitEntry>& info) {
-  std::string n = std::string(info.param.name) + "_" + info.param.case_name;
-  for (char& ch : n)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return n;
-}
-
-INSTANTIATE_TEST_SUITE_P(Registry, SyncRemoval, ::testing::ValuesIn(sampled()), entry_name);
+INSTANTIATE_TEST_SUITE_P(Registry, SyncRemoval, ::testing::ValuesIn(sampled()),
+                         [](const auto& info) { return test_name(info.param); });
 
 // The totals of this process (of its shard when sharded), per kind of sync call.
 class Report : public ::testing::Environment {

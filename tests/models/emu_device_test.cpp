@@ -13,6 +13,7 @@
 #include "runtime/devices/ascend/emu_device.h"
 #include "runtime/generator.h"
 #include "tests/models/qwen_run.h"
+#include "tests/runtime/test_util.h"
 
 namespace asc::test {
 namespace {
@@ -31,26 +32,11 @@ const ascend::EmuDevice& emu_of(const Model& m) {
   return *d;
 }
 
-Node node(const std::string& op, std::vector<int> in, std::vector<int> out, Attrs attrs = {}) {
-  Node n;
-  n.op_type = op;
-  n.opset = 17;
-  n.def = global_registry().find("", op, 17);
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  n.attrs = std::move(attrs);
-  return n;
-}
-
 // y = softmax(relu(x + b) @ w) and z = i + j in int64 (the A2 has no 64-bit integer Add).
 Graph mixed_graph(int64_t n, int64_t k, int64_t m) {
   Graph g;
   g.opsets[""] = 17;
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<float> u(-1, 1);
-  Tensor b(DType::kF32, {k}), w(DType::kF32, {k, m});
-  for (int64_t e = 0; e < k; ++e) b.data_as<float>()[e] = u(rng);
-  for (int64_t e = 0; e < k * m; ++e) w.data_as<float>()[e] = u(rng);
+  const Tensor b = random({k}, 5), w = random({k, m}, 6);
   const int x = g.add_value("x", {DType::kF32, SymShape{Dim(n), Dim(k)}});
   const int i = g.add_value("i", {DType::kI64, SymShape{Dim(n), Dim(m)}});
   const int j = g.add_value("j", {DType::kI64, SymShape{Dim(n), Dim(m)}});
@@ -81,10 +67,9 @@ TEST(EmuDevice, RunsEmittedKernelsAndLeavesTheRestToTheCpu) {
   EXPECT_EQ(emu.kernel_device().name(), "ascend-emu");
   EXPECT_EQ(cpu.kernel_device().name(), "cpu");
 
+  const Tensor x = random({n, k}, 11, -2.f, 2.f);
+  Tensor i(DType::kI64, {n, m}), j(DType::kI64, {n, m});
   std::mt19937 rng(11);
-  std::uniform_real_distribution<float> u(-2, 2);
-  Tensor x(DType::kF32, {n, k}), i(DType::kI64, {n, m}), j(DType::kI64, {n, m});
-  for (int64_t e = 0; e < n * k; ++e) x.data_as<float>()[e] = u(rng);
   for (int64_t e = 0; e < n * m; ++e) {
     i.data_as<int64_t>()[e] = static_cast<int64_t>(rng()) << 20;
     j.data_as<int64_t>()[e] = static_cast<int64_t>(rng() % 1000) - 500;

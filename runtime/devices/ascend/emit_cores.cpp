@@ -2,26 +2,12 @@
 // split of its instructions between the AIC and its two AIVs with the GM workspace between them.
 #include <algorithm>
 
+#include "runtime/devices/ascend/a2_cores.h"
 #include "runtime/devices/ascend/emit_ascendc.h"
 #include "runtime/devices/ascend/emitter.h"
 
 namespace asc::ascend {
 namespace detail {
-
-bool cube_side(const TileProgram& p, const Instr& in) {
-  switch (in.kind) {
-    case InstrKind::kLoadL0:
-    case InstrKind::kLoadIm2col:
-    case InstrKind::kMmad:
-      return true;
-    case InstrKind::kCopyIn:
-      return p.buffers[in.dst].pos != Pos::kUB;
-    case InstrKind::kCopyOut:
-      return p.buffers[in.src[0]].pos != Pos::kUB;
-    default:
-      return false;
-  }
-}
 
 int64_t workspace_slots(const TileProgram& p, std::vector<int64_t>* off) {
   off->assign(p.buffers.size(), -1);
@@ -30,7 +16,7 @@ int64_t workspace_slots(const TileProgram& p, std::vector<int64_t>* off) {
     if (in.kind == InstrKind::kLoopBegin || in.kind == InstrKind::kLoopEnd) continue;
     // L0C results the vector instructions read (as float), and UB results the cube loads (in
     // float units).
-    const Pos from = cube_side(p, in) ? Pos::kUB : Pos::kL0C;
+    const Pos from = a2::cube_side(p, in) ? Pos::kUB : Pos::kL0C;
     for (int src : in.src)
       if (src >= 0 && p.buffers[src].pos == from && (*off)[src] < 0) {
         (*off)[src] = elems;
@@ -123,7 +109,7 @@ void Emitter::emit_instr(int pc) {
 }
 
 bool Emitter::cube_instr(const Instr& in) const {
-  return cube_side(p_, in);
+  return a2::cube_side(p_, in);
 }
 
 // The AIC's side of a vector result the cube loads: wait for the AIVs (flag 2), then the
@@ -155,7 +141,7 @@ const char* kernel_type(const TileProgram& p) {
   for (const BufferDecl& d : p.buffers) (d.pos == Pos::kUB ? vec : cube) = true;
   if (!(cube && vec)) return cube ? "KERNEL_TYPE_AIC_ONLY" : "KERNEL_TYPE_AIV_ONLY";
   for (const Instr& in : p.instrs) {
-    if (!detail::cube_side(p, in)) continue;
+    if (!a2::cube_side(p, in)) continue;
     for (size_t k = 0; k < std::size(in.src); ++k)
       if (in.src[k] >= 0 && p.buffers[in.src[k]].pos == Pos::kUB &&
           (in.kind != InstrKind::kLoadL0 || k > 0))

@@ -145,8 +145,6 @@ inline std::string coord(const Coord& c) {
   return cat("v[", c.var, "] * ", c.scale, "LL + ", c.offset, "LL");
 }
 
-// An instruction of the cube's side of a mixed kernel (copies into L1, loads, mmad, Fixpipe).
-bool cube_side(const TileProgram& p, const Instr& in);
 // A mixed kernel's workspace slots per AI Core, in floats: off[b] for each L0C buffer a vector
 // instruction reads (-1 for the others); returns their total.
 int64_t workspace_slots(const TileProgram& p, std::vector<int64_t>* off);

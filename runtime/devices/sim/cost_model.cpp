@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include "runtime/devices/ascend/a2_cores.h"
+
 namespace asc::sim {
 namespace {
 
@@ -32,23 +34,6 @@ struct TileWork {
   SideWork side[2];
   int64_t stages = 1;  // pipelined stages: loop iterations, at least 1
 };
-
-// The side of the split 910B an instruction runs on in a mixed kernel (as the emitter splits it):
-// L1/L0 work on the AIC (true), UB work on the AIVs.
-bool cube_side(const TileProgram& p, const Instr& in) {
-  switch (in.kind) {
-    case InstrKind::kLoadL0:
-    case InstrKind::kLoadIm2col:
-    case InstrKind::kMmad:
-      return true;
-    case InstrKind::kCopyIn:
-      return p.buffers[static_cast<size_t>(in.dst)].pos != Pos::kUB;
-    case InstrKind::kCopyOut:
-      return p.buffers[static_cast<size_t>(in.src[0])].pos != Pos::kUB;
-    default:
-      return false;
-  }
-}
 
 // Repeats of one 256-byte block a vector op costs (transcendentals are instruction sequences).
 double vector_repeat_factor(const Instr& in, const CostConfig& c) {
@@ -128,7 +113,7 @@ struct Walker {
     bool cube = false, vec = false;
     for (const Instr& in : p.instrs) {
       if (in.kind == InstrKind::kLoopBegin || in.kind == InstrKind::kLoopEnd) continue;
-      (cube_side(p, in) ? cube : vec) = true;
+      (ascend::a2::cube_side(p, in) ? cube : vec) = true;
     }
     // A chip with more vector than cube cores has them apart (the 910B: 24 AIC, 48 AIV).
     mixed = cube && vec && !s.host && s.vector_cores > s.cube_cores;
@@ -160,7 +145,7 @@ struct Walker {
   }
 
   void instr(const Instr& in) {
-    const int side = mixed && !cube_side(p, in) ? 1 : 0;
+    const int side = mixed && !ascend::a2::cube_side(p, in) ? 1 : 0;
     w = &tw->side[side];
     w->pipe[kScalar] += c.scalar_instr_cycles;
     if (mixed && side == 1)  // L0C results this vector instruction reads come through GM
