@@ -167,8 +167,9 @@ TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epil
   if (g.panel > 0) spec.mmad_m_align = std::lcm(spec.mmad_m_align, g.panel);  // whole panels
   const int64_t cores = cores_for(ctx);
   // (The cpu widens integer operands to f32 while packing: tiles sized for that.)
-  const int64_t es =
-      g.ints && spec.host ? 4 : static_cast<int64_t>(dtype_size(ctx.inputs[g.x_arg].dtype));
+  const int64_t es = g.ints && spec.matmul.ints_as_f32
+                         ? 4
+                         : static_cast<int64_t>(dtype_size(ctx.inputs[g.x_arg].dtype));
   const int64_t am = spec.mmad_m_align, an = spec.mmad_n_align, ak = spec.mmad_k_align;
   const int64_t mg = g.mg(), cg = g.cg(), win = g.window();
   const int64_t oh = g.w.out[1], ow = g.w.out[2];
@@ -189,10 +190,10 @@ TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epil
     for (int64_t tow : pieces(ow, 1))
       if (tow < ow) spatial.push_back({1, tow});
   const int64_t slots = ctx.optimize ? 2 : 1;
-  const double pack_a = spec.host ? 24 : 32, pack_cols = spec.host ? 8 : 32, c_step = 8;
+  const double pack_a = spec.matmul.pack_a, pack_cols = spec.matmul.pack_cols, c_step = 8;
   const double read_a = 8;  // a pre-packed weight element read from L3 or memory
   const double cache = static_cast<double>(spec.shared_cache_bytes);
-  const double step_fixed = spec.host ? 1e4 : 2.6e5;
+  const double step_fixed = spec.matmul.step_fixed;
   struct Scored {
     double cost;
     Sizes s;

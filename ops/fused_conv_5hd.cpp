@@ -238,7 +238,7 @@ TilingData conv_5hd_tiling(const LaunchContext& ctx) {
           const double steps = static_cast<double>(ceil_div(g.c1, tc1) * ceil_div(g.k[0], tkh));
           const double per_tile = static_cast<double>(round_up(tp, 16) * tm * g.kp()) +
                                   8.0 * static_cast<double>(tp * g.kp() + tm * g.kp()) +
-                                  (spec.host ? 1e4 : 2.6e5) * steps;
+                                  spec.matmul.step_fixed * steps;
           // A core's rows on large maps (above): whole row tiles per core where any tiling has
           // them.
           const bool whole = g.n % cores == 0 || t.grid[kAxisH] % cores == 0;

@@ -135,9 +135,6 @@ MmView view_of(const LaunchContext& ctx) {
 }
 
 // ---- tiling ------------------------------------------------------------------------------------
-// Rows up to which the cpu device streams B unpacked (gemm_direct; tile_exec's kDirectMaxM).
-constexpr int64_t kHostDirectMaxM = 16;
-
 struct TileSizes {
   int64_t tm, tn, tk;
 };
@@ -169,36 +166,37 @@ std::vector<int64_t> tile_sizes(int64_t extent, int64_t align, int64_t dense = 3
 
 // Candidates in order of an estimated time per core (MAC units): padded MACs per wave, plus
 // packing A and B per k step (A re-packed for every N tile, B for every M tile), plus C re-read
-// per k step. Small M on the host streams B unpacked: B's bytes dominate, fewer k steps win.
-// Tile sizes are multiples of the spec's mmad granules (TM = M exactly on the direct path).
+// per k step. Small M on a device that streams B unpacked (DeviceSpec::MatmulCosts): B's bytes
+// dominate, fewer k steps win. Tile sizes are multiples of the spec's mmad granules (TM = M
+// exactly on the direct path).
 TilingData matmul_tiling(const LaunchContext& ctx, const MmView& v) {
   const DeviceSpec& spec = *ctx.spec;
+  const DeviceSpec::MatmulCosts& mc = spec.matmul;
   const int64_t cores = cores_for(ctx);
   const int64_t am = spec.mmad_m_align, an = spec.mmad_n_align, ak = spec.mmad_k_align;
-  // (The cpu widens integer operands to f32 while packing: tiles sized for that.)
   const int64_t es =
-      v.ints && spec.host ? 4 : static_cast<int64_t>(dtype_size(ctx.inputs[0].dtype));
+      v.ints && mc.ints_as_f32 ? 4 : static_cast<int64_t>(dtype_size(ctx.inputs[0].dtype));
   // B is the bigger operand: cores split N (grid N-major) so each streams its share of B once.
   const int order = v.k * v.n > v.m * v.k ? 1 : 0;
   if (numel(v.batch) == 0 || v.m == 0 || v.n == 0)
     return make_tiling(v, {round_up(std::max<int64_t>(v.m, 1), am), an, ak}, order, cores);
-  const bool direct = spec.host && v.m <= kHostDirectMaxM;
+  const bool direct = v.m <= mc.direct_max_m;
   const std::vector<int64_t> tms = direct ? std::vector<int64_t>{v.m} : tile_sizes(v.m, am);
   const std::vector<int64_t> tns = tile_sizes(v.n, an);
   std::vector<int64_t> tks = tile_sizes(v.k, ak, 4);
-  // Powers of two from 128 too: whole k chunks of the host micro-kernels (direct: 128-row
-  // blocks; packed: kL1 = 256 f32 / 512 bf16 in k), each of which re-reads the C tile.
+  // Powers of two from 128 too: whole k chunks of the micro-kernels (on the cpu, direct: 128-row
+  // blocks; packed: 256 f32 / 512 bf16 in k), each of which re-reads the C tile.
   const int64_t kp = round_up(std::max<int64_t>(v.k, 1), ak);
   if (direct) tks = {kp};
   for (int64_t tk = 128; tk < kp; tk *= 2)
     if (std::find(tks.begin(), tks.end(), tk) == tks.end()) tks.push_back(tk);
-  const int64_t k_chunk = !spec.host ? kp : ctx.inputs[0].dtype == DType::kBF16 ? 512 : 256;
+  const int64_t chunk =
+      ctx.inputs[0].dtype == DType::kBF16 && mc.k_chunk_bf16 > 0 ? mc.k_chunk_bf16 : mc.k_chunk;
+  const int64_t k_chunk = chunk > 0 ? chunk : kp;
   const int64_t slots = ctx.optimize ? 2 : 1;
   const int64_t ub_per_elem = (v.has_c ? 4 + slots * es : 0) + v.epilogue_ub;
-  const double pack_a = spec.host ? 24 : 32, pack_b = spec.host ? 4 : 32, c_step = 8;
-  // Fixed cost of one k step (instruction issue, DMA and pipe-sync latency; on the host: calls
-  // and packing set-up), in MACs: ~600 cycles at 16 MACs/cycle, ~64 cycles of a 4096-MAC cube.
-  const double step_fixed = spec.host ? 1e4 : 2.6e5;
+  const double pack_a = mc.pack_a, pack_b = mc.pack_b, c_step = 8;
+  const double step_fixed = mc.step_fixed;
   struct Scored {
     double cost;
     TileSizes t;

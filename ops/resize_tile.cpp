@@ -103,7 +103,7 @@ TilingData axis_tiling(const LaunchContext& ctx) {
   const int64_t cores = cores_for(ctx), slots = ctx.optimize ? 2 : 1;
   const int64_t rows = v.last() ? v.o : v.i;
   const int64_t r_align = v.last() ? am : an, t_align = v.last() ? an : am;
-  const double step_fixed = spec.host ? 1e4 : 2.6e5;
+  const double step_fixed = spec.matmul.step_fixed;
   struct Scored {
     double cost;
     TilingData t;

@@ -41,6 +41,19 @@ struct DeviceSpec {
   // saves below it (docs/PERFORMANCE.md, "Small models"). 0: always spread.
   int64_t inline_bytes = 0;
 
+  // What the matmul tiling (ops/matmul.cpp) estimates a tile's cost with, in MACs: a device's
+  // matmul kernels, described as data (the defaults are the 910B's cube).
+  struct MatmulCosts {
+    int64_t direct_max_m = 0;   // rows up to which B is streamed unpacked (0: always packed)
+    int64_t k_chunk = 0;        // k of one micro-kernel chunk, re-reading C (0: the whole K)
+    int64_t k_chunk_bf16 = 0;   // the same for bf16 operands (0: k_chunk)
+    double pack_a = 32;         // per element of A packed
+    double pack_b = 32;         // per element of B packed
+    double pack_cols = 32;      // per element of a column matrix (image to column) packed
+    double step_fixed = 2.6e5;  // per k step (issue, DMA and sync latency)
+    bool ints_as_f32 = false;   // integer operands widened to 4 bytes while packing
+  } matmul;
+
   int64_t capacity(Pos p) const;
   int64_t alignment(Pos p) const;
   std::string str() const;  // one line: name and capacities

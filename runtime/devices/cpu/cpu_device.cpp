@@ -121,6 +121,18 @@ DeviceSpec cpu_spec(int threads) {
   s.l0ab_align = 64;
   s.l0c_align = 64;
   s.host = true;
+  // The GEMM micro-kernels' costs (gemm.h): small-m products stream B unpacked; k chunks of
+  // kL1 (256 f32 / 512 bf16) re-read C; packing A costs ~24 MACs' time per element, B ~4 (read
+  // once, written in panels), a column matrix ~8; a k step's fixed cost is ~600 cycles of calls and
+  // set-up at 16 MACs/cycle; integer operands are widened to f32 while packing.
+  s.matmul.direct_max_m = kGemmDirectMaxM;
+  s.matmul.k_chunk = 256;
+  s.matmul.k_chunk_bf16 = 512;
+  s.matmul.pack_a = 24;
+  s.matmul.pack_b = 4;
+  s.matmul.pack_cols = 8;
+  s.matmul.step_fixed = 1e4;
+  s.matmul.ints_as_f32 = true;
   return s;
 }
 

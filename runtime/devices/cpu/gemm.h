@@ -126,6 +126,10 @@ bool gemm_mmad_b_rows(DType in, const void* pa, const void* b, int64_t ldb, floa
                       int64_t m, int64_t n, int64_t k, bool accumulate, GemmAhead* ahead = nullptr);
 bool gemm_mmad_b_rows_supported(DType in);
 
+// mmad rows up to which the lowering streams B unpacked (gemm_direct) instead of packing it;
+// the matmul tiling learns it from cpu_spec (DeviceSpec::MatmulCosts::direct_max_m).
+constexpr int64_t kGemmDirectMaxM = 16;
+
 // gemm_mmad_a_panels for B of n <= kNarrowMax columns read where it lies (element (kk, j) at
 // b[kk * brs + j * bcs], f32): one pass over A's panels (gemm_narrow_avx512.cpp). f32 A on
 // AVX-512 only; false (nothing done) elsewhere.

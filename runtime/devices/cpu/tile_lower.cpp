@@ -10,11 +10,7 @@
 #include "runtime/devices/cpu/tile_exec.h"
 
 namespace asc::cpu {
-namespace {
-
-constexpr int64_t kDirectMaxM = 16;  // mmad rows up to which B is streamed unpacked
-
-}  // namespace
+namespace {}  // namespace
 
 Lowering lower(const TileProgram& p) {
   Lowering low;
@@ -340,7 +336,7 @@ Lowering lower(const TileProgram& p) {
   // Small-m products stream B unpacked; a column matrix (load_l0_im2col) is always packed.
   for (const auto& in : p.instrs) {
     low.has_mmad = low.has_mmad || in.kind == InstrKind::kMmad;
-    if (in.kind != InstrKind::kMmad || p.buffers[in.src[0]].dims[0] > kDirectMaxM) continue;
+    if (in.kind != InstrKind::kMmad || p.buffers[in.src[0]].dims[0] > kGemmDirectMaxM) continue;
     bool columns = false;
     for (int q : producers[in.src[1]]) columns = columns || p.instrs[q].kind != InstrKind::kLoadL0;
     for (int q : producers[in.src[0]])
