@@ -3,7 +3,7 @@
 // own (cached by the device, never stored in the IR) and launches plan steps on host buffers.
 // The cpu device runs everything; a kernel device (ascend-emu, ascend) runs what its hardware
 // has, and the runtime runs the rest on the cpu device, as ONNX Runtime falls back to its CPU
-// provider. Devices are made by name with make_device (runtime/devices/devices.cpp).
+// provider. Kernel devices are made by name with make_kernel_device (runtime/devices/devices.cpp).
 #pragma once
 
 #include <cstddef>
@@ -38,7 +38,7 @@ class Device {
   virtual bool concurrent() const = 0;
 };
 
-// Every device name make_device accepts, for messages: "cpu, sim:910b, ascend-emu" (+ ", ascend"
+// Every device name a Model accepts, for messages: "cpu, sim:910b, ascend-emu" (+ ", ascend"
 // when built with CANN).
 std::string device_names();
 
