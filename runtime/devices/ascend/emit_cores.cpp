@@ -153,8 +153,8 @@ const char* kernel_type(const TileProgram& p) {
   return "KERNEL_TYPE_MIX_AIC_1_2";
 }
 
-// GM bytes a mixed kernel's workspace takes (0 for the others): per AI Core, one float slot of
-// every L0C buffer a vector instruction reads.
+// GM bytes a mixed kernel's workspace takes (0 for the others): per AI Core, a slot for every
+// L0C buffer a vector instruction reads and every UB buffer the cube loads (workspace_slots).
 int64_t workspace_bytes(const TileProgram& p) {
   if (std::string(kernel_type(p)) != "KERNEL_TYPE_MIX_AIC_1_2") return 0;
   std::vector<int64_t> off;
