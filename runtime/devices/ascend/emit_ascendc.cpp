@@ -372,9 +372,13 @@ std::string Emitter::run() {
   for (size_t a = 0; a < p_.args.size(); ++a)
     s += cat("    g", a, ".SetGlobalBuffer(reinterpret_cast<__gm__ ", ctype(p_.args[a].dtype),
              "*>(a", a, "), ", numel(p_.args[a].shape), ");\n");
-  const char* core_idx =
-      "(ASCEND_IS_AIC ? AscendC::GetBlockIdx() : AscendC::GetBlockIdx() / "
-      "AscendC::GetTaskRation())";
+  // A mixed kernel's AI Core: an AIV's block index over the AIVs per AI Core. ASCEND_IS_AIV is
+  // `constexpr(...)` in CANN's headers: only `if ASCEND_IS_AIV { ... }` takes it.
+  const std::string core_idx = "core";
+  const std::string core_decl =
+      "    int64_t core = AscendC::GetBlockIdx();\n    if ASCEND_IS_AIV {\n      core = "
+      "AscendC::GetBlockIdx() / AscendC::GetTaskRation();\n    }\n";
+  if (mixed) s += core_decl;
   if (mixed) {
     s += cat("    gw.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(ws) + ", core_idx, " * ",
              ws_elems, ", ", ws_elems, ");\n");
@@ -426,7 +430,7 @@ std::string Emitter::run() {
   const std::string core = mixed ? "core" : "AscendC::GetBlockIdx()";
   s += "    const int64_t tiles = tiling_.numTiles;\n";
   s += "    const int64_t cores = tiling_.blockDim < tiles ? tiling_.blockDim : tiles;\n";
-  if (mixed) s += cat("    const int64_t core = ", core_idx, ";\n");
+  if (mixed) s += core_decl;
   s += cat("    if (tiles <= 0 || ", core, " >= cores) return;\n");
   s += "    const int64_t per = (tiles + cores - 1) / cores;\n";
   s += cat("    const int64_t begin = ", core, " * per;\n");
