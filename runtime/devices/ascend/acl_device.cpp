@@ -119,13 +119,7 @@ const AclDevice::Kernel& AclDevice::load(const TileProgram& p) {
 }
 
 std::string AclDevice::unsupported(const TileProgram& p) const {
-  try {
-    kernel_type(p);
-    emit_kernel(p, "asc_probe");
-    return {};
-  } catch (const Error& e) {
-    return e.what();
-  }
+  return emission_refusal(p);
 }
 
 std::shared_ptr<void> AclDevice::prepare(const Plan& plan) {

@@ -517,6 +517,15 @@ std::string emit_kernel(const TileProgram& p, const std::string& name) {
   return detail::Emitter(p, name).run();
 }
 
+std::string emission_refusal(const TileProgram& p) {
+  try {
+    emit_kernel(p, "asc_probe");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
 std::string a2_unsupported(const TileProgram& p) {
   try {
     emit_kernel(p, "asc_probe");

@@ -56,6 +56,10 @@ size_t gm_arg_bytes(const TensorDesc& d);
 // program on the host: ascend-emu and ascend on the cpu device, as CANN would on the AI CPU.
 std::string a2_unsupported(const TileProgram& p);
 
+// Empty when emit_kernel emits `p`; otherwise why not: a unit the A2 lacks (Unsupported) or a
+// form the emitter does not handle yet. What the Ascend devices' `unsupported` answer.
+std::string emission_refusal(const TileProgram& p);
+
 // CMakeLists.txt for the CANN toolchain building every kernel (ascendc_library) and the stubs.
 std::string emit_cmake(const std::vector<std::string>& kernel_names);
 

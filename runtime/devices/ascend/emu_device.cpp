@@ -117,13 +117,7 @@ EmuDevice::~EmuDevice() {
 }
 
 std::string EmuDevice::unsupported(const TileProgram& p) const {
-  try {
-    kernel_type(p);
-    emit_kernel(p, "asc_probe");
-    return {};
-  } catch (const Error& e) {  // a unit the A2 lacks (Unsupported), or a form not emitted yet
-    return e.what();
-  }
+  return emission_refusal(p);
 }
 
 // Kernels are compiled in batches, one translation unit per hardware thread (the emulator's
