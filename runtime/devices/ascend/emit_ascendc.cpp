@@ -405,6 +405,7 @@ std::string Emitter::run() {
     if (mine(Pos::kUB)) {
       if (scratch_bytes_ > 0) t += cat("    pipe_.InitBuffer(scratch_, ", scratch_bytes_, ");\n");
       if (stage_bytes_ > 0) t += cat("    pipe_.InitBuffer(stage_, ", stage_bytes_, ");\n");
+      if (move_bytes_ > 0) t += cat("    pipe_.InitBuffer(move_, ", move_bytes_, ");\n");
     }
     for (int pos = 1; pos < 6; ++pos)
       if (region_bytes_[pos] > 0 && mine(static_cast<Pos>(pos)))
@@ -446,6 +447,7 @@ std::string Emitter::run() {
     locals += "    AscendC::LocalTensor<uint8_t> scratch = scratch_.Get<uint8_t>();\n";
   if (stage_bytes_ > 0)
     locals += "    AscendC::LocalTensor<uint8_t> stage = stage_.Get<uint8_t>();\n";
+  if (move_bytes_ > 0) locals += "    AscendC::LocalTensor<uint8_t> mv = move_.Get<uint8_t>();\n";
   if (!mixed) {
     s += locals;
     s += "    for (int64_t tile = begin; tile < end; ++tile) {\n" + decode + tile_body + "    }\n";
@@ -473,6 +475,7 @@ std::string Emitter::run() {
       s += cat("  AscendC::TBuf<", tpos(static_cast<Pos>(pos), false), "> ", kRegion[pos], "_;\n");
   if (scratch_bytes_ > 0) s += "  AscendC::TBuf<AscendC::TPosition::VECCALC> scratch_;\n";
   if (stage_bytes_ > 0) s += "  AscendC::TBuf<AscendC::TPosition::VECIN> stage_;\n";
+  if (move_bytes_ > 0) s += "  AscendC::TBuf<AscendC::TPosition::VECOUT> move_;\n";
   for (size_t a = 0; a < p_.args.size(); ++a)
     s += cat("  AscendC::GlobalTensor<", ctype(p_.args[a].dtype), "> g", a, ";\n");
   if (mixed) s += "  AscendC::GlobalTensor<float> gw;  // this AI Core's workspace slots\n";

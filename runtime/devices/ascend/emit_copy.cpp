@@ -12,6 +12,7 @@ namespace asc::ascend::detail {
 void Emitter::box_prologue(const GmBox& box) {
   lfirst_ = "0LL";
   lfirst_max_ = 0;
+  lpad_max_.assign(box.dims.size(), 0);
   bool fixed = true;
   for (const BoxDim& d : box.dims) fixed = fixed && d.start.var < 0 && d.phase.var < 0;
   std::vector<int64_t> inner(box.dims.size());
@@ -30,6 +31,7 @@ void Emitter::box_prologue(const GmBox& box) {
       line(cat("[[maybe_unused]] const int64_t n", j, " = ", n, ";"));
       base += (d.start.offset + lo) * d.stride + d.phase_offset(ph);
       lbase += lo * inner[j];
+      lpad_max_[j] = lo;
       if (j + 1 == box.dims.size()) {
         lfirst_ = cat(lo, "LL");
         lfirst_max_ = lo;
@@ -61,6 +63,7 @@ void Emitter::box_prologue(const GmBox& box) {
       base += cat(" + (s", j, " + l", j, ") * ", d.stride, "LL + ph", j, " * ", d.stride / d.step,
                   "LL");
       lbase += cat(" + l", j, " * ", inner[j], "LL");
+      lpad_max_[j] = d.size;
       if (j + 1 == box.dims.size()) {
         lfirst_ = cat("l", j);
         lfirst_max_ = d.size;
@@ -74,6 +77,7 @@ void Emitter::box_prologue(const GmBox& box) {
       line(cat("[[maybe_unused]] const int64_t n", j, " = ", n, ";"));
       base += cat(" + ", (d.start.offset + lo) * d.stride, "LL");
       lbase += cat(" + ", lo * inner[j], "LL");
+      lpad_max_[j] = lo;
       if (j + 1 == box.dims.size()) {
         lfirst_ = cat(lo, "LL");
         lfirst_max_ = lo;
@@ -89,9 +93,10 @@ void Emitter::box_prologue(const GmBox& box) {
                j, ", ", d.size, "LL) - l", j, ", ", d.size, "LL);"));
       base += cat(" + (s", j, " + l", j, ") * ", d.stride, "LL");
       lbase += cat(" + l", j, " * ", inner[j], "LL");
+      lpad_max_[j] = d.start.scale >= 0 ? std::min(d.size, -d.start.offset) : d.size;
       if (j + 1 == box.dims.size()) {
         lfirst_ = cat("l", j);
-        lfirst_max_ = d.start.scale >= 0 ? std::min(d.size, -d.start.offset) : d.size;
+        lfirst_max_ = lpad_max_[j];
       }
     } else {
       line(cat("[[maybe_unused]] const int64_t n", j, " = AscClamp(", d.extent, "LL - s", j, ", ",
@@ -106,117 +111,6 @@ void Emitter::box_prologue(const GmBox& box) {
   line(cat("[[maybe_unused]] const bool full = ", full, ";"));
   line(cat("[[maybe_unused]] const bool empty = ", empty, ";"));
   full_ = empty_ = -1;
-}
-
-// The rows of a box between local tensor `local` (laid out as `ld`: dense or padded rows) and GM
-// tensor `g`: one DataCopyPad per run of box rows whose local rows start on 32-byte blocks (the
-// innermost two dims), else one per contiguous innermost run; a broadcast innermost dim (GM
-// stride 0) is one scalar read and a Duplicate per run; any other strided one an element per
-// copy. GM -> UB, `fill` (a tile that may be partial): the value a short row's 32-byte rounding
-// and a row starting inside the box (padding before the tensor, lfirst_ elements: DataCopyPad's
-// leftPadding when it fits) take, as the Duplicate before the copy left them; empty when every
-// row is whole.
-void Emitter::box_rows(const GmBox& box, const BufferDecl& ld, const std::string& local,
-                       const std::string& g, const std::string& t, int64_t es, bool to_gm,
-                       const std::string& fill, int pc) {
-  const int r = static_cast<int>(box.dims.size());
-  // The innermost dim's leading pad as DataCopyPad's leftPadding (at most 32 bytes).
-  const bool lead = !to_gm && !fill.empty() && lfirst_max_ > 0 && lfirst_max_ * es <= 32 && r > 0 &&
-                    box.dims.back().stride == 1 &&
-                    (ld.pitch == 0 || ld.row % box.dims.back().size == 0);
-  const std::string lp = lead ? lfirst_ : std::string("0LL");
-  // Bytes of a block's data with its leading pad, and DataCopyPad's padding parameters.
-  const auto padded = [&](const std::string& n) { return cat("(", lp, " * ", es, " + ", n, ")"); };
-  const auto pad = [&](const std::string& n) {
-    if (fill.empty()) return cat("AscendC::DataCopyPadExtParams<", t, ">{}");
-    return cat("AscendC::DataCopyPadExtParams<", t, ">{true, static_cast<uint8_t>(", lp,
-               "), static_cast<uint8_t>(((", padded(n), " + 31) / 32 * 32 - ", padded(n), ") / ",
-               es, "), ", fill, "}");
-  };
-  const auto copy = [&](const std::string& l, const std::string& gm, const std::string& bytes) {
-    if (to_gm)
-      line(cat("AscendC::DataCopyPad(", g, "[", gm, "], ", local, "[", l,
-               "], AscendC::DataCopyExtParams{1, ", bytes, ", 0, 0, 0});"));
-    else
-      line(cat("AscendC::DataCopyPad(", local, "[", l, "], ", g, "[", gm,
-               "], AscendC::DataCopyExtParams{1, ", bytes, ", 0, 0, 0}, ", pad(bytes), ");"));
-  };
-  if (r == 0) {
-    copy("0", "base", cat(es));
-    return;
-  }
-  std::vector<int64_t> inner_of_dim(static_cast<size_t>(r));
-  int64_t inner = 1;
-  for (int j = r - 1; j >= 0; --j) {
-    inner_of_dim[static_cast<size_t>(j)] = inner;
-    inner *= box.dims[static_cast<size_t>(j)].size;
-  }
-  const int l = r - 1;
-  const BoxDim& last = box.dims[static_cast<size_t>(l)];
-  // The innermost two dims as one multi-block copy: box rows of whole local rows, 32-byte
-  // aligned, GM rows apart by at least a row.
-  int64_t lrow = -1;  // local elements between box rows
-  if (r >= 2 && last.stride == 1) {
-    const BoxDim& rows = box.dims[static_cast<size_t>(l - 1)];
-    if (ld.pitch == 0)
-      lrow = last.size;
-    else if (last.size == ld.row)
-      lrow = ld.pitch;
-    if (lrow * es % 32 != 0 || rows.stride < last.size || rows.size > 4095) lrow = -1;
-  }
-  const int outer_dims = lrow > 0 ? r - 2 : r - 1;
-  std::string loff = "lbase", goff = "base";
-  for (int j = 0; j < outer_dims; ++j) {
-    line(cat("for (int64_t i", j, " = 0; i", j, " < n", j, "; ++i", j, ") {"));
-    indent_ += 2;
-    loff += cat(" + i", j, " * ", inner_of_dim[static_cast<size_t>(j)], "LL");
-    goff += cat(" + i", j, " * ", box.dims[static_cast<size_t>(j)].stride, "LL");
-  }
-  if (lead) loff += cat(" - ", lp);  // the block starts where the row does
-  if (lrow > 0) {
-    const std::string n = cat("n", l, " * ", es);
-    const std::string ub_gap =
-        cat("static_cast<uint32_t>((", lrow * es, " - (", padded(n), " + 31) / 32 * 32) / 32)");
-    const std::string gm_gap =
-        cat("static_cast<uint32_t>((", box.dims[static_cast<size_t>(l - 1)].stride, " - n", l,
-            ") * ", es, ")");
-    const std::string params = cat("AscendC::DataCopyExtParams{static_cast<uint16_t>(n", l - 1,
-                                   "), static_cast<uint32_t>(", n, "), ", to_gm ? ub_gap : gm_gap,
-                                   ", ", to_gm ? gm_gap : ub_gap, ", 0}");
-    if (to_gm)
-      line(cat("AscendC::DataCopyPad(", g, "[", goff, "], ", local, "[", lidx(ld, loff), "], ",
-               params, ");"));
-    else
-      line(cat("AscendC::DataCopyPad(", local, "[", lidx(ld, loff), "], ", g, "[", goff, "], ",
-               params, ", ", pad(n), ");"));
-  } else if (last.stride == 1) {
-    if (ld.pitch == 0 || ld.row % last.size == 0) {
-      copy(lidx(ld, loff), goff, cat("static_cast<uint32_t>(n", l, " * ", es, ")"));
-    } else if (last.size % ld.row == 0) {  // a box row over several local rows: one copy each
-      line(cat("for (int64_t k = 0; k < n", l, "; k += ", ld.row, ")"));
-      indent_ += 2;
-      copy(lidx(ld, loff + " + k"), goff + " + k",
-           cat("static_cast<uint32_t>((n", l, " - k < ", ld.row, " ? n", l, " - k : ", ld.row,
-               ") * ", es, ")"));
-      indent_ -= 2;
-    } else {
-      throw Error(cat(p_.op, ": Ascend C emission: box rows of ", last.size,
-                      " elements across the padded rows of ", ld.row, " of ", ld.name));
-    }
-  } else if (last.stride == 0 && !to_gm) {  // one GM value spread over the run
-    duplicate(cat(local, "[", lidx(ld, loff), "]"), ld.dtype, cat(g, ".GetValue(", goff, ")"),
-              cat("n", l), pc);
-  } else {  // transposed innermost dim: one element per copy
-    line(cat("for (int64_t e = 0; e < n", l, "; ++e) {"));
-    indent_ += 2;
-    copy(lidx(ld, loff + " + e"), cat(goff, " + e * ", last.stride, "LL"), cat(es));
-    indent_ -= 2;
-    line("}");
-  }
-  for (int j = 0; j < outer_dims; ++j) {
-    indent_ -= 2;
-    line("}");
-  }
 }
 
 // dst[0, n) = v on the vector unit; 1-byte types (which Duplicate lacks on the A2) as 16-bit

@@ -171,9 +171,11 @@ class Emitter {
   int64_t scratch_bytes_ = 0;    // UB scratch (reduce work space, temporaries)
   std::vector<int> free_after_;  // per instr: queued buffer to free after it (-1)
   std::vector<std::vector<int>> frees_;
-  int full_ = -1, empty_ = -1;  // of the last box_prologue: 1 always, 0 never, -1 per tile
-  std::string lfirst_;          // of the last box_prologue: the innermost dim's leading pad
-  int64_t lfirst_max_ = 0;      // its bound
+  int full_ = -1, empty_ = -1;     // of the last box_prologue: 1 always, 0 never, -1 per tile
+  std::string lfirst_;             // of the last box_prologue: the innermost dim's leading pad
+  int64_t lfirst_max_ = 0;         // its bound
+  std::vector<int64_t> lpad_max_;  // of the last box_prologue: each dim's leading pad bound
+  int64_t move_bytes_ = 0;         // UB for the scalar unit's moves to GM (`mv`, box_rows)
 
   void line(const std::string& s) {
     body_ += std::string(static_cast<size_t>(indent_), ' ') + s + "\n";
@@ -238,6 +240,7 @@ class Emitter {
   void need_scratch(int64_t bytes) {
     scratch_bytes_ = std::max(scratch_bytes_, align_up(bytes, 32));
   }
+  void need_move(int64_t bytes) { move_bytes_ = std::max(move_bytes_, align_up(bytes, 32)); }
   void layout();
   void plan_frees();
   // One line: a sync point is a line (the mutation test leaves out one line's calls at a time).
