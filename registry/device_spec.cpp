@@ -53,6 +53,7 @@ DeviceSpec ascend910b() {
   s.aligned_rows = true;
   s.repeat_bytes = 256;
   s.fractal = 16;
+  s.fractal_layout = true;
   // The cube's matmul costs (MatmulCosts' defaults): B always packed into fractals, a k step's
   // fixed cost ~64 cycles of the 4096-MAC cube (issue, DMA and pipe-sync latency).
   return s;

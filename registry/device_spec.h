@@ -24,6 +24,9 @@ struct DeviceSpec {
   bool aligned_rows = false;
   int64_t repeat_bytes = 256;  // bytes one vector instruction repeat processes
   int fractal = 16;            // cube fractal edge: m, n, k granules (fp16)
+  // Cube buffers (L1 operands, L0A/L0B/L0C) are held as whole fractals (Ascend's Nz/zZ/nZ
+  // layouts): their matrices are allocated with rows and columns padded (pad_fractals).
+  bool fractal_layout = false;
   // Cube tile granules: mmad tiles are multiples of these in m and n (k: mmad_k_align).
   int64_t mmad_m_align = 16;
   int64_t mmad_n_align = 16;

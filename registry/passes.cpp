@@ -126,22 +126,27 @@ void pad_rows(TileProgram& p, const DeviceSpec& spec) {
     }
   }
   // A class's rows: the greatest common divisor of its members' innermost extents, so each
-  // member's own rows are whole local rows. A class with a member outside UB stays dense.
+  // member's own rows are whole local rows. An L0C member (a cube result a vector instruction
+  // reads through its UB copy) takes the class's layout when the class's rows are its matrix
+  // rows (the hand-off writes them at the pitch); otherwise, or with an L1/L0A/L0B member, the
+  // class stays dense.
   std::vector<int64_t> row(n, 0);
   std::vector<bool> dense(n, false);
   for (int b = 0; b < n; ++b) {
     const BufferDecl& d = p.buffers[b];
-    const int c = find(b);
-    if (d.pos != Pos::kUB) {  // an L0C operand of a vector instruction: read densely
-      dense[c] = true;
-      continue;
-    }
-    row[c] = std::gcd(row[c], d.row_len());
+    if (d.pos != Pos::kUB && d.pos != Pos::kL0C) dense[find(b)] = true;
+    if (d.pos == Pos::kUB || d.pos == Pos::kL0C) row[find(b)] = std::gcd(row[find(b)], d.row_len());
+  }
+  for (int b = 0; b < n; ++b) {
+    const BufferDecl& d = p.buffers[b];
+    if (d.pos == Pos::kL0C && (d.mat_cols() <= 1 || row[find(b)] != d.mat_cols()))
+      dense[find(b)] = true;
   }
   for (int b = 0; b < n; ++b) {
     BufferDecl& d = p.buffers[b];
     const int c = find(b);
-    if (d.pos == Pos::kUB && !dense[c] && row[c] > 0 && row[c] % g != 0 && numel(d.dims) > 0) {
+    if ((d.pos == Pos::kUB || d.pos == Pos::kL0C) && !dense[c] && row[c] > 0 && row[c] % g != 0 &&
+        numel(d.dims) > 0) {
       d.row = row[c];
       d.pitch = align_up(row[c], g);
     }
@@ -165,8 +170,26 @@ void pad_rows(TileProgram& p, const DeviceSpec& spec) {
   }
 }
 
+void pad_fractals(TileProgram& p, const DeviceSpec& spec) {
+  for (BufferDecl& b : p.buffers) b.frac_rows = b.frac_cols = 0;
+  if (!spec.fractal_layout) return;
+  for (const Instr& in : p.instrs)  // Load3D's map and packed panels keep their own layouts
+    if (in.kind == InstrKind::kLoadIm2col || (in.kind == InstrKind::kLoadL0 && in.axis > 0)) return;
+  const int64_t f = spec.fractal > 0 ? spec.fractal : 16;
+  for (BufferDecl& b : p.buffers) {
+    if (b.pos == Pos::kUB) continue;
+    const int64_t c0 =
+        std::max<int64_t>(f, spec.block_bytes / static_cast<int64_t>(dtype_size(b.dtype)));
+    const int64_t rows = align_up(b.mat_rows(), f), cols = align_up(b.mat_cols(), c0);
+    if (rows == b.mat_rows() && cols == b.mat_cols()) continue;
+    b.frac_rows = rows;
+    b.frac_cols = cols;
+  }
+}
+
 void place_buffers(TileProgram& p, const DeviceSpec& spec) {
   pad_rows(p, spec);
+  pad_fractals(p, spec);
   const Liveness lv = analyze_liveness(p);
   const int n = static_cast<int>(p.buffers.size());
   const int last_instr = static_cast<int>(p.instrs.size());

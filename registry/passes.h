@@ -32,6 +32,12 @@ void double_buffer(TileProgram& p, bool optimize);
 // a comparison are allocated in whole spec.repeat_bytes repeats (BufferDecl::round).
 void pad_rows(TileProgram& p, const DeviceSpec& spec);
 
+// Whole fractals (spec.fractal_layout): every L1/L0A/L0B/L0C matrix is allocated with its rows
+// padded to spec.fractal and its columns to a whole fractal row (spec.fractal, or the 32-byte C0
+// of a narrower type), so the cube's Nz/zZ/nZ layouts hold it with zero padding. Programs with
+// Load3D or pre-packed panels keep their buffers as they are.
+void pad_fractals(TileProgram& p, const DeviceSpec& spec);
+
 // Assigns each buffer an offset in its position: first-fit over live ranges, starts aligned to
 // spec.alignment(pos) (32 B in UB/L1, 512 B in L0A/L0B, 1 KiB in L0C); a dead operand's space
 // may be taken in place by an elementwise result of the same size. Lays out the rows first

@@ -91,6 +91,11 @@ struct BufferDecl {
   // The allocation rounded up to a multiple of this many elements (0: not rounded): a unit that
   // reads whole repeats (Ascend's Compare) reads past the last element.
   int64_t round = 0;
+  // A cube buffer in whole fractals (pad_fractals, devices with DeviceSpec::fractal_layout): its
+  // matrix (the last two dims; rows 1 for one dim) is allocated as frac_rows x frac_cols, the
+  // padding zeros for the cube; 0: as dims.
+  int64_t frac_rows = 0;
+  int64_t frac_cols = 0;
 
   // Extent of the innermost dim that is not 1 (1 when every dim is 1).
   int64_t row_len() const {
@@ -103,7 +108,16 @@ struct BufferDecl {
     const int64_t n = numel(dims);
     return pitch > 0 ? (n + row - 1) / row * pitch : n;
   }
+  // The matrix a cube unit sees: the last two dims (rows 1 for one dim), and their padding.
+  int64_t mat_rows() const { return dims.size() >= 2 ? dims[dims.size() - 2] : 1; }
+  int64_t mat_cols() const { return dims.empty() ? 1 : dims.back(); }
+  int64_t padded_rows() const { return frac_rows > 0 ? frac_rows : mat_rows(); }
+  int64_t padded_cols() const { return frac_cols > 0 ? frac_cols : mat_cols(); }
   int64_t alloc_elems() const {
+    if (frac_rows > 0) {
+      const int64_t m = mat_rows() * mat_cols();
+      return m == 0 ? 0 : numel(dims) / m * frac_rows * frac_cols;
+    }
     const int64_t e = local_elems();
     return round > 0 ? (e + round - 1) / round * round : e;
   }

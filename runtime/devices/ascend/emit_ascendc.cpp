@@ -20,6 +20,16 @@ bool integer_cube(const TileProgram& p, const Instr& in) {
   return d == DType::kI8 || d == DType::kU8;
 }
 
+// Elements from an argument's first to its last (a strided view, e.g. a KV cache's present
+// rows, spans its gaps too).
+int64_t span_elems(const TensorDesc& d) {
+  const int64_t n = numel(d.shape);
+  if (d.strides.empty() || n == 0) return n;
+  int64_t last = 0;
+  for (size_t j = 0; j < d.shape.size(); ++j) last += (d.shape[j] - 1) * d.strides[j];
+  return last + 1;
+}
+
 }  // namespace
 
 // Buffers with 2 slots get a TQue each; the others share one TBuf per position at their placed
@@ -246,8 +256,13 @@ void Emitter::emit_instr_body(int pc) {
         }
         return lead == 1 ? m : Shape{};
       };
-      const Shape a = last2(p_.buffers[in.src[0]].dims), b = last2(p_.buffers[in.src[1]].dims);
+      Shape a = last2(p_.buffers[in.src[0]].dims), b = last2(p_.buffers[in.src[1]].dims);
       if (a.empty() || b.empty() || a[1] != b[0]) fail(pc, "mmad operands not [m,k] x [k,n]");
+      // Whole fractals: m, k and n with their zero padding (pad_fractals).
+      const BufferDecl &da = p_.buffers[in.src[0]], &db = p_.buffers[in.src[1]];
+      a = {da.padded_rows(), da.padded_cols()};
+      b = {db.padded_rows(), db.padded_cols()};
+      if (a[1] != b[0]) fail(pc, "mmad operands padded unlike each other");
       line("{");
       line("  AscendC::MmadParams mp;");
       line(cat("  mp.m = ", a[0], ";"));
@@ -283,7 +298,7 @@ void Emitter::load_l0(int pc) {
   const BufferDecl& dd = p_.buffers[in.dst];
   const BufferDecl& sd = p_.buffers[in.src[0]];
   if (integer_cube(p_, in)) fail(pc, kIntegerCube);
-  if (dd.dtype != sd.dtype || dd.bytes() != sd.bytes()) fail(pc, "load_l0 changing the size");
+  if (dd.dtype != sd.dtype || dd.dims != sd.dims) fail(pc, "load_l0 changing the shape");
   if (in.axis > 0) fail(pc, "load_l0_panels (weights pre-packed for the cpu device)");
   bool staged = false;  // a UB result the AIC copied into its L1 stage (ub_to_l1)
   for (const auto& st : staged_) staged = staged || st.first == in.src[0];
@@ -292,7 +307,8 @@ void Emitter::load_l0(int pc) {
   const Shape& d = dd.dims;
   int64_t lead = 1;
   for (size_t j = 0; j + 2 < d.size(); ++j) lead *= d[j];
-  const int64_t rows = d.size() >= 2 ? d[d.size() - 2] : 1, cols = d.empty() ? 1 : d.back();
+  // Whole fractals: the matrix with its padding (pad_fractals), zeros from the L1 copy.
+  const int64_t rows = dd.padded_rows(), cols = dd.padded_cols();
   if (lead != 1 || rows % 16 != 0 || cols % 16 != 0)
     fail(pc, cat("load_l0 of ", to_string(d), " (not one matrix of whole 16 x 16 fractals)"));
   const int64_t c0 = 32 / static_cast<int64_t>(dtype_size(dd.dtype));
@@ -371,7 +387,7 @@ std::string Emitter::run() {
   s += cat("const ", name_, "TilingData& t) {\n    tiling_ = t;\n");
   for (size_t a = 0; a < p_.args.size(); ++a)
     s += cat("    g", a, ".SetGlobalBuffer(reinterpret_cast<__gm__ ", ctype(p_.args[a].dtype),
-             "*>(a", a, "), ", numel(p_.args[a].shape), ");\n");
+             "*>(a", a, "), ", span_elems(p_.args[a]), ");\n");
   // A mixed kernel's AI Core: an AIV's block index over the AIVs per AI Core. ASCEND_IS_AIV is
   // `constexpr(...)` in CANN's headers: only `if ASCEND_IS_AIV { ... }` takes it.
   const std::string core_idx = "core";
@@ -386,7 +402,7 @@ std::string Emitter::run() {
       if (ws_off_[b] >= 0 && p_.buffers[b].pos == Pos::kUB)
         s += cat("    gp", b, ".SetGlobalBuffer(reinterpret_cast<__gm__ ", ty(b),
                  "*>(reinterpret_cast<__gm__ float*>(ws) + ", core_idx, " * ", ws_elems, " + ",
-                 ws_off_[b], "), ", numel(p_.buffers[b].dims), ");\n");
+                 ws_off_[b], "), ", p_.buffers[b].local_elems(), ");\n");
   }
   static const char* kRegion[6] = {"", "ub", "l1", "l0a", "l0b", "l0c"};
   // Each core type sets up its own memories.

@@ -164,10 +164,14 @@ void Emitter::copy_in_l1(int pc) {
   for (int j = 0; j + 2 < r; ++j)
     if (in.box.dims[static_cast<size_t>(j)].size != 1)
       fail(pc, "an L1 operand box of several matrices");
-  const int64_t rows = in.box.dims[static_cast<size_t>(r - 2)].size, cols = in.box.dims.back().size;
-  if (numel(d.dims) != rows * cols) fail(pc, "an L1 operand shaped unlike its box");
+  const int64_t box_rows = in.box.dims[static_cast<size_t>(r - 2)].size,
+                box_cols = in.box.dims.back().size;
+  if (numel(d.dims) != box_rows * box_cols) fail(pc, "an L1 operand shaped unlike its box");
+  // The buffer's whole fractals (pad_fractals): the padding beyond the box stays zero.
+  const int64_t rows = d.padded_rows(), cols = d.padded_cols();
   if (rows % 16 != 0 || cols % 16 != 0)
     fail(pc, cat("an L1 operand of ", rows, " x ", cols, " (not whole 16 x 16 fractals)"));
+  const bool padded = rows != box_rows || cols != box_cols;
   if (d.dtype != DType::kF32 && es != 2) fail(pc, cat("an L1 operand of ", dtype_name(d.dtype)));
   const int64_t src_d = in.box.dims[static_cast<size_t>(trans ? r - 1 : r - 2)].stride;
   if (src_d < 0 || src_d > 65535 || rows > 65535 || cols > 65535)
@@ -178,8 +182,8 @@ void Emitter::copy_in_l1(int pc) {
   box_prologue(in.box);
   if (lfirst_max_ > 0 || in.box.dims[static_cast<size_t>(r - 2)].start.offset < 0)
     fail(pc, "an L1 operand box starting before its tensor");
-  if (full_ != 1) {
-    line(cat(full_ == 0 ? "" : "if (!full) ", "AscendC::InitConstValue(", buf(b),
+  if (full_ != 1 || padded) {
+    line(cat(full_ == 0 || padded ? "" : "if (!full) ", "AscendC::InitConstValue(", buf(b),
              ", AscendC::InitConstValueParams<", t, ">{1, ", d.bytes() / 32, ", 0, ",
              literal(d.dtype, 0), "});"));
     line("AscendC::PipeBarrier<PIPE_MTE2>();  // the fill lands before the copy over it");
@@ -313,9 +317,12 @@ void Emitter::copy_out(int pc) {
     line(cat("fp.nSize = static_cast<uint16_t>(n", r - 1, ");"));
     line(cat("fp.mSize = static_cast<uint16_t>(", rows, ");"));
     // L0C holds [m, n] as 16 x 16 fractals in columns of m rows: srcStride is m in C0 units.
-    const Shape& cd = d.dims;
-    const int64_t m_rows = cd.size() >= 2 ? cd[cd.size() - 2] : 1;
-    if (cols != (cd.empty() ? 1 : cd.back()) || m_rows % 16 != 0 || cols % 16 != 0)
+    // The valid box of the padded matrix (pad_fractals): fractal columns of m_rows rows.
+    const int64_t m_rows = d.padded_rows();
+    bool one_matrix = r >= 2 && in.box.dims[static_cast<size_t>(r - 2)].size == d.mat_rows();
+    for (int j = 0; j + 2 < r; ++j) one_matrix = one_matrix && in.box.dims[j].size == 1;
+    if (cols != d.mat_cols() || m_rows % 16 != 0 || d.padded_cols() % 16 != 0 ||
+        (d.frac_rows > 0 && !one_matrix))
       fail(pc, "Fixpipe of an L0C box unlike its [m, n] fractals");
     line(cat("fp.srcStride = ", m_rows, ";"));
     line(cat("fp.dstStride = ", dst_stride, ";"));

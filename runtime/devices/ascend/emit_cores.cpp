@@ -20,8 +20,10 @@ int64_t workspace_slots(const TileProgram& p, std::vector<int64_t>* off) {
     for (int src : in.src)
       if (src >= 0 && p.buffers[src].pos == from && (*off)[src] < 0) {
         (*off)[src] = elems;
-        const int64_t bytes = numel(p.buffers[src].dims) * dtype_size(p.buffers[src].dtype);
-        elems += align_up(from == Pos::kL0C ? numel(p.buffers[src].dims) : (bytes + 3) / 4, 256);
+        // In the vector side's layout (padded rows included).
+        const BufferDecl& d = p.buffers[src];
+        const int64_t bytes = d.local_elems() * static_cast<int64_t>(dtype_size(d.dtype));
+        elems += align_up(from == Pos::kL0C ? d.local_elems() : (bytes + 3) / 4, 256);
       }
   }
   return elems;
@@ -60,14 +62,14 @@ void Emitter::emit_instr(int pc) {
     line("if (ho++ > 0) AscendC::CrossCoreWaitFlag(1);  // the AIVs have the previous hand-off");
     sync("M_FIX");
     for (int x : l0c) {
-      const Shape& d = p_.buffers[x].dims;
-      const int64_t m = d.size() >= 2 ? d[d.size() - 2] : 1, n = d.empty() ? 1 : d.back();
+      const BufferDecl& d = p_.buffers[x];  // [m, n] of its padded fractals, dense in GM
+      const int64_t m = d.mat_rows(), n = d.mat_cols();
       line("{");
       line("  AscendC::FixpipeParamsV220 fp;");
       line(cat("  fp.nSize = ", n, ";"));
       line(cat("  fp.mSize = ", m, ";"));
-      line(cat("  fp.srcStride = ", m, ";"));
-      line(cat("  fp.dstStride = ", n, ";"));
+      line(cat("  fp.srcStride = ", d.padded_rows(), ";"));
+      line(cat("  fp.dstStride = ", d.pitch > 0 ? d.pitch : n, ";  // the AIVs' row layout"));
       line("  fp.quantPre = QuantMode_t::NoQuant;");
       line(cat("  AscendC::Fixpipe(gw[", ws_off_[x], "], ", buf(x), ", fp);"));
       line("}");
@@ -80,15 +82,16 @@ void Emitter::emit_instr(int pc) {
     if (!from_ub) return;
     const int src = in.src[0];
     const BufferDecl& d = p_.buffers[src];
-    if (d.pitch > 0 && d.pitch != d.row) fail(pc, "a cube operand in padded UB rows");
-    const int64_t n = numel(d.dims);
-    if (n * static_cast<int64_t>(dtype_size(d.dtype)) % 32 != 0)
-      fail(pc, "a cube operand of a partial 32-byte block");
+    const int64_t n = d.local_elems(), bytes = n * static_cast<int64_t>(dtype_size(d.dtype));
     line("if (mine) {");
     line(
         "  AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0); "
         "AscendC::WaitFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0);");
-    line(cat("  AscendC::DataCopy(gp", src, ", ", buf(src), ", ", n, ");"));
+    if (bytes % 32 == 0)
+      line(cat("  AscendC::DataCopy(gp", src, ", ", buf(src), ", ", n, ");"));
+    else  // a partial last block: exactly its bytes
+      line(cat("  AscendC::DataCopyPad(gp", src, ", ", buf(src), ", AscendC::DataCopyExtParams{1, ",
+               bytes, ", 0, 0, 0});"));
     line(
         "  AscendC::SetFlag<AscendC::HardEvent::MTE3_V>(EVENT_ID0); "
         "AscendC::WaitFlag<AscendC::HardEvent::MTE3_V>(EVENT_ID0);");
@@ -116,16 +119,21 @@ bool Emitter::cube_instr(const Instr& in) const {
 // workspace slot into the L1 stage as Nz (DataCopy with Nd2NzParams), which the load reads.
 void Emitter::ub_to_l1(int pc) {
   const int src = p_.instrs[pc].src[0];
-  const BufferDecl& d = p_.buffers[src];
-  const Shape& dims = d.dims;
-  const int64_t rows = dims.size() >= 2 ? dims[dims.size() - 2] : 1,
-                cols = dims.empty() ? 1 : dims.back();
+  // The stage holds the loaded buffer's whole fractals (pad_fractals), its padding zeros.
+  const BufferDecl& d = p_.buffers[p_.instrs[pc].dst];
+  const int64_t rows = d.mat_rows(), cols = d.mat_cols();
   l1_stage_bytes_ = std::max(l1_stage_bytes_, align_up(d.bytes(), 32));
   line("AscendC::CrossCoreWaitFlag(2);  // the AIV has written the cube's operand");
   sync("MTE1_MTE2");  // the stage's previous load has read it
   const std::string stage = cat("l1stage.ReinterpretCast<", ty(src), ">()");
+  if (rows != d.padded_rows() || cols != d.padded_cols()) {
+    line(cat("AscendC::InitConstValue(", stage, ", AscendC::InitConstValueParams<", ty(src),
+             ">{1, ", d.bytes() / 32, ", 0, ", literal(d.dtype, 0), "});"));
+    line("AscendC::PipeBarrier<PIPE_MTE2>();  // the fill lands before the copy over it");
+  }
+  const int64_t pitch = p_.buffers[src].pitch > 0 ? p_.buffers[src].pitch : cols;  // its UB rows
   line(cat("AscendC::DataCopy(", stage, ", gp", src, ", AscendC::Nd2NzParams{1, ", rows, ", ", cols,
-           ", 0, ", cols, ", ", rows, ", 1, 0});"));
+           ", 0, ", pitch, ", ", d.padded_rows(), ", 1, 0});"));
   sync("MTE2_MTE1");
   staged_.emplace_back(src, stage);
 }

@@ -247,8 +247,9 @@ void Emitter::bcast_mid(int pc) {
   const std::string d = buf(in.dst), a = buf(in.src[0]), b = buf(in.src[1]);
   if (o * r * i == 0) return;
   const std::string outer = o_bound_.empty() ? cat(o) : o_bound_;
-  const BufferDecl &dd = p_.buffers[in.dst], &bd = p_.buffers[in.src[1]];
-  if (r == 1 && o_bound_.empty() && dd.pitch == bd.pitch && dd.row == bd.row) {
+  const BufferDecl& dd = p_.buffers[in.dst];
+  if (r == 1 && o_bound_.empty() && same_offsets(in.dst, in.src[1]) &&
+      same_offsets(in.dst, in.src[0])) {
     binary_call(op, d, a, b, cnt(in.dst), pc);  // the same elements, the same layout
     return;
   }
@@ -313,6 +314,11 @@ void Emitter::reduce(int pc) {
                       : op == ReduceOp::kMin ? std::numeric_limits<double>::infinity()
                                              : 0.0;
     duplicate(final_d, dt, literal(dt, id), cat(n_of(in.dst)), pc);
+    return;
+  }
+  // Over one element: a copy, when both hold their elements at the same local offsets.
+  if (r == 1 && o_bound_.empty() && !chunked_ && same_offsets(in.dst, in.src[0])) {
+    copy_ub(final_d, s, dt, cat(n_of(in.dst)));
     return;
   }
   // The A2's Reduce APIs take half and float; a product or a reduction over rows of i > 1 runs
@@ -440,7 +446,10 @@ void Emitter::ws_copy(int src, const std::string& dst, const std::string& off,
   if (side_ != Side::kAiv || ws_off_[src] < 0)
     throw Error(cat(p_.op, ": Ascend C emission: an L0C operand outside a mixed kernel"));
   sync("V_MTE2");  // the previous reader of the stage is done
-  line(cat("AscendC::DataCopy(", dst, ", gw[", ws_off_[src], " + ", off, "], ", count, ");"));
+  // Whole 32-byte blocks: a short last block reads on into the slot (slots are 1 KiB aligned)
+  // and lands in the stage's rounding.
+  line(cat("AscendC::DataCopy(", dst, ", gw[", ws_off_[src], " + ", off,
+           "], static_cast<uint32_t>((", count, " + 7) / 8 * 8));"));
   sync("MTE2_V");
 }
 
@@ -463,8 +472,8 @@ void Emitter::stage_l0c(int pc) {
       ws_copy(src, name, "c", "len");
       off += align_up(chunk_elems_ * 4, 32);
     } else {
-      ws_copy(src, name, "0", cat(numel(p_.buffers[src].dims)));
-      off += align_up(p_.buffers[src].bytes(), 32);
+      ws_copy(src, name, "0", cat(n_of(src)));  // in the class's rows (pad_rows)
+      off += align_up(n_of(src) * 4, 32);
     }
     staged_.emplace_back(src, name);
   }

@@ -202,6 +202,13 @@ class Emitter {
     if (d.pitch == 0) return e;
     return cat("((", e, ") / ", d.row, " * ", d.pitch, " + (", e, ") % ", d.row, ")");
   }
+  // True when buffers a and b hold their elements (in dims' order) at the same local offsets:
+  // both dense or in one row, or the same rows at the same pitch.
+  bool same_offsets(int a, int b) const {
+    const BufferDecl &x = p_.buffers[a], &y = p_.buffers[b];
+    const auto one_row = [](const BufferDecl& d) { return d.pitch == 0 || numel(d.dims) <= d.row; };
+    return (one_row(x) && one_row(y)) || (x.pitch == y.pitch && x.row == y.row);
+  }
   // The local stride of `dense` elements of buffer b: whole rows when its rows are padded.
   int64_t lstride(int b, int64_t dense, int pc) const {
     const BufferDecl& d = p_.buffers[b];
