@@ -313,7 +313,14 @@ void Emitter::load_l0(int pc) {
     fail(pc, cat("load_l0 of ", to_string(d), " (not one matrix of whole 16 x 16 fractals)"));
   const int64_t c0 = 32 / static_cast<int64_t>(dtype_size(dd.dtype));
   const std::string dst = buf(in.dst), src = buf(in.src[0]);
-  if (dd.pos == Pos::kL0A) {
+  if (dd.pos == Pos::kL0A && trans_l1_[in.src[0]]) {  // A^T's Nz: fractal (i, j) of A is
+    // A^T's fractal (j, i), transposed; A^T's fractal column i holds the k rows of A's row block i
+    const int64_t m1 = rows / 16, k1 = cols / 16;
+    if (k1 > 255) fail(pc, "an L0A row of more than 255 fractals");
+    line(cat("for (int64_t i = 0; i < ", m1, "; ++i)"));
+    line(cat("  AscendC::LoadData(", dst, "[i * ", k1 * 256, "], ", src, "[i * ", cols * 16,
+             "], AscendC::LoadData2DParams{0, ", k1, ", 1, 0, 0, true, 0});"));
+  } else if (dd.pos == Pos::kL0A) {
     const int64_t m1 = rows / 16, k1 = cols / c0;
     if (k1 > 255) fail(pc, "an L0A row of more than 255 fractals");
     line(cat("for (int64_t i = 0; i < ", m1, "; ++i)"));

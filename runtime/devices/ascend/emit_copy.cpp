@@ -156,7 +156,9 @@ void Emitter::copy_in_l1(int pc) {
   const int64_t es = static_cast<int64_t>(dtype_size(d.dtype));
   // B stored transposed (B^T [n, k] row-major: a box of unit stride along k): L1 holds B^T as Nz
   // over its n rows, whose fractals are already L0B's (load_l0 copies them as they are).
-  const bool trans = r >= 2 && b_side_[b] && in.box.dims.back().stride != 1 &&
+  // A stored transposed (A^T [k, m] row-major) of a 16-bit type likewise: L1 holds A^T as Nz over
+  // its k rows, and load_l0 transposes each fractal into L0A (LoadData's ifTranspose).
+  const bool trans = r >= 2 && (b_side_[b] || es == 2) && in.box.dims.back().stride != 1 &&
                      in.box.dims[static_cast<size_t>(r - 2)].stride == 1;
   trans_l1_[b] = trans;
   if (r < 2 || (in.box.dims.back().stride != 1 && !trans))

@@ -64,7 +64,11 @@ std::vector<std::pair<std::string, std::string>> cast_steps(const std::string& f
     uint32_t modes = 0;
     for (const a2::CastPair& c : a2::kCasts)
       if (a == c.src && b == c.dst) modes = c.modes;
-    const char* m = float_name(b)       ? (modes & a2::kNone ? "CAST_NONE" : "CAST_RINT")
+    // Toward an integer, a float hop truncates too (f32 73.99 -> half 73.94, not 74.0), so the
+    // last hop truncates the value the source held.
+    const bool to_int = !float_name(to) && float_name(a) && float_name(b) && (modes & a2::kTrunc);
+    const char* m = to_int              ? "CAST_TRUNC"
+                    : float_name(b)     ? (modes & a2::kNone ? "CAST_NONE" : "CAST_RINT")
                     : float_name(a)     ? "CAST_TRUNC"
                     : modes & a2::kNone ? "CAST_NONE"
                                         : "CAST_TRUNC";
