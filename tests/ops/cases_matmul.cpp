@@ -67,6 +67,9 @@ std::vector<OpCase> cases_matmul() {
   const int64_t mkn[][3] = {{1, 1, 1},     {7, 13, 5},   {33, 65, 17},  {128, 96, 80},
                             {16, 200, 70}, {9, 64, 100}, {50, 300, 129}};
   for (const auto& s : mkn) v.push_back(matmul(kF32, {s[0], s[1]}, {s[1], s[2]}));
+  // B rows further apart than 65535 elements (an lm_head's [hidden, vocab]: Ascend's Nd2Nz
+  // takes a 16-bit row stride, so its L1 copy goes row by row).
+  v.push_back(matmul(kF32, {1, 24}, {24, 65600}, "wide_n"));
   // 1-D operands: promoted to a row / a column and the unit dim dropped.
   v.push_back(matmul(kF32, {13}, {13, 7}));
   v.push_back(matmul(kF32, {7, 13}, {13}));

@@ -176,8 +176,12 @@ void Emitter::copy_in_l1(int pc) {
   const bool padded = rows != box_rows || cols != box_cols;
   if (d.dtype != DType::kF32 && es != 2) fail(pc, cat("an L1 operand of ", dtype_name(d.dtype)));
   const int64_t src_d = in.box.dims[static_cast<size_t>(trans ? r - 1 : r - 2)].stride;
-  if (src_d < 0 || src_d > 65535 || rows > 65535 || cols > 65535)
+  if (src_d < 0 || rows > 65535 || cols > 65535)
     fail(pc, "an L1 operand past Nd2Nz's 16-bit extents");
+  // GM rows further apart than Nd2Nz's 16-bit srcDValue (an lm_head's [hidden, vocab] B): one
+  // Nd2Nz per row.
+  const bool by_row = src_d > 65535;
+  const int64_t c0 = 32 / es;
   if (queued_[b]) line(cat(buf(b), " = q", b, ".AllocTensor<", t, ">();"));
   line("{");
   indent_ += 2;
@@ -194,7 +198,19 @@ void Emitter::copy_in_l1(int pc) {
     if (empty_ == -1) line("if (!empty) {");
     indent_ += empty_ == -1 ? 2 : 0;
     const std::string nr = cat("n", r - 2), nc = cat("n", r - 1);
-    if (trans) {
+    if (by_row) {  // row q of the Nz source lands at its row of the fractal column
+      const std::string nv = trans ? nc : nr, dv = trans ? nr : nc;
+      const bool blocks = !trans && b_side_[b] && d.dtype == DType::kF32;  // Nz per 16 k rows
+      const std::string dst =
+          blocks ? cat("q / 16 * ", 16 * cols, " + q % 16 * ", c0) : cat("q * ", c0);
+      line(cat("for (int64_t q = 0; q < ", nv, "; ++q)"));
+      line(cat("  AscendC::DataCopy(", buf(b), "[", dst, "], ", g, "[base + q * ", src_d,
+               "LL], AscendC::Nd2NzParams{1, 1, static_cast<uint16_t>(", dv, "), 0, 1, ",
+               blocks  ? 16
+               : trans ? cols
+                       : rows,
+               ", 1, 0});"));
+    } else if (trans) {
       line(cat("AscendC::DataCopy(", buf(b), ", ", g,
                "[base], AscendC::Nd2NzParams{1, static_cast<uint16_t>(", nc,
                "), static_cast<uint16_t>(", nr, "), 0, ", src_d, ", ", cols, ", 1, 0});"));
