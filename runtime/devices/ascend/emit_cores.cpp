@@ -62,7 +62,7 @@ void Emitter::emit_instr(int pc) {
     line("if (ho++ > 0) AscendC::CrossCoreWaitFlag(1);  // the AIVs have the previous hand-off");
     sync("M_FIX");
     for (int x : l0c) {
-      const BufferDecl& d = p_.buffers[x];  // [m, n] of its padded fractals, dense in GM
+      const BufferDecl& d = p_.buffers[x];  // its valid [m, n], rows at the AIVs' pitch in GM
       const int64_t m = d.mat_rows(), n = d.mat_cols();
       line("{");
       line("  AscendC::FixpipeParamsV220 fp;");
