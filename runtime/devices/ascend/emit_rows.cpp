@@ -102,6 +102,12 @@ void Emitter::box_rows(const GmBox& box, const BufferDecl& ld, const std::string
   }
   if (lead) loff += cat(" - ", lp);  // the block starts where the row does
   const std::string n = cat("n", l);
+  // lo: the row's local offset; h: its elements before the next 32-byte block (at most n).
+  const auto row_head = [&] {
+    line(cat("const int64_t lo = ", lidx(ld, loff), ";"));
+    line(cat("const int64_t h = (", epb, " - lo % ", epb, ") % ", epb, " < ", n, " ? (", epb,
+             " - lo % ", epb, ") % ", epb, " : ", n, ";"));
+  };
   // A row inside one local row: its local elements are contiguous.
   const bool in_row = ld.pitch == 0 || ld.row % last.size == 0;
   if (lrow > 0) {
@@ -147,9 +153,7 @@ void Emitter::box_rows(const GmBox& box, const BufferDecl& ld, const std::string
   } else if (ls == 1 && in_row) {  // a row from inside a block: its head by the scalar
     line("{");
     indent_ += 2;
-    line(cat("const int64_t lo = ", lidx(ld, loff), ";"));
-    line(cat("const int64_t h = (", epb, " - lo % ", epb, ") % ", epb, " < ", n, " ? (", epb,
-             " - lo % ", epb, ") % ", epb, " : ", n, ";"));
+    row_head();
     if (to_gm) {
       need_move(32);
       line(cat("if (h > 0) {"));
@@ -176,9 +180,7 @@ void Emitter::box_rows(const GmBox& box, const BufferDecl& ld, const std::string
   } else if (ls == 0 && !to_gm && in_row) {  // a broadcast row from inside a block
     line("{");
     indent_ += 2;
-    line(cat("const int64_t lo = ", lidx(ld, loff), ";"));
-    line(cat("const int64_t h = (", epb, " - lo % ", epb, ") % ", epb, " < ", n, " ? (", epb,
-             " - lo % ", epb, ") % ", epb, " : ", n, ";"));
+    row_head();
     line(cat("const ", t, " dv = ", g, ".GetValue(", goff, ");"));
     line(cat("for (int64_t e = 0; e < h; ++e) ", local, ".SetValue(lo + e, dv);"));
     // 1-byte types fill 16-bit pairs: an odd last element by the scalar unit, so no byte past
