@@ -161,10 +161,21 @@ void pad_rows(TileProgram& p, const DeviceSpec& spec) {
     const bool to_bool =
         (in.kind == InstrKind::kCast && p.buffers[in.dst].dtype == DType::kBool) ||
         (in.kind == InstrKind::kUnary && static_cast<UnaryOp>(in.op) == UnaryOp::kNot);
-    if (in.kind == InstrKind::kCompare) {
+    // The Ascend emitter keeps NaN through Max/Min and Floor/Ceil/Round/Sign by comparing the
+    // float sources with themselves (emit_vector.cpp, keep_nan).
+    const bool fl = in.kind != InstrKind::kLoopBegin && in.kind != InstrKind::kLoopEnd &&
+                    in.dst >= 0 && dtype_is_float(p.buffers[in.dst].dtype);
+    const auto uop = static_cast<UnaryOp>(in.op);
+    const auto bop = static_cast<BinaryOp>(in.op);
+    const bool nan_unary =
+        in.kind == InstrKind::kUnary && (uop == UnaryOp::kFloor || uop == UnaryOp::kCeil ||
+                                         uop == UnaryOp::kRound || uop == UnaryOp::kSign);
+    const bool nan_binary =
+        in.kind == InstrKind::kBinary && (bop == BinaryOp::kMax || bop == BinaryOp::kMin);
+    if (in.kind == InstrKind::kCompare || (fl && nan_binary)) {
       whole_repeats(in.src[0]);
       whole_repeats(in.src[1]);
-    } else if (to_bool) {
+    } else if (to_bool || (fl && nan_unary)) {
       whole_repeats(in.src[0]);
     }
   }

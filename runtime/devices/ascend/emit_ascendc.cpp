@@ -313,7 +313,15 @@ void Emitter::load_l0(int pc) {
     fail(pc, cat("load_l0 of ", to_string(d), " (not one matrix of whole 16 x 16 fractals)"));
   const int64_t c0 = 32 / static_cast<int64_t>(dtype_size(dd.dtype));
   const std::string dst = buf(in.dst), src = buf(in.src[0]);
-  if (dd.pos == Pos::kL0A && trans_l1_[in.src[0]]) {  // A^T's Nz: fractal (i, j) of A is
+  if (dd.pos == Pos::kL0A && trans_l1_[in.src[0]] && dd.dtype == DType::kF32) {
+    // A float A^T as Nz per 16 k rows: square (kb, i) (16 k x 16 m, fractals 2i and 2i + 1 of
+    // k block kb) transposed is L0A's fractals (i, 2kb) and (i, 2kb + 1), side by side.
+    const int64_t m1 = rows / 16, kb = cols / 16;
+    if (kb > 255) fail(pc, "an L0A row of more than 255 square fractal pairs");
+    line(cat("for (int64_t i = 0; i < ", m1, "; ++i)"));
+    line(cat("  AscendC::LoadDataWithTranspose(", dst, "[i * ", cols * 16, "], ", src, "[i * 256",
+             "], AscendC::LoadData2dTransposeParams{0, ", kb, ", ", m1, ", 1, 0});"));
+  } else if (dd.pos == Pos::kL0A && trans_l1_[in.src[0]]) {  // A^T's Nz: fractal (i, j) of A is
     // A^T's fractal (j, i), transposed; A^T's fractal column i holds the k rows of A's row block i
     const int64_t m1 = rows / 16, k1 = cols / 16;
     if (k1 > 255) fail(pc, "an L0A row of more than 255 fractals");

@@ -157,8 +157,11 @@ void Emitter::copy_in_l1(int pc) {
   // B stored transposed (B^T [n, k] row-major: a box of unit stride along k): L1 holds B^T as Nz
   // over its n rows, whose fractals are already L0B's (load_l0 copies them as they are).
   // A stored transposed (A^T [k, m] row-major) of a 16-bit type likewise: L1 holds A^T as Nz over
-  // its k rows, and load_l0 transposes each fractal into L0A (LoadData's ifTranspose).
-  const bool trans = r >= 2 && (b_side_[b] || es == 2) && in.box.dims.back().stride != 1 &&
+  // its k rows, and load_l0 transposes each fractal into L0A (LoadData's ifTranspose). A float
+  // A^T goes as one Nz matrix per 16 k rows, whose 16 x 8 fractals side by side are the squares
+  // LoadDataWithTranspose turns into L0A's.
+  const bool trans = r >= 2 && (b_side_[b] || es == 2 || d.dtype == DType::kF32) &&
+                     in.box.dims.back().stride != 1 &&
                      in.box.dims[static_cast<size_t>(r - 2)].stride == 1;
   trans_l1_[b] = trans;
   if (r < 2 || (in.box.dims.back().stride != 1 && !trans))
@@ -200,9 +203,11 @@ void Emitter::copy_in_l1(int pc) {
     const std::string nr = cat("n", r - 2), nc = cat("n", r - 1);
     if (by_row) {  // row q of the Nz source lands at its row of the fractal column
       const std::string nv = trans ? nc : nr, dv = trans ? nr : nc;
-      const bool blocks = !trans && b_side_[b] && d.dtype == DType::kF32;  // Nz per 16 k rows
-      const std::string dst =
-          blocks ? cat("q / 16 * ", 16 * cols, " + q % 16 * ", c0) : cat("q * ", c0);
+      // Nz per 16 k rows: a float B, a float A^T
+      const bool blocks = d.dtype == DType::kF32 && b_side_[b] != trans;
+      const std::string dst = blocks
+                                  ? cat("q / 16 * ", 16 * (trans ? rows : cols), " + q % 16 * ", c0)
+                                  : cat("q * ", c0);
       line(cat("for (int64_t q = 0; q < ", nv, "; ++q)"));
       line(cat("  AscendC::DataCopy(", buf(b), "[", dst, "], ", g, "[base + q * ", src_d,
                "LL], AscendC::Nd2NzParams{1, 1, static_cast<uint16_t>(", dv, "), 0, 1, ",
@@ -210,6 +215,11 @@ void Emitter::copy_in_l1(int pc) {
                : trans ? cols
                        : rows,
                ", 1, 0});"));
+    } else if (trans && !b_side_[b] && d.dtype == DType::kF32) {
+      line(cat("for (int64_t k = 0; k < ", nc, "; k += 16)"));
+      line(cat("  AscendC::DataCopy(", buf(b), "[k * ", rows, "], ", g, "[base + k * ", src_d,
+               "LL], AscendC::Nd2NzParams{1, static_cast<uint16_t>(", nc, " - k < 16 ? ", nc,
+               " - k : 16), static_cast<uint16_t>(", nr, "), 0, ", src_d, ", 16, 1, 0});"));
     } else if (trans) {
       line(cat("AscendC::DataCopy(", buf(b), ", ", g,
                "[base], AscendC::Nd2NzParams{1, static_cast<uint16_t>(", nc,

@@ -124,6 +124,36 @@ void Emitter::emit_vector_simple(int pc) {
     const std::string t = cat("scratch.ReinterpretCast<", ty(in.dst), ">()");
     binary_call(op, t, buf(in.src[0]), buf(in.src[1]), cnt(in.dst), pc);
     copy_ub(buf(in.dst), t, p_.buffers[in.dst].dtype, cnt(in.dst));
+  } else if (in.kind == InstrKind::kBinary && (op == BinaryOp::kMax || op == BinaryOp::kMin)) {
+    // NaN in, NaN out (keep_nan). A result in one operand's place (that operand dies here): per
+    // chunk, the operand first takes the other's NaNs, its mask (x == x) is kept, the call runs,
+    // and NaN goes where the mask is false; only the chunk's mask takes scratch.
+    const std::string d = buf(in.dst), a = buf(in.src[0]), b = buf(in.src[1]);
+    const DType t = p_.buffers[in.dst].dtype;
+    const bool in_a = aliases(in.dst, in.src[0]), in_b = aliases(in.dst, in.src[1]);
+    if (chunked_ || (t != DType::kF16 && t != DType::kF32) || in_a == in_b) {
+      binary_call(op, d, a, b, cnt(in.dst), pc);
+      if (!in_a) keep_nan(d, {a, b}, t, n_of(in.dst), 0);
+    } else {
+      const int64_t n = n_of(in.dst), k = chunk_for(n, 1);
+      const int64_t per = 256 / static_cast<int64_t>(dtype_size(t));
+      const std::string x = in_a ? a : b, y = in_a ? b : a, bits = "scratch[0]";
+      need_scratch(align_up(k / 8, 32));
+      line("// NaN in, NaN out");
+      open_chunks(n, k);
+      line(cat("const int32_t whole = (len + ", per - 1, ") / ", per, " * ", per, ";"));
+      line(cat("AscendC::Compare(", bits, ", ", y, "[c], ", y,
+               "[c], AscendC::CMPMODE::EQ, whole);"));
+      line(cat("AscendC::Select(", x, "[c], ", bits, ", ", x, "[c], ", y,
+               "[c], AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, len);"));
+      line(cat("AscendC::Compare(", bits, ", ", x, "[c], ", x,
+               "[c], AscendC::CMPMODE::EQ, whole);"));
+      binary_call(op, cat(d, "[c]"), cat(a, "[c]"), cat(b, "[c]"), "len", pc);
+      line(cat("AscendC::Select(", d, "[c], ", bits, ", ", d, "[c], ", literal(t, std::nan("")),
+               ", AscendC::SELMODE::VSEL_TENSOR_SCALAR_MODE, len);"));
+      indent_ -= 2;
+      line("}");
+    }
   } else if (in.kind == InstrKind::kBinary) {
     binary_call(op, buf(in.dst), buf(in.src[0]), buf(in.src[1]), cnt(in.dst), pc);
   } else if (in.kind == InstrKind::kCompare) {

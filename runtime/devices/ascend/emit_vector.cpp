@@ -43,6 +43,29 @@ void Emitter::unit(int pc, const char* call, DType t) const {
   lack(pc, cat(call, " on ", ctype(t), " (it has ", has, ")"));
 }
 
+// NaN in, NaN out, as ONNX and the cpu device have it: where a source (intact, n elements) is
+// NaN, result r takes it. The A2's Max/Min and half Floor/Ceil/Round/Sign are not documented to
+// keep NaN (the emulator's give the other operand and 0), so the result is mended whatever they
+// do: per chunk, Compare(x == x) (false on NaN only, whole 256-byte repeats) and Select(r, x).
+// Scratch from byte `at` holds the chunk's bit mask. An L0C operand's chunks are left as they are.
+void Emitter::keep_nan(const std::string& r, std::initializer_list<std::string> srcs, DType t,
+                       int64_t n, int64_t at) {
+  if ((t != DType::kF16 && t != DType::kF32) || n == 0 || chunked_) return;
+  const int64_t k = chunk_for(n, 1, at), per = 256 / static_cast<int64_t>(dtype_size(t));
+  need_scratch(at + align_up(k / 8, 32));
+  const std::string bits = cat("scratch[", at, "]");
+  line("// NaN in, NaN out");
+  open_chunks(n, k);
+  line(cat("const int32_t whole = (len + ", per - 1, ") / ", per, " * ", per, ";"));
+  for (const std::string& x : srcs) {
+    line(cat("AscendC::Compare(", bits, ", ", x, "[c], ", x, "[c], AscendC::CMPMODE::EQ, whole);"));
+    line(cat("AscendC::Select(", r, "[c], ", bits, ", ", r, "[c], ", x,
+             "[c], AscendC::SELMODE::VSEL_TENSOR_TENSOR_MODE, len);"));
+  }
+  indent_ -= 2;
+  line("}");
+}
+
 void Emitter::binary_call(BinaryOp op, const std::string& d, const std::string& a,
                           const std::string& b, const std::string& n, int pc) {
   const char* f = nullptr;
@@ -106,15 +129,19 @@ void Emitter::unary(int pc) {
     line(cat("AscendC::", f, "(", d, ", ", s, ", ", n, ");"));
   };
   // The advanced APIs refuse a result in their source's place: into scratch, then copied back.
-  const auto advanced = [&](const char* f, const std::string& extra = "") {
+  // nan: NaN in, NaN out (keep_nan), which needs the source intact after the call.
+  const auto advanced = [&](const char* f, const std::string& extra = "", bool nan = false) {
     unit(pc, f, dt);
+    const int64_t bytes = p_.buffers[in.dst].bytes();
     if (!aliases(in.dst, in.src[0])) {
       line(cat("AscendC::", f, "(", d, ", ", s, extra, ", ", n, ");"));
+      if (nan) keep_nan(d, {s}, dt, n_of(in.dst), 0);
       return;
     }
-    need_scratch(p_.buffers[in.dst].bytes());
+    need_scratch(bytes);
     const std::string t = cat("scratch.ReinterpretCast<", ty(in.dst), ">()");
     line(cat("AscendC::", f, "(", t, ", ", s, extra, ", ", n, ");"));
+    if (nan) keep_nan(t, {s}, dt, n_of(in.dst), align_up(bytes, 32));
     copy_ub(d, t, dt, n);
   };
   switch (static_cast<UnaryOp>(in.op)) {
@@ -160,13 +187,13 @@ void Emitter::unary(int pc) {
     case UnaryOp::kCos:
       return advanced("Cos");
     case UnaryOp::kFloor:
-      return advanced("Floor");
+      return advanced("Floor", "", true);
     case UnaryOp::kCeil:
-      return advanced("Ceil");
+      return advanced("Ceil", "", true);
     case UnaryOp::kRound:
-      return call("Round");
+      return advanced("Round", "", true);
     case UnaryOp::kSign:
-      return advanced("Sign");
+      return advanced("Sign", "", true);
     case UnaryOp::kSilu:
       return advanced("Silu");
     case UnaryOp::kSquare:
@@ -223,8 +250,24 @@ void Emitter::scalar(int pc) {
     line(cat("AscendC::", fast, "(", d, ", ", s, ", ", lit, ", ", n, ");"));
     return;
   }
-  // s op x or x op s through a duplicated scalar: in dst, or in scratch when dst is x's place.
+  // s op x or x op s through a duplicated scalar: in dst, or, when dst is x's place, in one
+  // chunk's scratch that every chunk reuses.
   std::string t = d;
+  if (aliases(in.dst, in.src[0]) && !chunked_) {
+    const int64_t es = static_cast<int64_t>(dtype_size(dt)), all = n_of(in.dst);
+    const int64_t k = std::min(all, chunk_for(all, es));
+    need_scratch(k * es);
+    t = cat("scratch.ReinterpretCast<", ty(in.dst), ">()");
+    duplicate(t, dt, lit, cat(k), pc);
+    open_chunks(all, k);
+    if (in.scalar_left)
+      binary_call(op, cat(d, "[c]"), t, cat(s, "[c]"), "len", pc);
+    else
+      binary_call(op, cat(d, "[c]"), cat(s, "[c]"), t, "len", pc);
+    indent_ -= 2;
+    line("}");
+    return;
+  }
   if (aliases(in.dst, in.src[0])) {
     need_scratch(p_.buffers[in.dst].bytes());
     t = cat("scratch.ReinterpretCast<", ty(in.dst), ">()");
@@ -272,6 +315,15 @@ void Emitter::bcast_mid(int pc) {
       line(cat("AscendC::", fast, "(", d, "[o * ", sdst, "], ", a, "[o * ", sa, "], ",
                op == BinaryOp::kSub ? cat("static_cast<", t, ">(-s)") : std::string("s"), ", ", r,
                ");"));
+    } else if (!chunked_) {  // the scalar spread over one chunk of scratch, for each chunk
+      const int64_t es = static_cast<int64_t>(dtype_size(dt)), k = std::min(r, chunk_for(r, es));
+      need_scratch(k * es);
+      const std::string row = cat("scratch.ReinterpretCast<", t, ">()");
+      duplicate(row, dt, "s", cat(k), pc);
+      open_chunks(r, k);
+      binary_call(op, cat(d, "[o * ", sdst, " + c]"), cat(a, "[o * ", sa, " + c]"), row, "len", pc);
+      indent_ -= 2;
+      line("}");
     } else {  // the scalar spread over a row of scratch
       need_scratch(r * static_cast<int64_t>(dtype_size(dt)));
       const std::string row = cat("scratch.ReinterpretCast<", t, ">()");
@@ -348,15 +400,22 @@ void Emitter::reduce(int pc) {
   if (i == 1 && op == ReduceOp::kProd) {
     // No product reduction on the A2: per row, the row in scratch padded with ones to a power of
     // two P, halved by Mul down to one 32-byte block, whose elements the scalar unit multiplies.
+    // A row longer than the UB left holds folds into P first (Mul of each further P elements).
     const int64_t ss = lstride(in.src[0], lrun(in.src[0], r, pc), pc), blk = 32 / es;
-    int64_t pw = blk;
+    int64_t pw = blk, cap = blk;
     while (pw < r) pw *= 2;
+    while (cap * 2 * es <= ub_free_ - stage_bytes_ - dst_room - 64) cap *= 2;
+    pw = std::min(pw, cap);
     need_scratch(dst_room + pw * es);
     const std::string t = cat("scratch[", dst_room, "].ReinterpretCast<", ty(in.dst), ">()");
     line(cat("for (int64_t o = 0; o < ", outer, "; ++o) {"));
     indent_ += 2;
     duplicate(t, dt, literal(dt, 1), cat(pw), pc);
-    copy_ub(t, cat(s, "[o * ", ss, "]"), dt, cat(r));
+    copy_ub(t, cat(s, "[o * ", ss, "]"), dt, cat(std::min(r, pw)));
+    if (r > pw)
+      line(cat("for (int64_t j = ", pw, "; j < ", r, "; j += ", pw, ") AscendC::Mul(", t, ", ", t,
+               ", ", s, "[o * ", ss, " + j], static_cast<int32_t>(", r, " - j < ", pw, " ? ", r,
+               " - j : ", pw, "));"));
     line(cat("for (int32_t h = ", pw / 2, "; h >= ", blk, "; h /= 2) AscendC::Mul(", t, ", ", t,
              ", ", t, "[h], h);"));
     line(cat(ty(in.dst), " acc = ", t, ".GetValue(0);"));

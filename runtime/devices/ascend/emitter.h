@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <utility>
@@ -281,6 +282,8 @@ class Emitter {
   void load_im2col(int pc);
   void unary(int pc);
   void scalar(int pc);
+  void keep_nan(const std::string& r, std::initializer_list<std::string> srcs, DType t, int64_t n,
+                int64_t at);
   void binary_call(BinaryOp op, const std::string& d, const std::string& a, const std::string& b,
                    const std::string& n, int pc);
   void bcast_mid(int pc);
