@@ -46,6 +46,17 @@ void Emitter::layout() {
     const BufferDecl& d = p_.buffers[b];
     queued_[b] = d.copy_in && d.slots == 2 && (d.pos == Pos::kUB || d.pos == Pos::kL1);
   }
+  // A TPipe holds at most 64 buffers (a TQue's two, a TBuf's one): past kMaxQueues, the last UB
+  // copy-ins lose their queue and take one slot of their placed space, the copy ordered after
+  // the slot's earlier readers by V_MTE2 and MTE3_MTE2 (copy_in).
+  unqueued_.assign(nb, false);
+  int queues = static_cast<int>(std::count(queued_.begin(), queued_.end(), true));
+  for (int b = nb - 1; b >= 0 && queues > kMaxQueues; --b)
+    if (queued_[b] && p_.buffers[b].pos == Pos::kUB) {
+      queued_[b] = false;
+      unqueued_[b] = true;
+      --queues;
+    }
   for (const Instr& in : p_.instrs) {
     if ((in.kind == InstrKind::kLoadL0 || in.kind == InstrKind::kLoadIm2col) &&
         p_.buffers[in.dst].pos == Pos::kL0B)

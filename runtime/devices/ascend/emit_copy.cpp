@@ -259,6 +259,10 @@ void Emitter::copy_in(int pc) {
   const std::string t = ty(b), g = cat("g", in.arg);
   const int64_t es = static_cast<int64_t>(dtype_size(d.dtype));
   if (queued_[b]) line(cat(buf(b), " = q", b, ".AllocTensor<", t, ">();"));
+  if (unqueued_[b]) {  // a copy-in past the TPipe's queues: after the slot's earlier readers
+    sync("V_MTE2");
+    sync("MTE3_MTE2");
+  }
   line("{");
   indent_ += 2;
   box_prologue(in.box);

@@ -297,7 +297,14 @@ void Emitter::bcast_mid(int pc) {
     return;
   }
   if (i == 1) {  // rows of r elements, each with the scalar b[o]
-    const int64_t sdst = lstride(in.dst, lrun(in.dst, r, pc), pc), sa = lstride(in.src[0], r, pc);
+    // A row of r over several padded local rows (a depthwise conv's positions): the calls run
+    // over the whole padded rows, as elementwise calls do (n_of), when both lay them out alike.
+    const BufferDecl& da = p_.buffers[in.src[0]];
+    const bool padded_run =
+        dd.pitch > 0 && r > dd.row && r % dd.row == 0 && da.pitch == dd.pitch && da.row == dd.row;
+    const int64_t run = padded_run ? r / dd.row * dd.pitch : r;
+    const int64_t sdst = lstride(in.dst, padded_run ? r : lrun(in.dst, r, pc), pc),
+                  sa = lstride(in.src[0], r, pc);
     const DType dt = dd.dtype;
     const std::string t = ty(in.dst);
     const bool fl = dtype_is_float(dt);
@@ -313,22 +320,23 @@ void Emitter::bcast_mid(int pc) {
     if (fast) {
       unit(pc, fast, dt);
       line(cat("AscendC::", fast, "(", d, "[o * ", sdst, "], ", a, "[o * ", sa, "], ",
-               op == BinaryOp::kSub ? cat("static_cast<", t, ">(-s)") : std::string("s"), ", ", r,
+               op == BinaryOp::kSub ? cat("static_cast<", t, ">(-s)") : std::string("s"), ", ", run,
                ");"));
     } else if (!chunked_) {  // the scalar spread over one chunk of scratch, for each chunk
-      const int64_t es = static_cast<int64_t>(dtype_size(dt)), k = std::min(r, chunk_for(r, es));
+      const int64_t es = static_cast<int64_t>(dtype_size(dt)),
+                    k = std::min(run, chunk_for(run, es));
       need_scratch(k * es);
       const std::string row = cat("scratch.ReinterpretCast<", t, ">()");
       duplicate(row, dt, "s", cat(k), pc);
-      open_chunks(r, k);
+      open_chunks(run, k);
       binary_call(op, cat(d, "[o * ", sdst, " + c]"), cat(a, "[o * ", sa, " + c]"), row, "len", pc);
       indent_ -= 2;
       line("}");
     } else {  // the scalar spread over a row of scratch
-      need_scratch(r * static_cast<int64_t>(dtype_size(dt)));
+      need_scratch(run * static_cast<int64_t>(dtype_size(dt)));
       const std::string row = cat("scratch.ReinterpretCast<", t, ">()");
-      duplicate(row, dt, "s", cat(r), pc);
-      binary_call(op, cat(d, "[o * ", sdst, "]"), cat(a, "[o * ", sa, "]"), row, cat(r), pc);
+      duplicate(row, dt, "s", cat(run), pc);
+      binary_call(op, cat(d, "[o * ", sdst, "]"), cat(a, "[o * ", sa, "]"), row, cat(run), pc);
     }
     indent_ -= 2;
     line("}");

@@ -163,10 +163,12 @@ class Emitter {
   std::string name_;
   std::string body_;
   int indent_ = 2;
-  std::vector<bool> queued_;         // per buffer: its own TQue (copy-in with 2 slots)
-  std::vector<bool> b_side_;         // per L1 buffer: feeds L0B
-  std::vector<bool> im2col_src_;     // per L1 buffer: Load3D's feature map
-  std::vector<bool> trans_l1_;       // per L1 buffer: B^T as Nz (copy_in_l1)
+  std::vector<bool> queued_;             // per buffer: its own TQue (copy-in with 2 slots)
+  std::vector<bool> unqueued_;           // per buffer: a 2-slot UB copy-in past kMaxQueues
+  static constexpr int kMaxQueues = 28;  // TQues of two buffers, beside the TBufs, within 64
+  std::vector<bool> b_side_;             // per L1 buffer: feeds L0B
+  std::vector<bool> im2col_src_;         // per L1 buffer: Load3D's feature map
+  std::vector<bool> trans_l1_;           // per L1 buffer: B^T as Nz (copy_in_l1)
   std::vector<int64_t> region_off_;  // per non-queued buffer: byte offset in its position's TBuf
   int64_t region_bytes_[6] = {0, 0, 0, 0, 0, 0};
   int64_t scratch_bytes_ = 0;    // UB scratch (reduce work space, temporaries)
