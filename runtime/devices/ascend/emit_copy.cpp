@@ -335,24 +335,32 @@ void Emitter::copy_out(int pc) {
     const int64_t cols = in.box.dims.back().size;
     line(empty_ == -1 ? "if (!empty) {" : empty_ == 1 ? "if (false) {" : "{");
     indent_ += 2;
+    // The box's rows: its last dim of more than one element before the columns (dims of one
+    // element, e.g. a pointwise conv's depth and height, take no part).
+    int rd = -1;
+    for (int j = 0; j + 1 < r; ++j)
+      if (in.box.dims[static_cast<size_t>(j)].size != 1) rd = j;
     int64_t acc = inner;
-    for (int j = 0; j + 2 < r; ++j) {
+    int loops = 0;
+    for (int j = 0; j < rd; ++j) {
       acc /= in.box.dims[static_cast<size_t>(j)].size;
+      if (in.box.dims[static_cast<size_t>(j)].size == 1) continue;
       line(cat("for (int64_t i", j, " = 0; i", j, " < n", j, "; ++i", j, ") {"));
       indent_ += 2;
+      ++loops;
       loff += cat(" + i", j, " * ", acc, "LL");
       goff += cat(" + i", j, " * ", in.box.dims[static_cast<size_t>(j)].stride, "LL");
     }
-    const std::string rows = r >= 2 ? cat("n", r - 2) : "1";
-    const int64_t dst_stride = r >= 2 ? in.box.dims[static_cast<size_t>(r - 2)].stride : cols;
+    const std::string rows = rd >= 0 ? cat("n", rd) : "1";
+    const int64_t dst_stride = rd >= 0 ? in.box.dims[static_cast<size_t>(rd)].stride : cols;
     line(cat("AscendC::FixpipeParamsV220 fp;"));
     line(cat("fp.nSize = static_cast<uint16_t>(n", r - 1, ");"));
     line(cat("fp.mSize = static_cast<uint16_t>(", rows, ");"));
     // L0C holds [m, n] as 16 x 16 fractals in columns of m rows: srcStride is m in C0 units.
     // The valid box of the padded matrix (pad_fractals): fractal columns of m_rows rows.
     const int64_t m_rows = d.padded_rows();
-    bool one_matrix = r >= 2 && in.box.dims[static_cast<size_t>(r - 2)].size == d.mat_rows();
-    for (int j = 0; j + 2 < r; ++j) one_matrix = one_matrix && in.box.dims[j].size == 1;
+    bool one_matrix = rd >= 0 && in.box.dims[static_cast<size_t>(rd)].size == d.mat_rows();
+    for (int j = 0; j < rd; ++j) one_matrix = one_matrix && in.box.dims[j].size == 1;
     if (cols != d.mat_cols() || m_rows % 16 != 0 || d.padded_cols() % 16 != 0 ||
         (d.frac_rows > 0 && !one_matrix))
       fail(pc, "Fixpipe of an L0C box unlike its [m, n] fractals");
@@ -360,7 +368,7 @@ void Emitter::copy_out(int pc) {
     line(cat("fp.dstStride = ", dst_stride, ";"));
     line(cat("fp.quantPre = QuantMode_t::", quant, ";"));
     line(cat("AscendC::Fixpipe(", g, "[", goff, "], ", buf(b), "[", loff, "], fp);"));
-    for (int j = 0; j + 2 < r; ++j) {
+    for (; loops > 0; --loops) {
       indent_ -= 2;
       line("}");
     }
