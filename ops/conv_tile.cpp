@@ -215,7 +215,8 @@ TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epil
         const int64_t tiles = g.n * g.group * m_tiles * p_tiles * g.phases();
         const double waves = static_cast<double>(ceil_div(tiles, cores));
         const double m = static_cast<double>(std::min(tm, round_up(mg, am)));
-        const double p = spec.host ? host_columns(tp) : static_cast<double>(round_up(tp, an));
+        const double p =
+            spec.matmul.narrow_tails ? host_columns(tp) : static_cast<double>(round_up(tp, an));
         const double k = static_cast<double>(kp);
         const double steps = static_cast<double>(ceil_div(cg, tc));
         // The weight block is packed once per core for the position tiles it walks (the host
@@ -223,9 +224,9 @@ TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epil
         // packed on the host but read, from memory again for each tile unless the block stays
         // in the core's cache across the position tiles it walks: every K step's block, the
         // tile's rows of the whole W (a tile walks them all before the next tile starts).
-        const bool read_only = spec.host && g.panel > 0;
+        const bool read_only = g.panel > 0;  // the cpu's panels (runtime/weight_pack.h)
         const bool stays = !read_only || static_cast<double>(tm * kp * es) <= 0.5 * cache;
-        const double a_reuse = spec.host && stays
+        const double a_reuse = spec.matmul.keeps_a && stays
                                    ? static_cast<double>(std::min(p_tiles, ceil_div(tiles, cores)))
                                    : 1.0;
         const double per_tile = m * p * k + (read_only ? read_a : pack_a) * m * k / a_reuse +

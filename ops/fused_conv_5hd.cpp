@@ -239,10 +239,11 @@ TilingData conv_5hd_tiling(const LaunchContext& ctx) {
           const double per_tile = static_cast<double>(round_up(tp, 16) * tm * g.kp()) +
                                   8.0 * static_cast<double>(tp * g.kp() + tm * g.kp()) +
                                   spec.matmul.step_fixed * steps;
-          // A core's rows on large maps (above): whole row tiles per core where any tiling has
-          // them.
+          // A core's rows on large maps (above) where its cache keeps what it wrote
+          // (shared_cache_bytes, the host's): whole row tiles per core where any tiling has them.
           const bool whole = g.n % cores == 0 || t.grid[kAxisH] % cores == 0;
-          cands.push_back({waves * per_tile, t, !spec.host || g.oh * g.ow < kRowSplit || whole});
+          cands.push_back({waves * per_tile, t,
+                           spec.shared_cache_bytes == 0 || g.oh * g.ow < kRowSplit || whole});
         }
   if (std::any_of(cands.begin(), cands.end(), [](const Scored& s) { return s.rows; }))
     std::erase_if(cands, [](const Scored& s) { return !s.rows; });

@@ -313,10 +313,10 @@ TilingData step_tiling(const LaunchContext& ctx) {
   const DeviceSpec& spec = *ctx.spec;
   const int64_t cores = cores_for(ctx);
   const int64_t B = std::max<int64_t>(c.batch, 1), H = std::max<int64_t>(c.hidden, 1);
-  // Batch rows: all of them up to the host's direct-GEMV limit (R streamed once per tile), else
-  // blocks of the cube's m granule.
+  // Batch rows: all of them up to the device's direct-GEMV limit (R streamed once per tile,
+  // MatmulCosts::direct_max_m), else blocks of the cube's m granule.
   const int64_t tb =
-      spec.host && B <= 16 ? B : std::min(round_up(B, spec.mmad_m_align), int64_t{64});
+      B <= spec.matmul.direct_max_m ? B : std::min(round_up(B, spec.mmad_m_align), int64_t{64});
   const int64_t gb = ceil_div(B, tb);
   // Hidden units: the cube's n granule, split so every core gets a tile.
   const int64_t per = ceil_div(H, std::max<int64_t>(1, ceil_div(cores, gb)));

@@ -55,6 +55,12 @@ struct DeviceSpec {
     double pack_cols = 32;      // per element of a column matrix (image to column) packed
     double step_fixed = 2.6e5;  // per k step (issue, DMA and sync latency)
     bool ints_as_f32 = false;   // integer operands widened to 4 bytes while packing
+    // A core packs its A block once for all the position tiles it walks (the cpu keeps it); an
+    // NPU core loads it for every tile.
+    bool keeps_a = false;
+    // A column tail of up to 11 costs 4/3 of its columns (the cpu's narrow micro-kernels); else
+    // the tail takes a whole n granule.
+    bool narrow_tails = false;
   } matmul;
 
   int64_t capacity(Pos p) const;

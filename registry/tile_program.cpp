@@ -1,6 +1,7 @@
 #include "registry/tile_program.h"
 
 #include <array>
+#include <atomic>
 #include <sstream>
 
 #include "registry/strings.h"
@@ -21,6 +22,11 @@ std::string kib(int64_t b) {
 }
 
 }  // namespace
+
+uint64_t ProgramId::next() {
+  static std::atomic<uint64_t> count{0};
+  return count.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 std::string Coord::str(int grid_rank) const {
   if (var < 0) return std::to_string(offset);

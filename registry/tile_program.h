@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -208,37 +207,22 @@ struct Placement {
   int64_t total_no_reuse() const;
 };
 
-// What a device derives from a program alone (the cpu device's lowering), made at the first launch
-// and kept with the program, which plans share across signatures and never change once
-// launched. One kind per program (`tag` names it; another kind is made afresh, not kept). Copies
-// start empty.
-class DerivedState {
+// A program's identity, by which a device keeps what it makes of the program (the cpu device's
+// lowering, a compiled kernel) in its own cache: unique per program object, and a copy is a new
+// program (programs never change once launched; a copy may be changed before it is).
+class ProgramId {
  public:
-  DerivedState() = default;
-  DerivedState(const DerivedState&) {}
-  DerivedState& operator=(const DerivedState&) {
-    std::lock_guard<std::mutex> lock(m_);
-    value_.reset();
-    tag_ = nullptr;
+  ProgramId() : v_(next()) {}
+  ProgramId(const ProgramId&) : v_(next()) {}
+  ProgramId& operator=(const ProgramId&) {
+    v_ = next();
     return *this;
   }
-
-  template <class T, class Make>
-  std::shared_ptr<const T> get(const void* tag, Make make) const {
-    std::lock_guard<std::mutex> lock(m_);
-    if (!value_) {
-      value_ = std::make_shared<const T>(make());
-      tag_ = tag;
-    } else if (tag_ != tag) {
-      return std::make_shared<const T>(make());
-    }
-    return std::static_pointer_cast<const T>(value_);
-  }
+  uint64_t value() const { return v_; }
 
  private:
-  mutable std::mutex m_;
-  mutable std::shared_ptr<const void> value_;
-  mutable const void* tag_ = nullptr;
+  static uint64_t next();
+  uint64_t v_;
 };
 
 struct TileProgram {
@@ -252,7 +236,7 @@ struct TileProgram {
   std::vector<Instr> instrs;
   bool optimized = false;  // passes ran with optimisation (double buffering, prefetch)
   Placement placement;
-  DerivedState derived;  // a device's analysis of the above, kept across launches
+  ProgramId id;  // the key of what devices make of the above (their caches)
 
   int64_t num_tiles() const { return numel(grid); }
   int grid_rank() const { return static_cast<int>(grid.size()); }

@@ -191,7 +191,9 @@ std::shared_ptr<const Plan> Model::plan_for(const std::vector<TensorDesc>& input
   ++plans_made_;
   plan.frames = std::make_shared<RunFramePool>();
   if (sim_) plan.cost = sim_->predict(graph_, plan);
-  plan.device = kernels_->prepare(plan);  // an Ascend device compiles and loads its kernels
+  // The device compiles its kernels (Ascend) or lowers its programs (cpu); a timing-only plan
+  // is predicted, never run.
+  if (!options_.timing_only) plan.device = kernels_->prepare(plan);
   return plans_.insert(key, std::make_shared<const Plan>(std::move(plan)));
 }
 

@@ -68,7 +68,8 @@ struct Plan {
   int views = 0;     // steps whose output is their input's memory (PlanStep::view)
   // Per step, on a simulated device: the cost model's prediction (runtime/devices/sim).
   std::vector<sim::KernelCost> cost;
-  // On the ascend device: its per-plan state (loaded kernels, device memory; acl_device.h).
+  // The kernel device's per-plan state (Device::prepare): the cpu's lowerings, the Ascend
+  // devices' compiled kernels and device memory.
   std::shared_ptr<void> device;
   // The executor's bookkeeping of runs of this plan, reused by later runs (runtime/run_frame.h);
   // null: each run makes its own.

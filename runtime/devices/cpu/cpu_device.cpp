@@ -21,6 +21,7 @@
 #include "runtime/devices/cpu/gemm.h"
 #include "runtime/devices/cpu/tile_claims.h"
 #include "runtime/devices/cpu/tile_exec.h"
+#include "runtime/lru_cache.h"
 
 namespace asc::cpu {
 namespace {
@@ -63,8 +64,14 @@ int64_t launch_bytes(const TileProgram& p) {
   return bytes;
 }
 
-// The tag of the lowering a program keeps (TileProgram::derived).
-const char kLowering = 0;
+// Lowerings kept by program (TileProgram::id) for launches outside a prepared plan (host ops'
+// programs, run_op): a prepared plan holds its own, so this only bounds what is shared.
+constexpr size_t kLoweringCache = 4096;
+
+// A plan's lowerings, one per step (null for a host step), made by CpuDevice::prepare.
+struct PreparedPlan {
+  std::vector<std::shared_ptr<const Lowering>> steps;
+};
 
 void spin_pause() {
 #if defined(__x86_64__) || defined(_M_X64)
@@ -133,13 +140,23 @@ DeviceSpec cpu_spec(int threads) {
   s.matmul.pack_cols = 8;
   s.matmul.step_fixed = 1e4;
   s.matmul.ints_as_f32 = true;
+  s.matmul.keeps_a = true;
+  s.matmul.narrow_tails = true;
   return s;
 }
 
 struct CpuDevice::Impl {
-  explicit Impl(int threads) : arena(threads) {}
+  explicit Impl(int threads) : arena(threads), lowerings(kLoweringCache) {}
   tbb::task_arena arena;
   tbb::enumerable_thread_specific<CoreArena> cores;
+  LruCache<Lowering> lowerings;  // by TileProgram::id
+
+  // The lowering depends on the program alone: made at its first launch, then kept here.
+  std::shared_ptr<const Lowering> lowering(const TileProgram& p) const {
+    const std::string key = std::to_string(p.id.value());
+    if (auto l = lowerings.find(key)) return l;
+    return lowerings.insert(key, std::make_shared<const Lowering>(lower(p)));
+  }
 };
 
 CpuDevice::CpuDevice(int threads)
@@ -150,18 +167,32 @@ CpuDevice::CpuDevice(int threads)
 
 CpuDevice::~CpuDevice() = default;
 
+std::shared_ptr<void> CpuDevice::prepare(const Plan& plan) {
+  auto prepared = std::make_shared<PreparedPlan>();
+  for (const PlanStep& s : plan.steps)
+    prepared->steps.push_back(s.program ? impl_->lowering(*s.program) : nullptr);
+  return prepared;
+}
+
 bool CpuDevice::launch(const Plan& plan, size_t k, std::span<void* const> args) const {
-  launch(*plan.steps[k].program, args);
+  const TileProgram& p = *plan.steps[k].program;
+  const auto* prepared = static_cast<const PreparedPlan*>(plan.device.get());
+  if (prepared && k < prepared->steps.size() && prepared->steps[k])
+    launch(p, *prepared->steps[k], args);
+  else
+    launch(p, args);
   return true;
 }
 
 void CpuDevice::launch(const TileProgram& p, std::span<void* const> args) const {
+  if (p.num_tiles() <= 0) return;
+  launch(p, *impl_->lowering(p), args);
+}
+
+void CpuDevice::launch(const TileProgram& p, const Lowering& low,
+                       std::span<void* const> args) const {
   const int64_t tiles = p.num_tiles();
   if (tiles <= 0) return;
-  // The lowering depends on the program alone: made at its first launch, kept with it.
-  const std::shared_ptr<const Lowering> lowered =
-      p.derived.get<Lowering>(&kLowering, [&] { return lower(p); });
-  const Lowering& low = *lowered;
   // A core runs a contiguous range of tiles (its packed blocks carry over from one to the next)
   // and then takes the tiles a slower core has not begun (TileClaims), except in a small-M
   // matmul streaming its weights unpacked (a decoding step's GEMV): there each tile is a task of
@@ -201,7 +232,7 @@ void CpuDevice::launch_sequence(std::span<const ProgramLaunch> launches) const {
   bool spread = false;  // some launch has tiles for other threads and pays for handing them off
   for (const ProgramLaunch& l : launches) {
     const TileProgram& p = *l.program;
-    low.push_back(p.derived.get<Lowering>(&kLowering, [&] { return lower(p); }));
+    low.push_back(impl_->lowering(p));
     end.push_back((end.empty() ? 0 : end.back()) + std::max<int64_t>(p.num_tiles(), 0));
     spread = spread || (p.num_tiles() > 1 && launch_bytes(p) >= spec_.inline_bytes);
   }

@@ -14,6 +14,8 @@
 
 namespace asc::cpu {
 
+struct Lowering;  // tile_exec.h
+
 // Local-memory capacities derived from the host's caches, so the same tiling code gives cache
 // blocking: UB = L2/2, L1 = 2 L2, L0A = L2/2, L0B = L2/2, L0C = L2; cores = threads.
 DeviceSpec cpu_spec(int threads);
@@ -25,11 +27,13 @@ class CpuDevice : public Device {
   CpuDevice(const CpuDevice&) = delete;
   CpuDevice& operator=(const CpuDevice&) = delete;
 
-  // Device: runs every tile program; lowers a program at its first launch (DerivedState).
+  // Device: runs every tile program. A program is lowered for the tile executor (tile_exec.h)
+  // once: for a plan's steps by prepare (kept in Plan::device), for others at their first
+  // launch, kept by this device by TileProgram::id (least recently used dropped past 4096).
   const std::string& name() const override { return name_; }
   const DeviceSpec& spec() const override { return spec_; }
   std::string unsupported(const TileProgram&) const override { return {}; }
-  std::shared_ptr<void> prepare(const Plan&) override { return nullptr; }
+  std::shared_ptr<void> prepare(const Plan& plan) override;
   bool launch(const Plan& plan, size_t k, std::span<void* const> args) const override;
   bool concurrent() const override { return true; }
 
@@ -52,6 +56,7 @@ class CpuDevice : public Device {
   void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& body) const;
 
  private:
+  void launch(const TileProgram& p, const Lowering& low, std::span<void* const> args) const;
   struct Impl;
   std::string name_ = "cpu";
   int threads_;
