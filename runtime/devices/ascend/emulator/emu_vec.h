@@ -7,6 +7,7 @@
 #include "emu_vec_cast.h"         // Cast with RoundMode
 #include "emu_vec_cmpsel.h"       // Compare, CompareScalar, Select, Get/SetCmpMask
 #include "emu_vec_elementwise.h"  // binary, unary, with a scalar, Axpy, Duplicate
+#include "emu_vec_gather.h"       // Gather (count form)
 #include "emu_vec_mask.h"         // SetMaskCount/SetMaskNorm/SetVectorMask/ResetMask, params
 #include "emu_vec_math.h"         // Power, Fmod, Xor, Sign, Sin, Cos, Floor, Ceil, Round
 #include "emu_vec_reduce.h"       // ReduceSum/Max/Min, WholeReduce*, BlockReduce*, PairReduceSum
