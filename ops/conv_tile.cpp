@@ -136,6 +136,22 @@ bool given(const LaunchContext& ctx, int i) {
 
 }  // namespace
 
+// On a device whose cube reads fractal layouts (Ascend's Load3D takes NC1HWC0 maps only), the
+// vector unit lays each K step's map and weight block out for it: channels in blocks of C0 =
+// 32 / sizeof(T), the map's [C1, C0, D, H, W] transposed into NC1HWC0's [C1, D, H, W, C0] and
+// the weight's [TM, C1, C0, window] into [TM, C1, window, C0], K's (c1, window, c0) order of
+// Load3D; a K step holds whole C0 blocks (the last one's channels past C/G zero), and as many
+// as make K whole 16-row fractals (relayout_channels).
+int64_t relayout_c0(const LaunchContext& ctx, const ConvGeom& g) {
+  if (!ctx.spec->fractal_layout || g.pointwise || g.ints || g.panel > 0) return 1;
+  return 32 / static_cast<int64_t>(dtype_size(ctx.inputs.at(g.x_arg).dtype));
+}
+
+int64_t relayout_channels(const ConvGeom& g, int64_t c0) {
+  if (c0 <= 1) return 1;
+  return c0 * (16 / std::gcd<int64_t>(16, c0 * g.window()));
+}
+
 ConvGeom conv_geom(const LaunchContext& ctx) {
   return geom_of(ctx, 0, 1);
 }
@@ -179,9 +195,10 @@ TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epil
                         std::max<int64_t>(oh, 1), std::max<int64_t>(ow, 1)},
                        cores);
   const std::vector<int64_t> tms = pieces(mg, am);
+  const int64_t c0 = relayout_c0(ctx, g), unit = relayout_channels(g, c0);
   std::vector<int64_t> tcs;  // K steps of whole k_pack units of a packed W (or all of K)
   for (int64_t tc : pieces(cg, cg > 16 ? 8 : 1))
-    if ((tc * win) % g.k_pack == 0 || tc >= cg) tcs.push_back(tc);
+    if (((tc * win) % g.k_pack == 0 && tc % unit == 0) || tc >= cg) tcs.push_back(tc);
 
   // Spatial tiles: whole output rows, or pieces of one row.
   std::vector<std::pair<int64_t, int64_t>> spatial;
@@ -204,11 +221,17 @@ TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epil
     for (int64_t tc : tcs)
       for (auto [toh, tow] : spatial) {
         const Im2col c = im2col_of(g, toh, tow);
-        const int64_t kb = tc * win, tp = toh * tow;
-        const int64_t map = tc * c.span(0) * c.span(1) * c.span(2);
+        const int64_t tcx = round_up(std::min(tc, cg), unit);  // channels a K step holds
+        const int64_t kb = tcx * win, tp = toh * tow;
+        const int64_t map = tcx * c.span(0) * c.span(1) * c.span(2);
+        // The relayout's UB: both blocks double-buffered, their transposes and the gather's
+        // offsets (4 bytes per element of the larger), beside the epilogue; L1 holds the stage.
+        const int64_t ub = c0 > 1 ? (slots + 1) * (map + tm * kb) * es +
+                                        std::max(map, tm * kb) * 4 + tm * tp * epilogue_ub
+                                  : tm * tp * epilogue_ub;
+        const int64_t l1 = c0 > 1 ? std::max(map, tm * kb) * es : slots * (map + tm * kb) * es;
         if (tm * kb * es > spec.l0a_bytes || kb * tp * es > spec.l0b_bytes ||
-            tm * tp * 4 > spec.l0c_bytes || slots * (map + tm * kb) * es > spec.l1_bytes ||
-            tm * tp * epilogue_ub > spec.ub_bytes)
+            tm * tp * 4 > spec.l0c_bytes || l1 > spec.l1_bytes || ub > spec.ub_bytes)
           continue;
         const int64_t m_tiles = ceil_div(mg, tm);
         const int64_t p_tiles = g.w.out[0] * ceil_div(oh, toh) * ceil_div(ow, tow);
@@ -262,9 +285,16 @@ ConvTile conv_accumulate(TileBuilder& t, const ConvGeom& g) {
   const Geom3& w = g.w;
   const int64_t mg = g.mg(), cg = g.cg(), win = g.window(), k = g.k();
   const int64_t in_plane = w.in[0] * w.in[1] * w.in[2];
-  const Im2col cols = im2col_of(g, toh, tow);
+  Im2col cols = im2col_of(g, toh, tow);
+  const int64_t c0 = relayout_c0(t.ctx(), g);
+  const int64_t c1 = round_up(std::min(tc, cg), relayout_channels(g, c0)) / c0;
+  cols.c0 = c0;
   ConvTile r{Buf{}, t.grid(kAxisM, tm), tm, toh * tow};
-  r.c = t.alloc(Pos::kL0C, g.ints ? DType::kI32 : DType::kF32, {tm, r.positions}, "c");
+  // Laid out for Load3D, the product is Y^T: the column matrix as L0A's feature map [P, K]
+  // (Load3D's own orientation) times the weight block's transpose [K, TM] in L0B; the vector
+  // unit turns it back into Y's [TM, P] after the K loop.
+  r.c = t.alloc(Pos::kL0C, g.ints ? DType::kI32 : DType::kF32,
+                c0 > 1 ? Shape{r.positions, tm} : Shape{tm, r.positions}, "c");
   // Zero points of the integer form: X's one value, W's one or one per row of the tile.
   Buf xz, wz;
   if (g.xz_arg >= 0) {
@@ -295,6 +325,19 @@ ConvTile conv_accumulate(TileBuilder& t, const ConvGeom& g) {
         BoxDim{mg, k, r.m0, tm},
         BoxDim{k, 1, Coord{kv.var, tc * win, 0}, tc * win},
     };
+    if (c0 > 1) {  // whole C0 blocks of channels (tc is a multiple of C0, or all of C/G)
+      x.dims[2].size = c1 * c0;
+      wb.dims[2] = BoxDim{cg, win, Coord{kv.var, tc, 0}, c1 * c0};
+      wb.dims.push_back(BoxDim{win, 1, Coord{}, win});
+      Buf x5 = t.transpose(
+          t.copy_in(g.x_arg, x, Pos::kUB, "x", {c1, c0, cols.span(0), cols.span(1), cols.span(2)}),
+          1);
+      // [TM, C1, C0, window] -> [C1, window, C0, TM]: the K rows of W^T.
+      Buf wk = t.gather(t.copy_in(g.w_arg, wb, Pos::kUB, "w", {tm, c1, c0, win}), {c1, win, c0, tm},
+                        {c0 * win, 1, win, c1 * c0 * win}, 0, {c1 * win * c0, tm});
+      t.mmad(r.c, t.load_l0_im2col(x5, Pos::kL0A, cols), t.load_l0(wk, Pos::kL0B), kv);
+      return;
+    }
     if (g.pointwise)  // X_g [channels, positions] as it is
       x.dims = {x.dims[0], x.dims[1], x.dims[2], BoxDim{w.in[2], 1, t.grid(kAxisW, tow), tow}};
     if (g.panel > 0) {  // whole panels of the packed W, the K step's rows of each (never the
@@ -314,6 +357,7 @@ ConvTile conv_accumulate(TileBuilder& t, const ConvGeom& g) {
            g.pointwise ? t.load_l0(x1, Pos::kL0B, xz) : t.load_l0_im2col(x1, Pos::kL0B, cols, xz),
            kv, diag);
   });
+  if (c0 > 1) r.c = t.transpose(r.c, 0);  // Y^T [P, TM] -> [TM, P]
   return r;
 }
 

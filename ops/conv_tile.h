@@ -58,6 +58,13 @@ ConvGeom conv_geom(const LaunchContext& ctx);
 // zero point is neither one value nor (W's) one per output channel.
 ConvGeom conv_geom_int(const LaunchContext& ctx, int x_arg, int w_arg, int xz_arg, int wz_arg);
 
+// C0 = 32 / sizeof(T) when a K step lays its map and weight block out for Load3D (a
+// fractal-layout spec: Ascend's Load3D reads NC1HWC0 maps, ops/conv_tile.cpp), else 1.
+int64_t relayout_c0(const LaunchContext& ctx, const ConvGeom& g);
+// The channels a K step's count is a multiple of under that relayout: whole C0 blocks whose K
+// (channels x window) is whole 16-row fractals.
+int64_t relayout_channels(const ConvGeom& g, int64_t c0);
+
 // Tile sizes TM (output channels), TC (input channels per K step), TOH x TOW (output positions:
 // whole rows, or part of one row when TOH = 1), the grid [N, G, M/G tiles, OD, OH tiles,
 // OW tiles] (+ the phases of a transposed geometry) and block_dim. `epilogue_ub`: UB bytes per

@@ -239,6 +239,60 @@ bool has_bias(const LaunchContext& ctx) {
 // Grid axes (conv_tile.cpp's, then the phases).
 constexpr int kAxisN = 0, kAxisG = 1, kAxisM = 2, kAxisD = 3, kAxisPhase = 6;
 
+// The phase convolution as Load3D runs it (a fractal-layout spec: relayout_c0): per K step one
+// product over every tap, the taps being a window of T = prod(taps) offsets at stride 1 and
+// dilation xd over the tile's X box. The step's weights W[g, c : +C1*C0, m0 : +TM, taps] come in
+// once, each spatial dim's taps as a strided view of W's kernel axis (tap u at k0 + r - u * ks,
+// read from the last tap up: step ks, zero where k falls outside W), and a gather orders them as
+// K's (c1, u, c0) with u ascending, as W'^T's rows for L0B; X's box is transposed into NC1HWC0
+// and Load3D makes L0A's feature map: the product is Y^T (conv_accumulate's orientation).
+void relaid_phase_steps(TileBuilder& t, const TransposeGeom& tg, const ConvTile& r, int64_t c0) {
+  const ConvGeom& g = tg.g;
+  const Geom3& y = tg.y;
+  const int64_t tm = t.param("TM"), tc = t.param("TC"), toh = t.param("TOH"), tow = t.param("TOW");
+  const int64_t mg = g.mg(), cg = g.cg(), kvol = y.k_size();
+  const int64_t in_plane = y.in[0] * y.in[1] * y.in[2];
+  const int64_t tile[3] = {1, toh, tow};
+  const int64_t kstride[3] = {y.k[1] * y.k[2], y.k[2], 1};
+  const int64_t istride[3] = {y.in[1] * y.in[2], y.in[2], 1};
+  const int64_t unit = relayout_channels(g, c0);
+  const int64_t c1 = (std::min(tc, cg) + unit - 1) / unit * unit / c0;
+  const int64_t taps[3] = {tg.dim[0].taps, tg.dim[1].taps, tg.dim[2].taps};
+  const int64_t nt = taps[0] * taps[1] * taps[2];
+  Im2col cols;
+  cols.c0 = c0;
+  for (int j = 0; j < 3; ++j) {
+    cols.k[j] = taps[j];
+    cols.d[j] = tg.dim[j].xd;
+    cols.out[j] = tile[j];
+  }
+  t.loop(std::max<int64_t>(1, (cg + tc - 1) / tc), [&](Coord kv) {
+    GmBox x;  // X[n, g, cb*TC : +C1*C0, q0 + x0 : +span]
+    x.dims = {BoxDim{g.n, g.c * in_plane, t.grid(kAxisN), 1},
+              BoxDim{g.group, cg * in_plane, t.grid(kAxisG), 1},
+              BoxDim{cg, in_plane, Coord{kv.var, tc, 0}, c1 * c0}};
+    GmBox w;  // W[g, cb*TC : +C1*C0, m0 : +TM, the phase's taps from the last]
+    w.dims = {BoxDim{g.group, cg * mg * kvol, t.grid(kAxisG), 1},
+              BoxDim{cg, mg * kvol, Coord{kv.var, tc, 0}, c1 * c0}, BoxDim{mg, kvol, r.m0, tm}};
+    for (int j = 0; j < 3; ++j) {
+      const PhaseDim& p = tg.dim[j];
+      x.dims.push_back(BoxDim{y.in[j], istride[j], Coord{kAxisD + j, tile[j], p.x0}, cols.span(j)});
+      BoxDim k{y.k[j], kstride[j] * p.ks, Coord{}, taps[j]};
+      k.step = p.ks;
+      k.phase = Coord{kAxisPhase + j, 1, p.k0 - (taps[j] - 1) * p.ks};
+      w.dims.push_back(k);
+    }
+    Buf x5 = t.transpose(
+        t.copy_in(0, x, Pos::kUB, "x", {c1, c0, cols.span(0), cols.span(1), cols.span(2)}), 1);
+    // [C1 * C0, TM, T (last tap first)] -> [C1, T (first tap first), C0, TM]: the K rows of W'^T.
+    Buf u = t.copy_in(1, w, Pos::kUB, "w", {c1 * c0, tm, nt});
+    Buf b = t.gather(u, {c1, taps[0], taps[1], taps[2], c0, tm},
+                     {c0 * tm * nt, -taps[1] * taps[2], -taps[2], -1, tm * nt, nt}, nt - 1,
+                     {c1 * nt * c0, tm});
+    t.mmad(r.c, t.load_l0_im2col(x5, Pos::kL0A, cols), t.load_l0(b, Pos::kL0B), kv);
+  });
+}
+
 void conv_transpose_tile_kernel(TileBuilder& t) {
   const TransposeGeom tg = transpose_geom(t.ctx());
   const ConvGeom& g = tg.g;
@@ -248,41 +302,48 @@ void conv_transpose_tile_kernel(TileBuilder& t) {
   const int64_t in_plane = y.in[0] * y.in[1] * y.in[2];
   const int64_t tile[3] = {1, toh, tow};
   ConvTile r{Buf{}, t.grid(kAxisM, tm), tm, toh * tow};
-  r.c = t.alloc(Pos::kL0C, DType::kF32, {tm, r.positions}, "c");
+  const int64_t c0 = relayout_c0(t.ctx(), g);
+  r.c = t.alloc(Pos::kL0C, DType::kF32, c0 > 1 ? Shape{r.positions, tm} : Shape{tm, r.positions},
+                "c");
   Im2col cols;  // one tap: the shifted box as it is
   cols.out[0] = 1;
   cols.out[1] = toh;
   cols.out[2] = tow;
   const int64_t kstride[3] = {y.k[1] * y.k[2], y.k[2], 1};
   const int64_t istride[3] = {y.in[1] * y.in[2], y.in[2], 1};
-  t.loop(std::max<int64_t>(1, (cg + tc - 1) / tc), [&](Coord kv) {
-    bool first = true;
-    for (int64_t ud = 0; ud < tg.dim[0].taps; ++ud)
-      for (int64_t uh = 0; uh < tg.dim[1].taps; ++uh)
-        for (int64_t uw = 0; uw < tg.dim[2].taps; ++uw) {
-          const int64_t u[3] = {ud, uh, uw};
-          GmBox x;  // X[n, g, cb*TC : +TC, q + x0 + u * xd]
-          x.dims = {BoxDim{g.n, g.c * in_plane, t.grid(kAxisN), 1},
-                    BoxDim{g.group, cg * in_plane, t.grid(kAxisG), 1},
-                    BoxDim{cg, in_plane, Coord{kv.var, tc, 0}, tc}};
-          GmBox w;  // W[g, cb*TC : +TC, m0 : +TM, k0 + r - u * ks] as [TM, TC]
-          w.dims = {BoxDim{g.group, cg * mg * kvol, t.grid(kAxisG), 1}};
-          for (int j = 0; j < 3; ++j) {
-            const PhaseDim& p = tg.dim[j];
-            x.dims.push_back(BoxDim{y.in[j], istride[j],
-                                    Coord{kAxisD + j, tile[j], p.x0 + u[j] * p.xd}, tile[j]});
-            w.dims.push_back(
-                BoxDim{y.k[j], kstride[j], Coord{kAxisPhase + j, 1, p.k0 - u[j] * p.ks}, 1});
+  if (c0 > 1) {
+    relaid_phase_steps(t, tg, r, c0);
+    r.c = t.transpose(r.c, 0);  // Y^T [P, TM] -> [TM, P]
+  } else {
+    t.loop(std::max<int64_t>(1, (cg + tc - 1) / tc), [&](Coord kv) {
+      bool first = true;
+      for (int64_t ud = 0; ud < tg.dim[0].taps; ++ud)
+        for (int64_t uh = 0; uh < tg.dim[1].taps; ++uh)
+          for (int64_t uw = 0; uw < tg.dim[2].taps; ++uw) {
+            const int64_t u[3] = {ud, uh, uw};
+            GmBox x;  // X[n, g, cb*TC : +TC, q + x0 + u * xd]
+            x.dims = {BoxDim{g.n, g.c * in_plane, t.grid(kAxisN), 1},
+                      BoxDim{g.group, cg * in_plane, t.grid(kAxisG), 1},
+                      BoxDim{cg, in_plane, Coord{kv.var, tc, 0}, tc}};
+            GmBox w;  // W[g, cb*TC : +TC, m0 : +TM, k0 + r - u * ks] as [TM, TC]
+            w.dims = {BoxDim{g.group, cg * mg * kvol, t.grid(kAxisG), 1}};
+            for (int j = 0; j < 3; ++j) {
+              const PhaseDim& p = tg.dim[j];
+              x.dims.push_back(BoxDim{y.in[j], istride[j],
+                                      Coord{kAxisD + j, tile[j], p.x0 + u[j] * p.xd}, tile[j]});
+              w.dims.push_back(
+                  BoxDim{y.k[j], kstride[j], Coord{kAxisPhase + j, 1, p.k0 - u[j] * p.ks}, 1});
+            }
+            w.dims.push_back(BoxDim{mg, kvol, r.m0, tm});
+            w.dims.push_back(BoxDim{cg, mg * kvol, Coord{kv.var, tc, 0}, tc});
+            Buf x1 = t.copy_in(0, x, Pos::kL1, "x1");
+            Buf w1 = t.copy_in(1, w, Pos::kL1, "w1");
+            t.mmad(r.c, t.load_l0(w1, Pos::kL0A), t.load_l0_im2col(x1, Pos::kL0B, cols),
+                   first ? kv : Coord{-1, 0, 1});
+            first = false;
           }
-          w.dims.push_back(BoxDim{mg, kvol, r.m0, tm});
-          w.dims.push_back(BoxDim{cg, mg * kvol, Coord{kv.var, tc, 0}, tc});
-          Buf x1 = t.copy_in(0, x, Pos::kL1, "x1");
-          Buf w1 = t.copy_in(1, w, Pos::kL1, "w1");
-          t.mmad(r.c, t.load_l0(w1, Pos::kL0A), t.load_l0_im2col(x1, Pos::kL0B, cols),
-                 first ? kv : Coord{-1, 0, 1});
-          first = false;
-        }
-  });
+    });
+  }
   GmBox out;  // Y[n, g, m0 : +TM, s * (q0 : +TQ) + r + r0]
   const int64_t plane = y.out[0] * y.out[1] * y.out[2];
   const int64_t ostride[3] = {y.out[1] * y.out[2], y.out[2], 1};

@@ -273,6 +273,51 @@ void TileBuilder::check_zero(Buf l1, Buf zero, int64_t per, const char* what) co
                          to_string(dims(l1))));
 }
 
+Buf TileBuilder::gather(Buf x, Shape dims, Shape strides, int64_t offset, Shape as) {
+  check(x, "gather");
+  const int64_t n = numel(this->dims(x));
+  int64_t lo = offset, hi = offset;
+  for (size_t j = 0; j < dims.size() && j < strides.size(); ++j)
+    if (dims[j] > 1) (strides[j] < 0 ? lo : hi) += (dims[j] - 1) * strides[j];
+  const bool empty = numel(dims) == 0;
+  const Pos from = decl(x).pos;
+  if ((from != Pos::kUB && from != Pos::kL0C) || dims.size() != strides.size() ||
+      (!empty && (lo < 0 || hi >= n)))
+    throw ShapeError(cat(prog_.op, ": gather of ", to_string(dims), " at strides ",
+                         to_string(strides), " from element ", offset, " of ",
+                         pos_name(decl(x).pos), " ", to_string(this->dims(x)),
+                         " (a view inside a UB or L0C buffer)"));
+  if (!as.empty() && numel(as) != numel(dims))
+    throw ShapeError(cat(prog_.op, ": gather of ", to_string(dims), " shaped as ", to_string(as),
+                         " (a different element count)"));
+  Instr in;
+  in.kind = InstrKind::kGather;
+  in.src[0] = x.id;
+  in.box.offset = offset;
+  for (size_t j = 0; j < dims.size(); ++j)
+    in.box.dims.push_back(BoxDim{dims[j], strides[j], Coord{}, dims[j]});
+  return emit(in, Pos::kUB, dtype(x), as.empty() ? dims : as, "g");
+}
+
+Buf TileBuilder::transpose(Buf x, int axis, Shape as) {
+  check(x, "transpose");
+  const Shape& d = dims(x);
+  if (axis < 0 || axis >= static_cast<int>(d.size()))
+    throw ShapeError(cat(prog_.op, ": transpose of axis ", axis, " of ", to_string(d)));
+  Shape vd, vs;
+  int64_t stride = 1;
+  Shape strides(d.size());
+  for (size_t j = d.size(); j-- > 0;) {
+    strides[j] = stride;
+    stride *= d[j];
+  }
+  for (size_t j = 0; j < d.size(); ++j)
+    if (j != static_cast<size_t>(axis)) vd.push_back(d[j]), vs.push_back(strides[j]);
+  vd.push_back(d[static_cast<size_t>(axis)]);
+  vs.push_back(strides[static_cast<size_t>(axis)]);
+  return gather(x, vd, vs, 0, std::move(as));
+}
+
 Buf TileBuilder::load_l0(Buf l1, Pos pos, Buf zero) {
   check(l1, "load_l0");
   if (pos != Pos::kL0A && pos != Pos::kL0B)
@@ -313,14 +358,15 @@ Buf TileBuilder::load_l0_im2col(Buf l1, Pos pos, const Im2col& g, Buf zero) {
   check_zero(l1, zero, 1, "load_l0_im2col");
   const Shape& d = dims(l1);
   const size_t r = static_cast<size_t>(g.source_rank());  // [C, D, H, W] or [C1, D, H, W, C0]
-  bool ok = d.size() >= r && decl(l1).pos == Pos::kL1 && (pos == Pos::kL0A || pos == Pos::kL0B) &&
-            g.c0 >= 1 && (g.c0 == 1 || d.back() == g.c0);
+  const Pos from = decl(l1).pos;
+  bool ok = d.size() >= r && (from == Pos::kL1 || from == Pos::kUB) &&
+            (pos == Pos::kL0A || pos == Pos::kL0B) && g.c0 >= 1 && (g.c0 == 1 || d.back() == g.c0);
   for (size_t i = 0; ok && i + r < d.size(); ++i) ok = d[i] == 1;
   for (int j = 0; ok && j < 3; ++j)
     ok = g.k[j] >= 1 && g.s[j] >= 1 && g.d[j] >= 1 && g.out[j] >= 1 &&
          d[d.size() - r + 1 + static_cast<size_t>(j)] >= g.span(j);
   if (!ok)
-    throw ShapeError(cat(prog_.op, ": load_l0_im2col needs an L1 box ",
+    throw ShapeError(cat(prog_.op, ": load_l0_im2col needs an L1 (or UB) box ",
                          g.c0 > 1 ? cat("[C1, D, H, W, ", g.c0, "]") : std::string("[C, D, H, W]"),
                          " covering ", g.span(0), "x", g.span(1), "x", g.span(2),
                          " into L0A/L0B; got ", pos_name(decl(l1).pos), " ", to_string(d), " -> ",

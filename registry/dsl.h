@@ -72,6 +72,14 @@ class TileBuilder {
   Buf select(Buf cond, Buf a, Buf b);
   Buf cast(Buf x, DType to);
   Buf reduce(ReduceOp op, Buf x, int axis);  // keeps the axis, size 1
+  // A strided view of x's elements (UB, or a product in L0C) gathered densely into UB (the
+  // vector unit's Gather): result element (i_0, .., i_k) of `dims` is x's dense element
+  // offset + sum_j i_j * strides[j], which must lie inside x (strides may be 0 or negative).
+  // The result is shaped `as` when given (the same element count and order).
+  Buf gather(Buf x, Shape dims, Shape strides, int64_t offset = 0, Shape as = {});
+  // x with dim `axis` moved innermost ([.., a, rest..] -> [.., rest.., a]: a batch of 2-D
+  // transposes, an NCHW box [C1, C0, H, W] into NC1HWC0's [C1, H, W, C0]), by gather().
+  Buf transpose(Buf x, int axis, Shape as = {});
   Buf duplicate(DType dtype, Shape dims, double value);
   // A one-element float value known while tracing (a constant operand), spread over `dims`: a
   // duplicate that binary() folds into a scalar instruction (add, sub, mul, div, max, min) and
@@ -102,6 +110,7 @@ class TileBuilder {
   // [1.., C, D, H, W] of an NCDHW feature map, zero where the box lies outside the map (a copy-in
   // starting before it: the padding); the result is the column matrix [C * window, P] in L0B, or
   // its transpose [P, C * window] in L0A (tile_program.h: Im2col). The box must cover every window.
+  // l1 may be a UB result (a map the vector unit laid out as NC1HWC0), as load_l0's may.
   // `zero`: as load_l0's, one value (the padding is zero after it is subtracted).
   Buf load_l0_im2col(Buf l1, Pos pos, const Im2col& g, Buf zero = {});
   // c = (k == 0 ? 0 : c) + a x b; diag > 0: a is block diagonal (Instr::diag).

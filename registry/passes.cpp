@@ -132,6 +132,8 @@ void pad_rows(TileProgram& p, const DeviceSpec& spec) {
   // class stays dense.
   std::vector<int64_t> row(n, 0);
   std::vector<bool> dense(n, false);
+  for (const Instr& in : p.instrs)  // a gather's view is over dense element indices
+    if (in.kind == InstrKind::kGather) dense[find(in.src[0])] = true;
   for (int b = 0; b < n; ++b) {
     const BufferDecl& d = p.buffers[b];
     if (d.pos != Pos::kUB && d.pos != Pos::kL0C) dense[find(b)] = true;
@@ -184,11 +186,15 @@ void pad_rows(TileProgram& p, const DeviceSpec& spec) {
 void pad_fractals(TileProgram& p, const DeviceSpec& spec) {
   for (BufferDecl& b : p.buffers) b.frac_rows = b.frac_cols = 0;
   if (!spec.fractal_layout) return;
-  for (const Instr& in : p.instrs)  // Load3D's map and packed panels keep their own layouts
-    if (in.kind == InstrKind::kLoadIm2col || (in.kind == InstrKind::kLoadL0 && in.axis > 0)) return;
+  std::vector<bool> map(p.buffers.size(), false);  // Load3D's maps keep their NC1HWC0 layout
+  for (const Instr& in : p.instrs) {               // packed panels keep theirs
+    if (in.kind == InstrKind::kLoadL0 && in.axis > 0) return;
+    if (in.kind == InstrKind::kLoadIm2col) map[static_cast<size_t>(in.src[0])] = true;
+  }
   const int64_t f = spec.fractal > 0 ? spec.fractal : 16;
-  for (BufferDecl& b : p.buffers) {
-    if (b.pos == Pos::kUB) continue;
+  for (size_t i = 0; i < p.buffers.size(); ++i) {
+    BufferDecl& b = p.buffers[i];
+    if (b.pos == Pos::kUB || map[i]) continue;
     const int64_t c0 =
         std::max<int64_t>(f, spec.block_bytes / static_cast<int64_t>(dtype_size(b.dtype)));
     const int64_t rows = align_up(b.mat_rows(), f), cols = align_up(b.mat_cols(), c0);

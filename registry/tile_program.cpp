@@ -72,10 +72,10 @@ std::string GmBox::str(int grid_rank) const {
 }
 
 std::string_view instr_name(InstrKind k) {
-  static constexpr std::array<std::string_view, 16> kNames = {
-      "copy_in",        "copy_out", "unary", "binary", "scalar",    "bcast_mid",
-      "compare",        "select",   "cast",  "reduce", "duplicate", "load_l0",
-      "load_l0_im2col", "mmad",     "loop",  "end"};
+  static constexpr std::array<std::string_view, 17> kNames = {
+      "copy_in", "copy_out",       "unary", "binary", "scalar",    "bcast_mid",
+      "compare", "select",         "cast",  "reduce", "duplicate", "gather",
+      "load_l0", "load_l0_im2col", "mmad",  "loop",   "end"};
   return kNames[static_cast<size_t>(k)];
 }
 
@@ -180,6 +180,7 @@ std::string TileProgram::dump() const {
         if (in.kind == InstrKind::kMmad && !in.in_place)
           os << " init@" << var_name(in.var, gr) << "==0";
         if (in.kind == InstrKind::kMmad && in.diag > 0) os << " diag=" << in.diag;
+        if (in.kind == InstrKind::kGather) os << " " << in.box.str(gr);
         if (in.kind == InstrKind::kLoadIm2col) {
           const Im2col& g = in.im2col;
           os << " k=" << g.k[0] << "x" << g.k[1] << "x" << g.k[2] << " s=" << g.s[0] << "x"

@@ -137,6 +137,8 @@ enum class InstrKind : uint8_t {
   kCast,       // dst = cast(src0)
   kReduce,     // dst[o,i] = reduce_r src0[o,r,i]; r is dims[axis]
   kDuplicate,  // dst[:] = scalar
+  kGather,     // dst = src0's elements at box (a strided view of its dense elements: offset + sum
+               // i_j * stride_j over the box's sizes, no clamping), densely in the box's order
   kLoadL0,     // dst (L0A/L0B) = fractal layout of src0 (L1); axis > 0: src0 already holds
             // panels of `axis` columns (op = k_pack) of a weight of `count` columns, dst is their
             // [k, n] (MTE1). src1 (8-bit operands, also kLoadIm2col): the zero point subtracted

@@ -88,7 +88,7 @@ TEST(EmulatorGather, Refusals) {
   EXPECT_NE(refused<float>({0, 1024}, 0, 2).find("byte offset 1024 is past src's 1024 bytes"),
             std::string::npos);
   EXPECT_NE(refused<float>({1020}, 8, 1).find("past src's 1024 bytes"), std::string::npos);
-  EXPECT_NE(refused<float>({}, 0, 257).find("count 257 past src's 256 elements"),
+  EXPECT_NE(refused<float>({}, 0, 257).find("count 257 past dst's 256 or srcOffset's 256"),
             std::string::npos);
   EXPECT_EQ(refused<float>({1020}, 0, 1), "(accepted)");
 }

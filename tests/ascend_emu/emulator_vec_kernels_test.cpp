@@ -219,21 +219,29 @@ extern "C" __global__ __aicore__ void cast_round_trip(GM_ADDR x, GM_ADDR y) {
   op.Process();
 }
 
-// The half nearest x under the mode, found among all finite halves (saturating at 65504, NaN to
-// 0).
+// The half nearest x under the mode, found among all finite halves and 65536 standing for the
+// overflow (IEEE 754, the A2's default Inf/NaN mode: a pick of 65536 is inf); NaN and inf kept.
 float half_reference(float x, AscendC::RoundMode mode) {
   static const std::vector<float> halves = [] {
     std::vector<float> v;
     for (uint32_t b = 0; b <= 0x7bffu; ++b)
       v.push_back(ascemu::f16_to_f32(static_cast<uint16_t>(b)));
+    v.push_back(65536.0f);
     return v;
   }();
-  if (std::isnan(x)) return 0.0f;
-  const float a = std::fabs(x);
+  if (std::isnan(x) || std::isinf(x)) return x;
+  const float a = std::min(std::fabs(x), 65536.0f);
   const bool neg = std::signbit(x);
-  if (a >= 65504.0f) return neg ? -65504.0f : 65504.0f;
+  const float inf = std::numeric_limits<float>::infinity();
   const auto hi =
       static_cast<size_t>(std::lower_bound(halves.begin(), halves.end(), a) - halves.begin());
+  if (halves[hi] == 65536.0f && std::fabs(x) >= 65536.0f) {  // past 65536: toward zero or inf
+    const bool down = mode == AscendC::RoundMode::CAST_TRUNC ||
+                      mode == AscendC::RoundMode::CAST_ODD ||
+                      (mode == AscendC::RoundMode::CAST_FLOOR && !neg) ||
+                      (mode == AscendC::RoundMode::CAST_CEIL && neg);
+    return down ? (neg ? -65504.0f : 65504.0f) : (neg ? -inf : inf);
+  }
   if (halves[hi] == a) return x;
   const size_t lo = hi - 1;  // halves[lo] < a < halves[hi]; index = the half's bits
   const double dlo = a - halves[lo], dhi = halves[hi] - a;
@@ -257,7 +265,8 @@ float half_reference(float x, AscendC::RoundMode mode) {
     default:
       pick = lo;
   }
-  return neg ? -halves[pick] : halves[pick];
+  const float h = halves[pick] == 65536.0f ? inf : halves[pick];
+  return neg ? -h : h;
 }
 
 TEST(EmulatorVecKernels, CastRoundTripUnderEveryMode) {
@@ -286,17 +295,22 @@ TEST(EmulatorVecKernels, CastRoundTripUnderEveryMode) {
     }
     if (i % 2) xs[i] = -xs[i];
   }
-  xs[7] = 70000.0f;  // past half: saturates
+  xs[7] = 70000.0f;  // past half: inf, or 65504 rounding toward zero
   xs[8] = -1e9f;
-  xs[9] = -std::numeric_limits<float>::infinity();  // CTRL[48] = 0: inf -> -65504, NaN -> 0
+  xs[9] = -std::numeric_limits<float>::infinity();  // the Inf/NaN mode keeps inf and NaN
   xs[10] = std::numeric_limits<float>::quiet_NaN();
+  xs[11] = 65519.0f;  // rounds to 65504 or 65536 (inf) by the mode
+  xs[12] = -65520.0f;
   const ascemu::Result r = ascemu::Run(vectest::collect("cast_round_trip"), KERNEL_TYPE_AIV_ONLY, 1,
                                        cast_round_trip, x.addr(), y.addr());
   EXPECT_TRUE(r.races.empty()) << r.races.front();
   for (int32_t m = 0; m < kCastModeCount; ++m)
     for (int32_t i = 0; i < kCastLen; ++i)
-      ASSERT_EQ(y.as<float>()[m * kCastLen + i], half_reference(xs[i], kCastModes[m]))
-          << "mode " << m << " x " << xs[i] << " at " << i;
+      if (std::isnan(xs[i]))
+        ASSERT_TRUE(std::isnan(y.as<float>()[m * kCastLen + i])) << "mode " << m;
+      else
+        ASSERT_EQ(y.as<float>()[m * kCastLen + i], half_reference(xs[i], kCastModes[m]))
+            << "mode " << m << " x " << xs[i] << " at " << i;
 }
 
 // ---- ReLU by CompareScalar + Select (scalar mode), max by Compare + Select (tensor mode) ----

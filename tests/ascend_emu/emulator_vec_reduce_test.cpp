@@ -1,6 +1,7 @@
 // The vector unit's reductions, level-0 compare/select and Cast's integer conversions against naive
 // references: result layouts (dstRepStride units, [value, index] orders), masked elements, the
-// binary-tree sum rounding in half, the documented sharedTmpBuffer sizes, saturation.
+// binary-tree sum rounding in half, the documented sharedTmpBuffer sizes, integer saturation and
+// the Inf/NaN mode of float results.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -272,6 +273,30 @@ TEST(EmulatorVecReduce, CastToIntegersRoundsAndSaturates) {
   const std::vector<float> bf = cast<float>(
       cast<bfloat16_t>(std::vector<float>{0.5f + 0x1p-9f + 0x1p-11f}, M::CAST_FLOOR), M::CAST_NONE);
   EXPECT_EQ(bf[0], 0.5f);  // the doc's example: FLOOR keeps 0.5
+}
+
+// The Atlas A2's default Inf/NaN mode (IEEE 754): a half or bfloat16_t result keeps NaN and inf,
+// and a value past the range becomes inf where the mode rounds away from zero on its side, the
+// largest finite value where it rounds toward zero.
+TEST(EmulatorVecReduce, CastToHalfKeepsInfAndNan) {
+  using M = AscendC::RoundMode;
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> f = {std::nanf(""), inf, -inf, 70000.f, -70000.f, 65519.f, 65520.f, 1.f};
+  const auto back = [](const auto& v) { return cast<float>(v, M::CAST_NONE); };
+  const std::vector<float> rint = back(cast<half>(f, M::CAST_RINT));
+  EXPECT_TRUE(std::isnan(rint[0]));
+  EXPECT_EQ(std::vector<float>(rint.begin() + 1, rint.end()),
+            (std::vector<float>{inf, -inf, inf, -inf, 65504.f, inf, 1.f}));
+  const std::vector<float> trunc = back(cast<half>(f, M::CAST_TRUNC));
+  EXPECT_EQ(std::vector<float>(trunc.begin() + 1, trunc.begin() + 5),
+            (std::vector<float>{inf, -inf, 65504.f, -65504.f}));
+  const std::vector<float> floor = back(cast<half>(f, M::CAST_FLOOR));
+  EXPECT_EQ(std::vector<float>(floor.begin() + 3, floor.begin() + 5),
+            (std::vector<float>{65504.f, -inf}));
+  const std::vector<float> bf = back(cast<bfloat16_t>(f, M::CAST_RINT));
+  EXPECT_TRUE(std::isnan(bf[0]));
+  EXPECT_EQ(bf[1], inf);
+  EXPECT_EQ(bf[2], -inf);
 }
 
 }  // namespace

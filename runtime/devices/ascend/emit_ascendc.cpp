@@ -248,6 +248,9 @@ void Emitter::emit_instr_body(int pc) {
         duplicate(buf(in.dst), p_.buffers[in.dst].dtype,
                   literal(p_.buffers[in.dst].dtype, in.scalar), cat(n_of(in.dst)), pc);
       break;
+    case InstrKind::kGather:
+      gather(pc);
+      break;
     case InstrKind::kLoadL0:
       load_l0(pc);
       break;
@@ -378,6 +381,8 @@ std::string Emitter::run() {
   // The workspace slots: one per L0C buffer a vector instruction reads, per AI Core.
   const int64_t ws_elems = mixed ? workspace_slots(p_, &ws_off_) : 0;
   if (!mixed) ws_off_.assign(nb, -1);
+  ub_operands_ = 0;
+  for (int b = 0; b < nb; ++b) ub_operands_ += ws_off_[b] >= 0 && p_.buffers[b].pos == Pos::kUB;
   // The tile bodies first: they decide the scratch size.
   indent_ = 6;
   std::string aic_body, aiv_body;
@@ -501,9 +506,13 @@ std::string Emitter::run() {
          "      }\n";
     s += "      if (ho > 0) AscendC::CrossCoreWaitFlag(1);\n      return;\n    }\n";
     s += locals;
+    if (ub_operands_ > 0) s += "    int64_t hu = 0;  // operands handed to the cube so far\n";
     s += "    for (int64_t tile = begin; tile < end; ++tile) {\n" + decode;
     s += "      const bool mine = (tile - begin) % 2 == AscendC::GetSubBlockIdx();\n";
     s += "      (void)mine;\n" + tile_body + "    }\n";
+    if (ub_operands_ > 0)  // the AIC's copies of the last operands, one flag each
+      s += cat("    for (int64_t i = hu < ", ub_operands_, " ? hu : ", ub_operands_,
+               "; i > 0; --i) AscendC::CrossCoreWaitFlag(3);\n");
   }
   s += "  }\n\n private:\n  AscendC::TPipe pipe_;\n";
   for (int b = 0; b < nb; ++b)

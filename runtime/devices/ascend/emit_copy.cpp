@@ -419,25 +419,26 @@ void Emitter::copy_out(int pc) {
   sync("MTE3_V");
 }
 
-// Load3D (v2) of the feature-map box in L1 into the column matrix: one call over every channel
-// of a 2-D window; a 3-D window (one output depth per tile) takes one call per channel and
-// depth offset, each a 2-D window over one depth plane. The L1 box already holds the padding
-// as zeros (the copy-in's), so padList stays 0 and the box extents are l1H and l1W.
+// Load3D (v2) of the NC1HWC0 feature-map box [C1, D, H, W, C0] in L1 (or in the L1 stage, laid
+// out by the AIVs) into the column matrix: channelSize counts the box's C1 x C0 channels and K
+// comes out over (c1, kh, kw, c0), as Im2col orders it. A 3-D window (one output depth per
+// tile, undilated in depth) reads the box's D = kD depth slices as D times the channels: K over
+// (c1, kd, kh, kw, c0), the same order, in one call. The box already holds the padding as zeros
+// (the copy-in's), so padList stays 0 and the box extents are l1H and l1W.
 void Emitter::load_im2col(int pc) {
   const Instr& in = p_.instrs[pc];
   const Im2col& g = in.im2col;
   const Shape& sd = p_.buffers[in.src[0]].dims;
-  // An NC1HWC0 box [C1, D, H, W, C0] is Load3D's own source layout: channelSize counts its
-  // C1 * C0 channels, and K comes out over (c1, kh, kw, c0) as Im2col orders it.
-  const size_t r = sd.size() - (g.c0 > 1 ? 1 : 0);
+  if (g.c0 <= 1)
+    fail(pc, "Load3D of an NCDHW map (the A2's Load3D reads NC1HWC0 maps: C0 channels innermost)");
+  if (g.c0 * static_cast<int64_t>(dtype_size(p_.buffers[in.src[0]].dtype)) != 32)
+    fail(pc, cat("an NC1HWC0 map of C0 = ", g.c0, " (Load3D's C0 is 32 bytes)"));
+  const size_t r = sd.size() - 1;
   const int64_t c = sd[r - 4] * g.c0, d = sd[r - 3], h = sd[r - 2], w = sd[r - 1];
   const int64_t hw = g.k[1] * g.k[2], np = g.positions();
-  const bool b_side = p_.buffers[in.dst].pos == Pos::kL0B;
-  const bool flat = g.k[0] == 1 && d == 1;
   if (g.out[0] != 1) fail(pc, "an im2col over more than one output depth");
-  if (!flat && !b_side) fail(pc, "a 3-D im2col into L0A");
-  if (!flat && g.c0 > 1) fail(pc, "a 3-D im2col of an NC1HWC0 box");
-  if (h > 65535 || w > 65535 || c * g.window() > 65535 || np > 65535)
+  if (d != g.k[0]) fail(pc, cat("a depth window of ", g.k[0], " over ", d, " slices (dilated)"));
+  if (h > 65535 || w > 65535 || c * d * hw > 65535 || np > 65535)
     fail(pc, "an im2col past Load3D's 16-bit extents");
   for (int j = 1; j < 3; ++j)
     if (g.k[j] > 255 || g.s[j] > 63 || g.d[j] > 255)
@@ -447,8 +448,8 @@ void Emitter::load_im2col(int pc) {
   line(cat("AscendC::LoadData3DParamsV2<", ty(in.src[0]), "> lp;"));
   line(cat("lp.l1H = ", h, ";"));
   line(cat("lp.l1W = ", w, ";"));
-  line(cat("lp.channelSize = ", flat ? c : 1, ";"));
-  line(cat("lp.kExtension = ", flat ? c * hw : hw, ";"));
+  line(cat("lp.channelSize = ", c * d, ";"));
+  line(cat("lp.kExtension = ", c * d * hw, ";"));
   line(cat("lp.mExtension = ", np, ";"));
   line(cat("lp.strideH = ", g.s[1], ";"));
   line(cat("lp.strideW = ", g.s[2], ";"));
@@ -456,14 +457,7 @@ void Emitter::load_im2col(int pc) {
   line(cat("lp.filterW = ", g.k[2], ";"));
   line(cat("lp.dilationFilterH = ", g.d[1], ";"));
   line(cat("lp.dilationFilterW = ", g.d[2], ";"));
-  if (flat) {
-    line(cat("AscendC::LoadData(", buf(in.dst), ", ", buf(in.src[0]), ", lp);"));
-  } else {
-    line(cat("for (int64_t ch = 0; ch < ", c, "; ++ch)"));
-    line(cat("  for (int64_t a = 0; a < ", g.k[0], "; ++a)"));
-    line(cat("    AscendC::LoadData(", buf(in.dst), "[((ch * ", g.k[0], " + a) * ", hw, ") * ", np,
-             "], ", buf(in.src[0]), "[(ch * ", d, " + a * ", g.d[0], ") * ", h * w, "], lp);"));
-  }
+  line(cat("AscendC::LoadData(", buf(in.dst), ", ", buf(in.src[0]), ", lp);"));
   indent_ -= 2;
   line("}");
   sync("MTE1_M");

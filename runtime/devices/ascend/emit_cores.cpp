@@ -50,7 +50,8 @@ void Emitter::emit_instr(int pc) {
   // A vector result the cube loads (attention's probabilities): the AIV that owns the tile
   // writes it to its workspace slot and both AIVs set flag 2; the AIC waits for it and copies it
   // into L1 in the cube's layout, where the load reads it.
-  const bool from_ub = in.kind == InstrKind::kLoadL0 && p_.buffers[in.src[0]].pos == Pos::kUB;
+  const bool from_ub = (in.kind == InstrKind::kLoadL0 || in.kind == InstrKind::kLoadIm2col) &&
+                       p_.buffers[in.src[0]].pos == Pos::kUB;
   if (side_ == Side::kAic) {
     if (cube_instr(in)) {
       if (from_ub) ub_to_l1(pc);
@@ -83,6 +84,10 @@ void Emitter::emit_instr(int pc) {
     const int src = in.src[0];
     const BufferDecl& d = p_.buffers[src];
     const int64_t n = d.local_elems(), bytes = n * static_cast<int64_t>(dtype_size(d.dtype));
+    // Each operand has its slot: the one handed over ub_operands_ hand-offs ago used this slot,
+    // and the AIC has copied it out once it says so (flag 3).
+    line(cat("if (hu++ >= ", ub_operands_,
+             ") AscendC::CrossCoreWaitFlag(3);  // the AIC has copied the slot's last operand"));
     line("if (mine) {");
     line(
         "  AscendC::SetFlag<AscendC::HardEvent::V_MTE3>(EVENT_ID0); "
@@ -116,9 +121,24 @@ bool Emitter::cube_instr(const Instr& in) const {
 }
 
 // The AIC's side of a vector result the cube loads: wait for the AIVs (flag 2), then the
-// workspace slot into the L1 stage as Nz (DataCopy with Nd2NzParams), which the load reads.
+// workspace slot into the L1 stage as Nz (DataCopy with Nd2NzParams; a float B as one Nz matrix
+// per 16 k rows, as copy_in_l1 lays it), which the load reads; a
+// Load3D's map (laid out NC1HWC0 by the AIVs) as it is. Flag 3 tells the AIVs the slot is free.
 void Emitter::ub_to_l1(int pc) {
   const int src = p_.instrs[pc].src[0];
+  if (p_.instrs[pc].kind == InstrKind::kLoadIm2col) {
+    const BufferDecl& m = p_.buffers[src];
+    l1_stage_bytes_ = std::max(l1_stage_bytes_, align_up(m.bytes(), 32));
+    if (m.bytes() % 32 != 0) fail(pc, "a Load3D map of a partial 32-byte block");
+    line("AscendC::CrossCoreWaitFlag(2);  // the AIV has written the map");
+    sync("MTE1_MTE2");  // the stage's previous load has read it
+    const std::string stage = cat("l1stage.ReinterpretCast<", ty(src), ">()");
+    line(cat("AscendC::DataCopy(", stage, ", gp", src, ", ", m.local_elems(), ");"));
+    line("AscendC::CrossCoreSetFlag<2, PIPE_MTE2>(3);  // the slot is free again");
+    sync("MTE2_MTE1");
+    staged_.emplace_back(src, stage);
+    return;
+  }
   // The stage holds the loaded buffer's whole fractals (pad_fractals), its padding zeros.
   const BufferDecl& d = p_.buffers[p_.instrs[pc].dst];
   const int64_t rows = d.mat_rows(), cols = d.mat_cols();
@@ -132,8 +152,16 @@ void Emitter::ub_to_l1(int pc) {
     line("AscendC::PipeBarrier<PIPE_MTE2>();  // the fill lands before the copy over it");
   }
   const int64_t pitch = p_.buffers[src].pitch > 0 ? p_.buffers[src].pitch : cols;  // its UB rows
-  line(cat("AscendC::DataCopy(", stage, ", gp", src, ", AscendC::Nd2NzParams{1, ", rows, ", ", cols,
-           ", 0, ", pitch, ", ", d.padded_rows(), ", 1, 0});"));
+  if (d.pos == Pos::kL0B && d.dtype == DType::kF32) {  // float B: one Nz matrix per 16 k rows
+    line(cat("for (int64_t k = 0; k < ", rows, "; k += 16)"));
+    line(cat("  AscendC::DataCopy(", stage, "[k * ", d.padded_cols(), "], gp", src, "[k * ", pitch,
+             "], AscendC::Nd2NzParams{1, static_cast<uint16_t>(", rows, " - k < 16 ? ", rows,
+             " - k : 16), ", cols, ", 0, ", pitch, ", 16, 1, 0});"));
+  } else {  // Nz over the rows (A; a 16-bit B over its k rows)
+    line(cat("AscendC::DataCopy(", stage, ", gp", src, ", AscendC::Nd2NzParams{1, ", rows, ", ",
+             cols, ", 0, ", pitch, ", ", d.padded_rows(), ", 1, 0});"));
+  }
+  line("AscendC::CrossCoreSetFlag<2, PIPE_MTE2>(3);  // the slot is free again");
   sync("MTE2_MTE1");
   staged_.emplace_back(src, stage);
 }
@@ -152,7 +180,7 @@ const char* kernel_type(const TileProgram& p) {
     if (!a2::cube_side(p, in)) continue;
     for (size_t k = 0; k < std::size(in.src); ++k)
       if (in.src[k] >= 0 && p.buffers[in.src[k]].pos == Pos::kUB &&
-          (in.kind != InstrKind::kLoadL0 || k > 0))
+          ((in.kind != InstrKind::kLoadL0 && in.kind != InstrKind::kLoadIm2col) || k > 0))
         throw Error(cat(p.op,
                         ": Ascend C emission: a vector result feeds the cube other than as a "
                         "loaded operand (",

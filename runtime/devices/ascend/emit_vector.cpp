@@ -523,8 +523,9 @@ void Emitter::ws_copy(int src, const std::string& dst, const std::string& off,
 void Emitter::stage_l0c(int pc) {
   const Instr& in = p_.instrs[pc];
   const bool vector = in.kind != InstrKind::kCopyIn && in.kind != InstrKind::kCopyOut &&
-                      in.kind != InstrKind::kLoadL0 && in.kind != InstrKind::kMmad &&
-                      in.kind != InstrKind::kLoopBegin && in.kind != InstrKind::kLoopEnd;
+                      in.kind != InstrKind::kLoadL0 && in.kind != InstrKind::kLoadIm2col &&
+                      in.kind != InstrKind::kMmad && in.kind != InstrKind::kLoopBegin &&
+                      in.kind != InstrKind::kLoopEnd;
   if (!vector) return;  // a load keeps its operand's L1 stage (ub_to_l1)
   staged_.clear();
   if (in.dst >= 0 && p_.buffers[in.dst].pos == Pos::kL0C) fail(pc, "vector result in L0C");

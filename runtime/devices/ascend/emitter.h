@@ -1,8 +1,8 @@
 // The Ascend C emitter's internals (docs/ASCENDC.md), shared by emit_ascendc.cpp (buffers, the
 // cube's loads, the kernel), emit_cores.cpp (kernel types, the mixed kernel's AIC/AIV split),
 // emit_copy.cpp (GM <-> local copies), emit_vector.cpp (vector calls, the L0C stage),
-// emit_masks.cpp (casts, comparisons, selections) and emit_project.cpp (tiling struct, host
-// stub, CMake project).
+// emit_masks.cpp (casts, comparisons, selections), emit_gather.cpp (the vector unit's
+// gathers) and emit_project.cpp (tiling struct, host stub, CMake project).
 #pragma once
 
 #include <algorithm>
@@ -282,6 +282,8 @@ class Emitter {
   void load_l0(int pc);
   void copy_out(int pc);
   void load_im2col(int pc);
+  void gather(int pc);
+  int64_t ub_operands_ = 0;  // UB results the cube loads (their workspace slots): hand-off depth
   void unary(int pc);
   void scalar(int pc);
   void keep_nan(const std::string& r, std::initializer_list<std::string> srcs, DType t, int64_t n,

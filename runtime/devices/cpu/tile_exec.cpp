@@ -38,6 +38,27 @@ void check_panels(const TileProgram& p, const Instr& in, DType dt, const BufStat
                     g.k_pack, ")"));
 }
 
+// dst = the view `v` of src's dense elements (TileBuilder::gather): dst element i, in the view's
+// order, at row i / cols, column i % cols of rows `rs` apart (a result bound to GM).
+void gather_view(size_t es, const std::byte* src, std::byte* dst, int64_t rs, int64_t cols,
+                 const GmBox& v) {
+  const int64_t n = numel(v.sizes());
+  const size_t r = v.dims.size();
+  cols = std::max<int64_t>(cols, 1);
+  std::vector<int64_t> idx(r, 0);
+  int64_t at = v.offset;
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(dst + static_cast<size_t>(i / cols * rs + i % cols) * es,
+                src + static_cast<size_t>(at) * es, es);
+    for (size_t j = r; j-- > 0;) {  // the next element: an odometer over the view's dims
+      at += v.dims[j].stride;
+      if (++idx[j] < v.dims[j].size) break;
+      at -= v.dims[j].stride * v.dims[j].size;
+      idx[j] = 0;
+    }
+  }
+}
+
 }  // namespace
 
 void CoreArena::reserve(const TileProgram& p) {
@@ -273,6 +294,13 @@ void run_tiles(const TileProgram& p, const Lowering& low, std::span<void* const>
         const Shape& d = p.buffers[in.src[0]].dims;
         vec_reduce(static_cast<ReduceOp>(in.op), p.buffers[in.dst].dtype, st[in.src[0]].ptr,
                    st[in.dst].ptr, outer_of(d, in.axis), d[in.axis], inner_of(d, in.axis));
+        break;
+      }
+      case InstrKind::kGather: {
+        bind_result(in.dst, true);
+        const BufState& r = st[in.dst];
+        gather_view(dtype_size(p.buffers[in.dst].dtype), st[in.src[0]].ptr, r.ptr, r.rs, r.cols,
+                    in.box);
         break;
       }
       case InstrKind::kDuplicate:

@@ -61,6 +61,8 @@ double vector_repeat_factor(const Instr& in, const CostConfig& c) {
         default:
           return 1;
       }
+    case InstrKind::kGather:  // its offsets (as many bytes as f32 data) are read too
+      return 2;
     default:
       return 1;
   }
@@ -186,6 +188,8 @@ struct Walker {
       }
       case InstrKind::kLoadIm2col:  // Load3D: the column matrix is expanded on the way to L0
         w->pipe[kMte1] += static_cast<double>(bytes_of(in.dst)) / c.mte1_bytes_per_cycle;
+        if (p.buffers[static_cast<size_t>(in.src[0])].pos == Pos::kUB)  // a map the AIVs laid out
+          hand_off(tw->side[mixed ? 1 : 0], tw->side[0], static_cast<double>(bytes_of(in.src[0])));
         break;
       case InstrKind::kMmad: {
         const BufferDecl& a = p.buffers[static_cast<size_t>(in.src[0])];

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "../a2_casts.h"
 
@@ -86,8 +87,15 @@ long double round_float(long double v, RoundMode mode, int mant, int emin, long 
   std::frexp(std::fabs(v), &ex);  // |v| in [2^(ex-1), 2^ex)
   const int e = ex - 1 < emin ? emin : ex - 1;
   const long double r = round_in(v, mode, std::ldexp(1.0L, e - mant));
-  if (std::fabs(r) > maxv) return std::signbit(r) ? -maxv : maxv;
-  return r;
+  if (std::fabs(r) <= maxv) return r;
+  // Past the range in the A2's default Inf/NaN mode (IEEE 754): inf where the mode rounds away
+  // from zero on that side, the largest finite value where it rounds toward zero.
+  const bool neg = std::signbit(r);
+  const bool to_inf = mode == RoundMode::CAST_NONE || mode == RoundMode::CAST_RINT ||
+                      mode == RoundMode::CAST_ROUND || (mode == RoundMode::CAST_FLOOR && neg) ||
+                      (mode == RoundMode::CAST_CEIL && !neg);
+  const long double lim = to_inf ? std::numeric_limits<long double>::infinity() : maxv;
+  return neg ? -lim : lim;
 }
 
 long double round_integer(long double v, RoundMode mode) {

@@ -2,8 +2,9 @@
 // repeatTime, UnaryRepeatParams) over the Atlas A2 conversion table, each pair with the RoundModes
 // the table gives it. A repeat holds 256 bytes of the wider type (the mask counts its elements);
 // the narrower operand's repeat spans fewer blocks. Rounding is exact: CAST_NONE rounds as
-// CAST_RINT where the conversion loses precision; results past the target's range saturate (half
-// and bfloat16_t results also turn inf into +-MAX and NaN into 0, the A2's default CTRL[48]);
+// CAST_RINT where the conversion loses precision; float results follow the A2's default Inf/NaN
+// mode (IEEE 754, ACL's aclrtFloatOverflowMode: NaN stays NaN, a result past the range is inf or
+// the largest finite value as the round mode directs); integer results saturate, NaN to 0;
 // float -> float rounds to an integral value.
 #pragma once
 
@@ -14,8 +15,8 @@ namespace ascemu {
 // Refuses a pair the Atlas A2 does not convert, or a mode the pair does not take.
 void cast_check(const char* src, const char* dst, AscendC::RoundMode mode);
 
-// v rounded to `mant` fraction bits (exponent at least emin), saturated at +-maxv; NaN and
-// infinities kept.
+// v rounded to `mant` fraction bits (exponent at least emin); past +-maxv, inf or +-maxv as the
+// mode rounds (IEEE 754); NaN and infinities kept.
 long double round_float(long double v, AscendC::RoundMode mode, int mant, int emin,
                         long double maxv);
 long double round_integer(long double v, AscendC::RoundMode mode);  // NaN -> 0
@@ -39,9 +40,8 @@ inline D cast_value(S s, AscendC::RoundMode mode) {
       return std::numeric_limits<D>::max();
     return static_cast<D>(r);
   } else if constexpr (std::is_same_v<D, half> || std::is_same_v<D, bfloat16_t>) {
-    // CTRL[48] = 0 (the Atlas A2's default): an inf result saturates to +-MAX, NaN becomes 0.
     const long double maxv = std::is_same_v<D, half> ? 65504.0L : 0x1.fep127L;
-    const long double r = std::isnan(v) ? 0.0L : std::isinf(v) ? (v < 0 ? -maxv : maxv) : v;
+    const long double r = v;
     D out;
     if constexpr (std::is_same_v<D, half>)
       out.bits = f32_to_f16(static_cast<float>(round_float(r, mode, 10, -14, maxv)));

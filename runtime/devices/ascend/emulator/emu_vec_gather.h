@@ -1,7 +1,8 @@
 // The vector unit's Gather (include kernel_operator.h), count form: dst[i] = the element of src at
 // byte srcBaseAddr + srcOffset[i] (bytes from src's start). On the Atlas A2 it takes int16_t,
 // uint16_t, int32_t, uint32_t, float, half and bfloat16_t; the three operands are UB tensors on
-// 32-byte boundaries and count may not pass src's or srcOffset's elements. The offsets are data:
+// 32-byte boundaries and count may not pass dst's or srcOffset's elements (src may hold fewer: an
+// element may be gathered more than once). The offsets are data:
 // each is checked when the V pipe runs the call (inside src, on an element boundary), and the
 // race checker counts all of src as read.
 #pragma once
@@ -18,9 +19,9 @@ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src,
   ascemu::vec_type(ascemu::kOneOf<T, int16_t, uint16_t, int32_t, uint32_t, float, half, bfloat16_t>,
                    call, ascemu::type_name<T>(),
                    "int16_t, uint16_t, int32_t, uint32_t, float, half, bfloat16_t");
-  ascemu::check(count <= src.GetSize(), call,
-                "count " + std::to_string(count) + " past src's " + std::to_string(src.GetSize()) +
-                    " elements");
+  ascemu::check(count <= dst.GetSize() && count <= srcOffset.GetSize(), call,
+                "count " + std::to_string(count) + " past dst's " + std::to_string(dst.GetSize()) +
+                    " or srcOffset's " + std::to_string(srcOffset.GetSize()) + " elements");
   std::vector<ascemu::Access> acc = {ascemu::vec_operand(call, dst, count, true),
                                      ascemu::vec_operand(call, srcOffset, count, false),
                                      ascemu::vec_operand(call, src, src.GetSize(), false)};
