@@ -93,7 +93,7 @@ std::vector<NamedTensor> feed(const Graph& outer, const Node& n, const std::vect
 // What a body run reports to the node's run: the step hook, and its predicted kernels summed.
 struct Report {
   const RunStats* stats = nullptr;
-  sim::KernelCost* cost = nullptr;
+  KernelCost* cost = nullptr;
 };
 
 std::vector<Tensor> run_sub(const Model& sub, const char* attr, std::vector<NamedTensor> f,
@@ -201,7 +201,7 @@ std::vector<Tensor> sequence_map(const Graph& outer, const Node& n, const std::v
 }  // namespace
 
 std::vector<Tensor> Model::run_control_flow(const Node& n, const std::vector<Tensor>& ins,
-                                            const RunStats* stats, sim::KernelCost* cost) const {
+                                            const RunStats* stats, KernelCost* cost) const {
   const Report report{stats, cost};
   const size_t own = ins.size() - static_cast<size_t>(n.captured);
   auto sub_of = [&](const char* attr) -> const Model& {
@@ -233,7 +233,7 @@ std::vector<Tensor> Model::run_control_flow(const Node& n, const std::vector<Ten
 // v... and each scan output stacked over the iterations.
 std::vector<Tensor> Model::run_loop(const Node& n, const std::vector<Tensor>& ins,
                                     const Model& body, const RunStats* stats,
-                                    sim::KernelCost* cost) const {
+                                    KernelCost* cost) const {
   const size_t own = ins.size() - static_cast<size_t>(n.captured);
   if (own < 2) throw ShapeError("Loop: needs the inputs M and cond (either may be empty)");
   auto one = [&](size_t k, DType dt, const char* what) {
@@ -345,7 +345,7 @@ std::vector<int64_t> ints_or(const Attrs& a, const char* name, size_t n, int64_t
 // full-length sequences are supported).
 std::vector<Tensor> Model::run_scan(const Node& n, const std::vector<Tensor>& ins,
                                     const Model& body, const RunStats* stats,
-                                    sim::KernelCost* cost) const {
+                                    KernelCost* cost) const {
   const size_t own = ins.size() - static_cast<size_t>(n.captured);
   const Attrs& a = n.attrs;
   if (!a.has("num_scan_inputs")) throw ModelError("Scan: the attribute num_scan_inputs is missing");

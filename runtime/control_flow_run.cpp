@@ -36,7 +36,7 @@ int64_t step_bytes(const Tensor& x, int64_t axis) {
 // input a dense slice (used when its slice is not contiguous) and per scan output a dense step
 // result (used when its slot is not contiguous). body_outs and fed: views aimed per step.
 void Model::run_planned_control_flow(const Node& n, const PlanStep& s, RunFrame::Step& fs,
-                                     const RunStats* stats, sim::KernelCost* cost) const {
+                                     const RunStats* stats, KernelCost* cost) const {
   const BodyPlan& b0 = s.bodies[0];
   auto run_body = [&](const BodyPlan& b, const char* attr, std::span<Tensor> outs) {
     const Model& body = *subgraphs_.at(b.graph);

@@ -72,7 +72,7 @@ Generator::Generator(const Model& model, GeneratorOptions options)
     }
 }
 
-int64_t Generator::run(std::span<const int64_t> ids, RunStats* stats, sim::CostTotals& predicted) {
+int64_t Generator::run(std::span<const int64_t> ids, RunStats* stats, CostTotals& predicted) {
   const int64_t s = static_cast<int64_t>(ids.size());
   const int64_t past = length_, total = length_ + s;
   if (s == 0) throw Error("generation: no tokens to run");
@@ -100,10 +100,10 @@ int64_t Generator::run(std::span<const int64_t> ids, RunStats* stats, sim::CostT
                      Tensor::strided(kv_dtype_, {1, kv_heads_, total, head_dim_}, strides, cache)});
     }
   RunStats local;
-  RunStats* st = stats ? stats : model_.sim() ? &local : nullptr;
+  RunStats* st = stats ? stats : model_.predictor() ? &local : nullptr;
   const size_t first = st ? st->steps.size() : 0;
   const std::vector<NamedTensor> result = model_.run(in, out, st);
-  if (model_.sim())
+  if (model_.predictor())
     for (size_t k = first; k < st->steps.size(); ++k) predicted.add(st->steps[k].cost);
   length_ = total;
   const Tensor* logits = nullptr;
@@ -142,13 +142,13 @@ int64_t Generator::step() {
   if (last_token_ < 0) throw Error("generation: step() before prefill()");
   const int64_t token = last_token_;
   const auto t0 = std::chrono::steady_clock::now();
-  sim::CostTotals predicted;
+  CostTotals predicted;
   const int64_t next = run(std::span<const int64_t>(&token, 1),
                            options_.step_timings ? &stats_.decode_steps : nullptr, predicted);
   stats_.step_ms.push_back(ms_since(t0));
-  if (model_.sim()) {
+  if (model_.predictor()) {
     stats_.predicted_decode.add(predicted);
-    stats_.predicted_step_s.push_back(predicted.seconds(model_.sim()->config()));
+    stats_.predicted_step_s.push_back(predicted.seconds(model_.predictor()->clock_hz()));
   }
   return next;
 }

@@ -42,9 +42,9 @@ struct GenerationStats {
   std::vector<double> step_ms;  // one per decoding step
   // With GeneratorOptions::step_timings: the plan steps of the prefill and of all decoding steps.
   RunStats prefill_steps, decode_steps;
-  // On a simulated device (Model::sim()): the predicted kernels of the prefill and of every
+  // Under a predictor (Model::predictor()): the predicted kernels of the prefill and of every
   // decoding step, and each step's predicted seconds.
-  sim::CostTotals predicted_prefill, predicted_decode;
+  CostTotals predicted_prefill, predicted_decode;
   std::vector<double> predicted_step_s;
 };
 
@@ -70,8 +70,8 @@ class Generator {
   const std::vector<float>& last_logits() const { return logits_; }
 
  private:
-  // Runs s tokens; adds the run's predicted kernels to `predicted` on a simulated device.
-  int64_t run(std::span<const int64_t> ids, RunStats* stats, sim::CostTotals& predicted);
+  // Runs s tokens; adds the run's predicted kernels to `predicted` under a predictor.
+  int64_t run(std::span<const int64_t> ids, RunStats* stats, CostTotals& predicted);
   int64_t choose();
 
   const Model& model_;

@@ -27,14 +27,23 @@ Model::Model(Graph graph, ModelOptions options, std::shared_ptr<cpu::CpuDevice> 
       plans_(options_.plan_cache),
       programs_(options_.program_cache) {
   kernels_ = kernels ? std::move(kernels) : make_kernel_device(options_.device);
-  if (sim::is_sim_device(options_.device)) sim_ = std::make_unique<sim::SimDevice>(options_.device);
-  if (options_.timing_only && !sim_)
-    throw Error(cat("timing-only needs a simulated device (devices: ", device_names(), ")"));
+  std::string predict = options_.predict;
+  if (is_predictor(options_.device)) {  // the cpu under that predictor
+    if (!predict.empty() && predict != options_.device)
+      throw Error(cat("device ", options_.device, " is predicted by itself, not by ", predict));
+    predict = options_.device;
+  }
+  if (!predict.empty()) predictor_ = make_predictor(predict);
+  if (options_.timing_only && !predictor_)
+    throw Error(cat("timing-only needs a predictor (sim:910b; devices: ", device_names(), ")"));
   device_ = host ? std::move(host) : std::make_shared<cpu::CpuDevice>(options_.threads);
   if (!kernels_) kernels_ = device_;
-  spec_ = sim_ ? sim_->spec() : kernels_->spec();
-  const bool on_cpu = !sim_ && kernels_ == device_;  // the cpu's own weight layouts apply
-  graph_.topo_order();                               // refuse cycles and dangling inputs at load
+  if (predictor_ && kernels_ != device_ && kernels_->spec().name != predictor_->spec().name)
+    throw Error(cat("device ", kernels_->name(), " runs plans for ", kernels_->spec().name, ", ",
+                    predictor_->name(), " predicts plans for ", predictor_->spec().name));
+  spec_ = predictor_ ? predictor_->spec() : kernels_->spec();
+  const bool on_cpu = !predictor_ && kernels_ == device_;  // the cpu's own weight layouts apply
+  graph_.topo_order();  // refuse cycles and dangling inputs at load
   std::vector<int> expose;
   for (const std::string& name : options_.expose) {
     const int v = graph_.find(name);
@@ -190,7 +199,7 @@ std::shared_ptr<const Plan> Model::plan_for(const std::vector<TensorDesc>& input
                         output_strides, base.get(), &control);
   ++plans_made_;
   plan.frames = std::make_shared<RunFramePool>();
-  if (sim_) plan.cost = sim_->predict(graph_, plan);
+  if (predictor_) plan.cost = predictor_->predict(graph_, plan);
   // The device compiles its kernels (Ascend) or lowers its programs (cpu); a timing-only plan
   // is predicted, never run.
   if (!options_.timing_only) plan.device = kernels_->prepare(plan);

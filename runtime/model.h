@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "runtime/devices/cpu/cpu_device.h"
-#include "runtime/devices/sim/sim_device.h"
 #include "runtime/fusion.h"
 #include "runtime/graph.h"
 #include "runtime/plan.h"
+#include "runtime/prediction.h"
 #include "runtime/run_frame.h"
 #include "runtime/weight_cache.h"
 
@@ -76,6 +76,10 @@ struct ModelOptions {
   // where enough of them do, runtime/layout_5hd.h; f32 on the cpu device, with `optimize` and
   // `pack_weights`), or "nchw" as the model has it.
   std::string conv_layout = "5hd";
+  // A predictor (runtime/prediction.h: "sim:910b") that times every launch of whichever device
+  // runs them; the device's spec must be the predictor's (ascend-emu's is sim:910b's), and on
+  // the cpu the plans take the predictor's. Empty: none, unless `device` names one.
+  std::string predict = {};
 };
 
 struct NamedTensor {
@@ -88,7 +92,7 @@ struct StepTiming {
   int node = -1;  // index into Graph::nodes
   std::chrono::steady_clock::time_point start, end;
   std::thread::id thread;  // the thread that launched the step
-  sim::KernelCost cost;    // the prediction on a simulated device (cost.valid), else nothing
+  KernelCost cost;         // the predictor's (cost.valid), else nothing
 };
 struct RunStats {
   std::vector<StepTiming> steps;
@@ -143,10 +147,10 @@ class Model {
   const cpu::CpuDevice& device() const { return *device_; }
   // The device tile programs run on: device(), or the Ascend device ModelOptions::device names.
   const Device& kernel_device() const { return *kernels_; }
-  // The spec plans are tiled for: the cpu's, or the simulated device's (ascend910b()).
+  // The spec plans are tiled for: the cpu's, the kernel device's or the predictor's.
   const DeviceSpec& spec() const { return spec_; }
-  // The simulated device, or null when the model runs on the cpu.
-  const sim::SimDevice* sim() const { return sim_.get(); }
+  // The predictor timing the launches (ModelOptions::predict), or null.
+  const Predictor* predictor() const { return predictor_.get(); }
   // The ModelOptions::expose names that survived the load passes and were not graph outputs
   // already, in the order given; run() returns them after the model's own outputs.
   const std::vector<std::string>& exposed() const { return exposed_; }
@@ -208,17 +212,17 @@ class Model {
   // its inputs (a ControlFlowPlanner), and runs the step through their plans.
   void plan_control_flow(const Node& n, std::span<const Tensor> probes, PlanStep& s) const;
   void run_planned_control_flow(const Node& n, const PlanStep& s, RunFrame::Step& fs,
-                                const RunStats* stats, sim::KernelCost* cost) const;
+                                const RunStats* stats, KernelCost* cost) const;
   // Runs a control-flow node (If, Loop, Scan) on its inputs through the nested models of its
   // subgraphs (runtime/control_flow.cpp).
   // `stats` (may be null) passes its on_step to the body runs; `cost` (may be null) gets their
   // predicted kernels summed on a simulated device.
   std::vector<Tensor> run_control_flow(const Node& n, const std::vector<Tensor>& ins,
-                                       const RunStats* stats, sim::KernelCost* cost) const;
+                                       const RunStats* stats, KernelCost* cost) const;
   std::vector<Tensor> run_loop(const Node& n, const std::vector<Tensor>& ins, const Model& body,
-                               const RunStats* stats, sim::KernelCost* cost) const;
+                               const RunStats* stats, KernelCost* cost) const;
   std::vector<Tensor> run_scan(const Node& n, const std::vector<Tensor>& ins, const Model& body,
-                               const RunStats* stats, sim::KernelCost* cost) const;
+                               const RunStats* stats, KernelCost* cost) const;
   // One nested Model per subgraph of every control-flow node (recursively, each builds its own),
   // sharing this model's device.
   void load_subgraphs();
@@ -235,7 +239,7 @@ class Model {
   std::vector<bool> strided_inputs_, strided_outputs_;
   std::shared_ptr<cpu::CpuDevice> device_;  // host kernels, and what kernels_ does not run
   std::shared_ptr<Device> kernels_;         // runs the tile programs: device_, or an Ascend one
-  std::unique_ptr<sim::SimDevice> sim_;
+  std::unique_ptr<Predictor> predictor_;
   DeviceSpec spec_;
   LruCache<Plan> plans_;
   LruCache<TileProgram> programs_;

@@ -153,7 +153,7 @@ void Model::execute(const Plan& plan, std::span<const Tensor* const> fed, std::s
     st.thread = std::this_thread::get_id();
     st.start = std::chrono::steady_clock::now();
     if (!control && k < plan.cost.size()) st.cost = plan.cost[k];
-    run_step(plan, k, f, stats, sim_ ? &st : nullptr);  // control flow: its bodies' costs
+    run_step(plan, k, f, stats, predictor_ ? &st : nullptr);  // control flow: its bodies' costs
     st.end = std::chrono::steady_clock::now();
     if (stats->on_step && !control)
       stats->on_step(graph_.nodes[st.node], plan.steps[k].program.get());
@@ -225,7 +225,7 @@ std::vector<NamedTensor> Model::run_dynamic(const std::vector<const Tensor*>& fe
     try {
       if (!n.def) throw UnsupportedError(cat("op ", n.op_type, " is not supported"));
       if (n.def->has(kControlFlow)) {
-        outs = run_control_flow(n, ins, stats, sim_ ? &st.cost : nullptr);
+        outs = run_control_flow(n, ins, stats, predictor_ ? &st.cost : nullptr);
       } else {
         // Planned as a plan's step would be: the model's spec and optimisation level.
         OpRunOptions o;
@@ -234,12 +234,12 @@ std::vector<NamedTensor> Model::run_dynamic(const std::vector<const Tensor*>& fe
         o.spec = spec_;
         // An op launching a sequence of programs (OpDef::launches_fn) is predicted from that
         // list, not from its last launch.
-        if ((sim_ || (stats && stats->on_step)) && !n.def->launches_fn)
+        if ((predictor_ || (stats && stats->on_step)) && !n.def->launches_fn)
           o.on_program = [&](const TileProgram& p) {
             launched = std::make_shared<const TileProgram>(p);
           };
         device_->run([&] { outs = run_op(*n.def, n.attrs, ins, *device_, o); });
-        if (sim_) {
+        if (predictor_) {
           PlanStep ps;
           ps.node = i;
           for (const Tensor& t : ins) ps.in.push_back(t.defined() ? t.desc() : TensorDesc{});
@@ -247,7 +247,7 @@ std::vector<NamedTensor> Model::run_dynamic(const std::vector<const Tensor*>& fe
           ps.program = launched;
           std::vector<const Tensor*> values;
           for (const Tensor& t : ins) values.push_back(t.defined() ? &t : nullptr);
-          st.cost = sim_->predict(graph_, ps, values);
+          st.cost = predictor_->predict(graph_, ps, values);
         }
       }
     } catch (const Error& e) {

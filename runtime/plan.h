@@ -11,9 +11,9 @@
 
 #include "registry/device_spec.h"
 #include "registry/tile_program.h"
-#include "runtime/devices/sim/cost_model.h"
 #include "runtime/graph.h"
 #include "runtime/lru_cache.h"
+#include "runtime/prediction.h"
 
 namespace asc {
 
@@ -66,8 +66,8 @@ struct Plan {
   int64_t arena_bytes_no_reuse = 0;
   int in_place = 0;  // outputs written over their input's memory
   int views = 0;     // steps whose output is their input's memory (PlanStep::view)
-  // Per step, on a simulated device: the cost model's prediction (runtime/devices/sim).
-  std::vector<sim::KernelCost> cost;
+  // Per step, under a predictor (runtime/prediction.h): its prediction.
+  std::vector<KernelCost> cost;
   // The kernel device's per-plan state (Device::prepare): the cpu's lowerings, the Ascend
   // devices' compiled kernels and device memory.
   std::shared_ptr<void> device;

@@ -54,6 +54,7 @@ struct Options {
   int warmup = 2;
   int threads = 0;
   std::string device = "cpu";
+  std::string predict;
   std::string precision = "fp32";
   std::string weight_cache;
   int optimize = 1;
@@ -182,7 +183,7 @@ std::string kernel_summary(const asc::TileProgram& p) {
 // process 2 holds the predicted timeline: one track per pipe.
 void write_trace(const std::string& path, const asc::Graph& g, const asc::RunStats& stats,
                  const std::vector<std::pair<Clock::time_point, Clock::time_point>>& runs,
-                 Clock::time_point t0, const asc::sim::SimDevice* sim,
+                 Clock::time_point t0, const asc::Predictor* sim,
                  const std::map<std::string, std::string>& kernels) {
   auto us = [&](Clock::time_point t) {
     return std::chrono::duration<double, std::micro>(t - t0).count();
@@ -229,9 +230,11 @@ json shape_json(const asc::Shape& s) {
 }
 
 int run(const Options& o) {
-  if (o.timing_only && !asc::sim::is_sim_device(o.device))
-    throw UsageError(asc::cat("--timing-only needs a simulated device (--device sim:910b), not '",
-                              o.device, "'"));
+  if (o.timing_only && !asc::is_predictor(o.device) && o.predict.empty())
+    throw UsageError(
+        asc::cat("--timing-only needs a predictor (--device sim:910b or --predict "
+                 "sim:910b), not device '",
+                 o.device, "' alone"));
   const auto files = asc::cli::parse_inputs(o.inputs);
   const auto dims = asc::cli::parse_dims(o.dims);
   const auto t0 = Clock::now();
@@ -246,6 +249,7 @@ int run(const Options& o) {
     asc::ModelOptions mo;
     mo.threads = o.threads;
     mo.device = o.device;
+    mo.predict = o.predict;
     // Emission plans for the 910B: the cpu device's run becomes sim:910b's (the same values).
     if (!o.emit_ascendc.empty() && o.device == "cpu") mo.device = "sim:910b";
     mo.precision = asc::parse_precision(o.precision);
@@ -289,7 +293,7 @@ int run(const Options& o) {
         const asc::DType dt = g.values[v].type.dtype;
         precision = dt == asc::DType::kBF16 ? "bf16" : dt == asc::DType::kF16 ? "fp16" : precision;
       }
-    const asc::sim::SimDevice* sim = model->sim();
+    const asc::Predictor* sim = model->predictor();
     std::cout << (o.json
                       ? asc::generation_json(r, o.model, load_ms, precision, threads,
                                              o.profile ? &g : nullptr, sim)
@@ -310,7 +314,7 @@ int run(const Options& o) {
   }
 
   // Runs: the first (plans), warm-ups, then the timed iterations.
-  const asc::sim::SimDevice* sim = model->sim();
+  const asc::Predictor* sim = model->predictor();
   const bool want_stats = o.profile || !o.trace.empty() || sim;
   asc::RunStats all_stats, timed_stats;
   std::vector<std::pair<Clock::time_point, Clock::time_point>> runs;
@@ -354,8 +358,8 @@ int run(const Options& o) {
   }
   if (!o.trace.empty()) write_trace(o.trace, g, all_stats, runs, t0, sim, kernels);
   // Predicted figures per run (every run of one signature predicts the same).
-  const asc::sim::CostTotals predicted = asc::sim_totals(timed_stats);
-  const double predicted_ms = sim ? 1e3 * predicted.seconds(sim->config()) / o.iterations : 0.0;
+  const asc::CostTotals predicted = asc::sim_totals(timed_stats);
+  const double predicted_ms = sim ? 1e3 * predicted.seconds(sim->clock_hz()) / o.iterations : 0.0;
   const auto sim_rows = sim && o.profile ? asc::sim_profile_ops(g, timed_stats)
                                          : std::vector<std::pair<std::string, asc::SimOpTotal>>{};
   const auto profile = o.profile ? asc::profile_ops(g, timed_stats)
@@ -486,8 +490,11 @@ int main(int argc, char** argv) {
                  "every kernel's cycles per pipe (docs/SIM.md) | ascend-emu: the emitted Ascend "
                  "C kernels on the emulator, race-checked | ascend: the kernels on the NPU "
                  "through ACL (builds with -DASC_WITH_CANN=ON; docs/ASCENDC.md)");
+  app.add_option("--predict", o.predict,
+                 "sim:910b: predict every kernel's cycles per pipe of the device the run is on "
+                 "(--device ascend-emu; --device sim:910b is the cpu with it)");
   app.add_flag("--timing-only", o.timing_only,
-               "with --device sim:910b: plan and predict without executing (no weight is read; "
+               "with a predictor: plan and predict without executing (no weight is read; "
                "outputs are zeros)");
   app.add_option("--precision", o.precision,
                  "fp32 | fp16 | bf16: store f32 weights and activations in that dtype, computing "

@@ -46,14 +46,14 @@ struct Predicted {
   double cube = 0, cube_prefill = 0, cube_decode = 0;
 };
 
-Predicted predicted(const GenerationStats& st, const sim::SimDevice& dev) {
+Predicted predicted(const GenerationStats& st, const Predictor& dev) {
   Predicted p;
-  const sim::CostConfig& c = dev.config();
-  p.prefill_s = st.predicted_prefill.seconds(c);
-  p.decode_s = st.predicted_decode.seconds(c);
+  const double hz = dev.clock_hz();
+  p.prefill_s = st.predicted_prefill.seconds(hz);
+  p.decode_s = st.predicted_decode.seconds(hz);
   if (p.prefill_s > 0) p.prefill_tok_s = static_cast<double>(st.prompt_tokens) / p.prefill_s;
   if (p.decode_s > 0) p.decode_tok_s = static_cast<double>(st.predicted_step_s.size()) / p.decode_s;
-  sim::CostTotals all = st.predicted_prefill;
+  CostTotals all = st.predicted_prefill;
   all.add(st.predicted_decode);
   p.cube = all.cube_utilization(dev.spec());
   p.cube_prefill = st.predicted_prefill.cube_utilization(dev.spec());
@@ -121,7 +121,7 @@ GenerateReport run_generation(const Model& model, const GenerateArgs& a) {
 }
 
 std::string generation_table(const GenerateReport& r, const std::string& model_name,
-                             const std::string& precision, int threads, const sim::SimDevice* sim) {
+                             const std::string& precision, int threads, const Predictor* sim) {
   std::string s = "tokens ";
   for (int64_t t : r.tokens) s += cat(" ", t);
   s += "\n\n| model | precision | threads | test | t/s |\n|---|---|---:|---:|---:|\n";
@@ -151,7 +151,7 @@ std::string generation_table(const GenerateReport& r, const std::string& model_n
   return s;
 }
 
-std::string generation_profile(const GenerateReport& r, const Graph& g, const sim::SimDevice* sim) {
+std::string generation_profile(const GenerateReport& r, const Graph& g, const Predictor* sim) {
   const auto steps = static_cast<double>(r.last.step_ms.size());
   const std::string prefill = cat("prefill of ", r.last.prompt_tokens, " tokens, ms");
   const std::string decode = cat("decode, ms per token over ", r.last.step_ms.size(), " tokens");
@@ -166,7 +166,7 @@ std::string generation_profile(const GenerateReport& r, const Graph& g, const si
 
 std::string generation_json(const GenerateReport& r, const std::string& model, double load_ms,
                             const std::string& precision, int threads, const Graph* profile_graph,
-                            const sim::SimDevice* sim) {
+                            const Predictor* sim) {
   nlohmann::json j;
   j["model"] = model;
   j["precision"] = precision;

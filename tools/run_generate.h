@@ -41,16 +41,15 @@ std::vector<int64_t> parse_ids(const std::string& s);
 // On a simulated device (`sim` not null) both add the predicted figures (docs/SIM.md).
 std::string generation_table(const GenerateReport& r, const std::string& model_name,
                              const std::string& precision, int threads,
-                             const sim::SimDevice* sim = nullptr);
+                             const Predictor* sim = nullptr);
 // With GenerateArgs::profile: per-op tables of the prefill (ms) and decode (ms per token).
 // On a simulated device (`sim` not null) each is followed by its predicted pipe table.
 std::string generation_profile(const GenerateReport& r, const Graph& g,
-                               const sim::SimDevice* sim = nullptr);
+                               const Predictor* sim = nullptr);
 
 // `profile_graph`, when given, adds "profile": {"prefill": [...], "decode": [...]} (ms per token).
 std::string generation_json(const GenerateReport& r, const std::string& model, double load_ms,
                             const std::string& precision, int threads,
-                            const Graph* profile_graph = nullptr,
-                            const sim::SimDevice* sim = nullptr);
+                            const Graph* profile_graph = nullptr, const Predictor* sim = nullptr);
 
 }  // namespace asc

@@ -9,10 +9,10 @@
 namespace asc {
 namespace {
 
-constexpr sim::Pipe kPipes[] = {sim::Pipe::kMte2,   sim::Pipe::kMte1, sim::Pipe::kMte3,
-                                sim::Pipe::kVector, sim::Pipe::kCube, sim::Pipe::kScalar};
+constexpr Pipe kPipes[] = {Pipe::kMte2,   Pipe::kMte1, Pipe::kMte3,
+                           Pipe::kVector, Pipe::kCube, Pipe::kScalar};
 
-double pipe_share(const SimOpTotal& t, sim::Pipe p) {
+double pipe_share(const SimOpTotal& t, Pipe p) {
   return t.core_cycles > 0 ? t.predicted.busy[static_cast<int>(p)] / t.core_cycles : 0.0;
 }
 
@@ -37,16 +37,16 @@ std::vector<std::pair<std::string, SimOpTotal>> sim_profile_ops(const Graph& g,
   return rows;
 }
 
-sim::CostTotals sim_totals(const RunStats& stats) {
-  sim::CostTotals t;
+CostTotals sim_totals(const RunStats& stats) {
+  CostTotals t;
   for (const auto& s : stats.steps) t.add(s.cost);
   return t;
 }
 
 std::string sim_profile_table(const std::vector<std::pair<std::string, SimOpTotal>>& rows,
-                              const sim::SimDevice& dev, const std::string& title, double per) {
+                              const Predictor& dev, const std::string& title, double per) {
   if (per <= 0) per = 1;
-  const sim::CostConfig& c = dev.config();
+  const double hz = dev.clock_hz();
   double total = 0, host_total = 0;
   for (const auto& [op, t] : rows) {
     total += t.predicted.cycles;
@@ -61,34 +61,34 @@ std::string sim_profile_table(const std::vector<std::pair<std::string, SimOpTota
   std::string s = buf;
   for (const auto& [op, t] : rows) {
     std::string pipes;
-    for (sim::Pipe p : kPipes) {
+    for (Pipe p : kPipes) {
       std::snprintf(buf, sizeof buf, " %5.1f", 100.0 * pipe_share(t, p));
       pipes += t.host_kernel && t.core_cycles <= 0 ? std::string("     -") : std::string(buf);
     }
     std::snprintf(buf, sizeof buf, "%-24s %7.6g %10.3f %11.2f %5.1f%% %s  %5.1f%%%s\n", op.c_str(),
                   static_cast<double>(t.calls) / per, t.host_ms / per,
-                  1e6 * t.predicted.seconds(c) / per,
+                  1e6 * t.predicted.seconds(hz) / per,
                   total > 0 ? 100.0 * t.predicted.cycles / total : 0.0, pipes.c_str(),
                   100.0 * t.predicted.cube_utilization(dev.spec()),
                   t.host_kernel ? "  (host kernel: HBM-bound)" : "");
     s += buf;
   }
   std::snprintf(buf, sizeof buf, "%-24s %7s %10.3f %11.2f\n", "total", "", host_total / per,
-                1e6 * total / c.clock_hz / per);
+                1e6 * total / hz / per);
   return s + buf;
 }
 
 nlohmann::json sim_profile_json(const std::vector<std::pair<std::string, SimOpTotal>>& rows,
-                                const sim::SimDevice& dev, double per) {
+                                const Predictor& dev, double per) {
   if (per <= 0) per = 1;
   nlohmann::json a = nlohmann::json::array();
   for (const auto& [op, t] : rows) {
     nlohmann::json util;
-    for (sim::Pipe p : kPipes) util[std::string(sim::pipe_name(p))] = pipe_share(t, p);
+    for (Pipe p : kPipes) util[std::string(pipe_name(p))] = pipe_share(t, p);
     a.push_back({{"op", op},
                  {"calls", static_cast<double>(t.calls) / per},
                  {"host_ms", t.host_ms / per},
-                 {"predicted_us", 1e6 * t.predicted.seconds(dev.config()) / per},
+                 {"predicted_us", 1e6 * t.predicted.seconds(dev.clock_hz()) / per},
                  {"pipe_utilization", util},
                  {"cube_utilization", t.predicted.cube_utilization(dev.spec())},
                  {"host_kernel", t.host_kernel}});
@@ -97,9 +97,9 @@ nlohmann::json sim_profile_json(const std::vector<std::pair<std::string, SimOpTo
 }
 
 void sim_trace_events(nlohmann::json& events, const Graph& g, const RunStats& stats,
-                      const sim::SimDevice& dev) {
+                      const Predictor& dev) {
   constexpr int kPid = 2;
-  const double us_per_cycle = 1e6 / dev.config().clock_hz;
+  const double us_per_cycle = 1e6 / dev.clock_hz();
   events.push_back({{"name", "process_name"},
                     {"ph", "M"},
                     {"pid", kPid},
@@ -109,12 +109,12 @@ void sim_trace_events(nlohmann::json& events, const Graph& g, const RunStats& st
                     {"pid", kPid},
                     {"tid", 1},
                     {"args", {{"name", "kernels"}}}});
-  for (int q = 0; q < sim::kPipeCount; ++q)
+  for (int q = 0; q < kPipeCount; ++q)
     events.push_back({{"name", "thread_name"},
                       {"ph", "M"},
                       {"pid", kPid},
                       {"tid", q + 2},
-                      {"args", {{"name", std::string(sim::pipe_name(kPipes[q]))}}}});
+                      {"args", {{"name", std::string(pipe_name(kPipes[q]))}}}});
   double t = 0;  // predicted us since the first kernel
   for (const auto& s : stats.steps) {
     if (!s.cost.valid || s.cost.view) continue;
@@ -134,7 +134,7 @@ void sim_trace_events(nlohmann::json& events, const Graph& g, const RunStats& st
                       {"tid", 1},
                       {"args", args}});
     const double start = t + s.cost.launch_cycles * us_per_cycle;
-    for (int q = 0; q < sim::kPipeCount; ++q) {
+    for (int q = 0; q < kPipeCount; ++q) {
       const double busy = s.cost.busy[q] / static_cast<double>(std::max<int64_t>(1, s.cost.cores));
       if (busy <= 0) continue;
       events.push_back(

@@ -8,17 +8,17 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/devices/sim/sim_device.h"
 #include "runtime/model.h"
+#include "runtime/prediction.h"
 
 namespace asc {
 
 struct SimOpTotal {
   int64_t calls = 0;
-  double host_ms = 0;         // measured on the host
-  sim::CostTotals predicted;  // cycles include the launches
-  double core_cycles = 0;     // sum of kernel device cycles x active cores (utilisation base)
-  bool host_kernel = false;   // some launch was a host kernel
+  double host_ms = 0;        // measured on the host
+  CostTotals predicted;      // cycles include the launches
+  double core_cycles = 0;    // sum of kernel device cycles x active cores (utilisation base)
+  bool host_kernel = false;  // some launch was a host kernel
 };
 
 // Op type -> totals over the steps with a prediction (views excluded: no kernel), largest
@@ -26,18 +26,18 @@ struct SimOpTotal {
 std::vector<std::pair<std::string, SimOpTotal>> sim_profile_ops(const Graph& g,
                                                                 const RunStats& stats);
 // The predicted kernels of the steps (only those with a prediction).
-sim::CostTotals sim_totals(const RunStats& stats);
+CostTotals sim_totals(const RunStats& stats);
 
 // The text table: op, calls, host ms, predicted us, share, per-pipe utilisation, cube
 // utilisation; every figure divided by `per` (runs or tokens).
 std::string sim_profile_table(const std::vector<std::pair<std::string, SimOpTotal>>& rows,
-                              const sim::SimDevice& dev, const std::string& title, double per);
+                              const Predictor& dev, const std::string& title, double per);
 nlohmann::json sim_profile_json(const std::vector<std::pair<std::string, SimOpTotal>>& rows,
-                                const sim::SimDevice& dev, double per);
+                                const Predictor& dev, double per);
 
 // Appends trace events (process 2, "sim:910b predicted"): the steps' kernels back to back on a
 // "kernels" track and, per kernel, each pipe's average busy time per core on its own track.
 void sim_trace_events(nlohmann::json& events, const Graph& g, const RunStats& stats,
-                      const sim::SimDevice& dev);
+                      const Predictor& dev);
 
 }  // namespace asc

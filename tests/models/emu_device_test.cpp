@@ -1,10 +1,12 @@
 // The ascend-emu device: whole models through emitted Ascend C. Every tile-kernel step the Atlas
 // A2 runs is emitted, compiled against the emulator and run there with concurrent pipes and the
-// race checker; a step the A2 lacks a unit for runs on the cpu device. Results equal the cpu's.
+// race checker; a step the A2 lacks a unit for runs on the cpu device. Results equal the cpu's,
+// and sim:910b predicts its launches as it predicts the cpu's under the 910B tilings.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <cmath>
+#include <map>
 #include <random>
 
 #include "ops/ops.h"
@@ -95,6 +97,62 @@ TEST(EmuDevice, RunsEmittedKernelsAndLeavesTheRestToTheCpu) {
       reasons.push_back(dev.unsupported(*st.program));
   ASSERT_EQ(reasons.size(), 1u);
   EXPECT_NE(reasons[0].find("the Atlas A2 has no Add on int64_t"), std::string::npos) << reasons[0];
+}
+
+// sim:910b predicts the emulator's launches (ModelOptions::predict): the plan is the one the
+// sim:910b device (the cpu under the predictor) makes, so every step's prediction is the same,
+// and the results are the emulator's.
+TEST(EmuDevice, PredictedBySim910b) {
+  kernel_cache();
+  const int64_t n = 19, k = 40, m = 24;
+  ModelOptions so, eo;
+  so.threads = eo.threads = 2;
+  so.device = "sim:910b";
+  eo.device = "ascend-emu";
+  eo.predict = "sim:910b";
+  const Model sim(mixed_graph(n, k, m), so), emu(mixed_graph(n, k, m), eo);
+  ASSERT_NE(emu.predictor(), nullptr);
+  EXPECT_EQ(emu.predictor()->name(), "sim:910b");
+  EXPECT_EQ(emu.kernel_device().name(), "ascend-emu");
+  const Tensor x = random({n, k}, 12, -2.f, 2.f);
+  Tensor i(DType::kI64, {n, m}), j(DType::kI64, {n, m});
+  for (int64_t e = 0; e < n * m; ++e) i.data_as<int64_t>()[e] = e, j.data_as<int64_t>()[e] = -2 * e;
+  const std::vector<NamedTensor> in = {{"x", x}, {"i", i}, {"j", j}};
+  RunStats ss, es;
+  const auto want = sim.run(in, {}, &ss), got = emu.run(in, {}, &es);
+  for (int64_t e = 0; e < n * m; ++e)
+    EXPECT_NEAR(got[0].tensor.data_as<float>()[e], want[0].tensor.data_as<float>()[e], 1e-5) << e;
+  ASSERT_EQ(es.steps.size(), ss.steps.size());
+  std::map<int, double> by_node;
+  for (const StepTiming& t : ss.steps) by_node[t.node] = t.cost.total_cycles();
+  for (const StepTiming& t : es.steps) {
+    EXPECT_TRUE(t.cost.valid) << t.node;
+    EXPECT_EQ(t.cost.total_cycles(), by_node[t.node]) << t.node;
+  }
+  EXPECT_GE(emu_of(emu).launches(), 2);
+}
+
+// A predictor needs the device's own spec: ascend-emu's is sim:910b's, so only a mismatch of
+// names (a device under a predictor of its own) is refused here.
+TEST(EmuDevice, PredictorNamesAreChecked) {
+  ModelOptions o;
+  o.device = "sim:910b";
+  o.predict = "sim:310p";
+  try {
+    Model mo(mixed_graph(2, 3, 4), o);
+    FAIL() << "loaded under two predictors";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("predicted by itself"), std::string::npos) << e.what();
+  }
+  o.device = "cpu";
+  try {
+    Model mo(mixed_graph(2, 3, 4), o);
+    FAIL() << "loaded under an unknown predictor";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("predictor 'sim:310p' is not available"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(EmuDevice, UnknownDeviceNamesTheDevices) {

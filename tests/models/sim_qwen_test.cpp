@@ -49,9 +49,9 @@ TEST(SimQwen, CpuTokensUnder910bTilings) {
   for (bool optimize : {true, false}) {
     const auto cpu = load_on(tiny_model_path(), "cpu", false, optimize);
     const auto sim = load_on(tiny_model_path(), "sim:910b", false, optimize);
-    ASSERT_NE(sim->sim(), nullptr);
+    ASSERT_NE(sim->predictor(), nullptr);
     EXPECT_EQ(sim->spec().name, "ascend910b");
-    EXPECT_EQ(cpu->sim(), nullptr);
+    EXPECT_EQ(cpu->predictor(), nullptr);
     const Generated a = generate(*cpu, 6), b = generate(*sim, 6);
     EXPECT_EQ(a.tokens, b.tokens) << "optimize " << optimize;
     ASSERT_EQ(a.last_logits.size(), b.last_logits.size());
@@ -117,7 +117,7 @@ void expect_same_prediction(const GenerationStats& a, const GenerationStats& b) 
   EXPECT_EQ(a.predicted_prefill.kernels, b.predicted_prefill.kernels);
   EXPECT_DOUBLE_EQ(a.predicted_prefill.cycles, b.predicted_prefill.cycles);
   EXPECT_DOUBLE_EQ(a.predicted_decode.cycles, b.predicted_decode.cycles);
-  for (int q = 0; q < sim::kPipeCount; ++q)
+  for (int q = 0; q < kPipeCount; ++q)
     EXPECT_DOUBLE_EQ(a.predicted_decode.busy[q], b.predicted_decode.busy[q]);
   ASSERT_EQ(a.predicted_step_s.size(), b.predicted_step_s.size());
   for (size_t i = 0; i < a.predicted_step_s.size(); ++i)
@@ -167,11 +167,17 @@ TEST_F(AscRunSim, UnknownDeviceListsDevices) {
   EXPECT_NE(r.err.find("device 'sim:foo' is not available (devices: cpu, sim:910b, ascend-emu)"),
             std::string::npos)
       << r.err;
-  const Result t = run("--timing-only");  // a usage error: only a simulated device predicts
+  const Result t = run("--timing-only");  // a usage error: only a predictor predicts
   EXPECT_EQ(t.code, 2);
-  EXPECT_NE(t.err.find("--timing-only needs a simulated device (--device sim:910b), not 'cpu'"),
+  EXPECT_NE(t.err.find("--timing-only needs a predictor (--device sim:910b or --predict "
+                       "sim:910b), not device 'cpu' alone"),
             std::string::npos)
       << t.err;
+  const Result p = run("--predict sim:foo");
+  EXPECT_EQ(p.code, 1);
+  EXPECT_NE(p.err.find("predictor 'sim:foo' is not available (predictors: sim:910b)"),
+            std::string::npos)
+      << p.err;
 }
 
 TEST_F(AscRunSim, GenerateJsonPredictions) {

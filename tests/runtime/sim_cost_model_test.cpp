@@ -221,7 +221,7 @@ TEST(SimCostModel, LaunchAndHostKernel) {
   t.add(k);
   t.add(k);
   EXPECT_EQ(t.kernels, 2);
-  EXPECT_DOUBLE_EQ(t.seconds(c), 2 * k.total_cycles() / c.clock_hz);
+  EXPECT_DOUBLE_EQ(t.seconds(c.clock_hz), 2 * k.total_cycles() / c.clock_hz);
   t.add(KernelCost{});  // not valid: not counted
   EXPECT_EQ(t.kernels, 2);
 }

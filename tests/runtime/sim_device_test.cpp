@@ -68,7 +68,7 @@ TEST(SimDevice, BitIdenticalToCpuUnder910bTilings) {
     EXPECT_GT(st.cost.cycles, 0.0);
   }
   EXPECT_TRUE(stats.steps[0].cost.cube);  // the MatMul runs on the cube cores
-  EXPECT_GT(stats.steps[0].cost.busy[static_cast<int>(sim::Pipe::kCube)], 0.0);
+  EXPECT_GT(stats.steps[0].cost.busy[static_cast<int>(Pipe::kCube)], 0.0);
 }
 
 TEST(SimDevice, TimingOnlyExecutesNothing) {
@@ -168,10 +168,10 @@ TEST(SimDevice, EinsumPredictedFromItsLaunches) {
   EXPECT_EQ(std::memcmp(got.data(), want.data(), static_cast<size_t>(got.nbytes())), 0);
 
   ASSERT_EQ(stats.steps.size(), 1u);
-  const sim::KernelCost& cost = stats.steps[0].cost;
+  const KernelCost& cost = stats.steps[0].cost;
   EXPECT_TRUE(cost.valid);
   EXPECT_FALSE(cost.host);
-  EXPECT_GT(cost.busy[static_cast<int>(sim::Pipe::kCube)], 0.0);
+  EXPECT_GT(cost.busy[static_cast<int>(Pipe::kCube)], 0.0);
   const Attrs resolved = op.resolve(eq);
   const DeviceSpec spec = ascend910b();
   LaunchContext ctx;
@@ -182,7 +182,7 @@ TEST(SimDevice, EinsumPredictedFromItsLaunches) {
   ctx.spec = &spec;
   const auto launches = op.launches_fn(ctx);
   ASSERT_EQ(launches.size(), 2u);
-  sim::KernelCost sum;
+  KernelCost sum;
   for (const ProgramLaunches& l : launches)
     sum.then(predict_program(*l.program, spec, sim::SimDevice("sim:910b").config()));
   EXPECT_DOUBLE_EQ(cost.cycles, sum.cycles);

@@ -9,14 +9,9 @@
 
 #include "registry/device_spec.h"
 #include "registry/tile_program.h"
+#include "runtime/prediction.h"
 
 namespace asc::sim {
-
-// The pipes of an AI core that the model accounts (Fixpipe's L0C -> GM writes count as MTE3; a
-// mixed kernel's AIC and AIV pipes of one kind are summed in busy).
-enum class Pipe : uint8_t { kMte2, kMte1, kMte3, kVector, kCube, kScalar };
-constexpr int kPipeCount = 6;
-std::string_view pipe_name(Pipe p);
 
 // The constants of the model (docs/SIM.md, "Constants"); defaults are the Atlas A2 / 910B figures.
 struct CostConfig {
@@ -41,46 +36,6 @@ struct CostConfig {
   double launch_us = 3.0;           // per kernel launch (host -> device task)
   // A cross-core flag between a mixed kernel's AIC and AIVs (set to seen), per side per hand-off.
   double cross_core_flag_cycles = 100;
-};
-
-// The predicted cost of one kernel launch.
-struct KernelCost {
-  bool valid = false;  // false: nothing predicted (not a sim run)
-  bool host = false;   // a host kernel (bandwidth-bound model), not a tile program
-  bool cube = false;   // the program uses the cube (its cores are cube cores)
-  bool view = false;   // a reshape-like host op: no data moves, no kernel is launched
-  bool mixed = false;  // cube and vector work: AIC + 2 AIVs per AI core, hand-offs through GM
-  int64_t cores = 0;   // cores the tiles ran on
-  double cycles = 0;   // device time of the kernel: the slowest core, pipeline fill included
-  double launch_cycles = 0;
-  double busy[kPipeCount] = {};  // busy cycles per pipe, summed over the cores
-  double gm_bytes = 0;           // bytes moved between GM and the cores (HBM and L2)
-  double macs = 0;               // cube MACs issued (padded to the fractal)
-  int64_t launches = 1;          // kernels this cost stands for (a control-flow node: its bodies')
-
-  double total_cycles() const { return cycles + launch_cycles; }
-  // Appends `k` run after this on the same stream (the kernels of a control-flow node's bodies).
-  void then(const KernelCost& k);
-  // Busy share of one pipe over the kernel's device time on its active cores.
-  double utilization(Pipe p) const;
-  // Cube busy cycles / (device time including the launch x every cube core of the chip).
-  double cube_utilization(const DeviceSpec& spec) const;
-};
-
-// Sums over the kernels of a run (or of many runs): the timeline is one stream, kernels in plan
-// order, each with its launch.
-struct CostTotals {
-  int64_t kernels = 0;
-  double cycles = 0;  // device time plus launches
-  double busy[kPipeCount] = {};
-  double gm_bytes = 0;
-  double macs = 0;
-
-  void add(const KernelCost& k);
-  void add(const CostTotals& t);
-  double seconds(const CostConfig& c) const { return cycles / c.clock_hz; }
-  // Cube busy cycles / (elapsed cycles x every cube core of the chip).
-  double cube_utilization(const DeviceSpec& spec) const;
 };
 
 // A tile program's launch. `optimized` overlap (max over pipes per stage) applies when some

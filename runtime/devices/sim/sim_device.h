@@ -1,7 +1,7 @@
-// The sim device ("sim:910b"): plans under the Ascend 910B DeviceSpec, executes on the cpu device
-// (which runs any legal tiling, so results are the cpu's under those tilings) and predicts every
-// kernel launch with the cost model (cost_model.h, docs/SIM.md). Predictions depend on the plan
-// only, so a plan can be predicted without being executed (ModelOptions::timing_only).
+// The sim:910b predictor (runtime/prediction.h): plans under the Ascend 910B DeviceSpec are
+// predicted launch by launch with the cost model (cost_model.h, docs/SIM.md). As a device name,
+// "sim:910b" is the cpu device under it (which runs any legal tiling, so results are the cpu's
+// under those tilings); `--predict sim:910b` puts another device (ascend-emu) under it.
 #pragma once
 
 #include <span>
@@ -11,19 +11,21 @@
 #include "registry/device_spec.h"
 #include "runtime/devices/sim/cost_model.h"
 #include "runtime/plan.h"
+#include "runtime/prediction.h"
 
 namespace asc::sim {
 
 // True for the simulated devices ("sim:910b").
 bool is_sim_device(const std::string& name);
 
-class SimDevice {
+class SimDevice final : public Predictor {
  public:
   // Throws Error listing the devices when `name` is not a simulated device.
   explicit SimDevice(const std::string& name, CostConfig config = {});
 
-  const std::string& name() const { return name_; }
-  const DeviceSpec& spec() const { return spec_; }
+  const std::string& name() const override { return name_; }
+  const DeviceSpec& spec() const override { return spec_; }
+  double clock_hz() const override { return config_.clock_hz; }
   const CostConfig& config() const { return config_; }
 
   // The cost of one step of a plan of `g`: its tile program, or its host kernel's bytes in and
@@ -33,9 +35,9 @@ class SimDevice {
   // `values`: the inputs' values known while planning (LaunchContext::values), which an op
   // launching a sequence of programs may need to list them (Resize's scales / sizes).
   KernelCost predict(const Graph& g, const PlanStep& s,
-                     std::span<const Tensor* const> values = {}) const;
+                     std::span<const Tensor* const> values = {}) const override;
   // One cost per step of the plan (empty for a dynamic plan).
-  std::vector<KernelCost> predict(const Graph& g, const Plan& p) const;
+  std::vector<KernelCost> predict(const Graph& g, const Plan& p) const override;
 
  private:
   std::string name_;
