@@ -327,15 +327,22 @@ ConvTile conv_accumulate(TileBuilder& t, const ConvGeom& g) {
     };
     if (c0 > 1) {  // whole C0 blocks of channels (tc is a multiple of C0, or all of C/G)
       x.dims[2].size = c1 * c0;
+      Im2col c5 = cols;
+      if (c5.k[0] > 1 && c5.d[0] > 1) {  // Load3D's depth is undilated: the box holds the
+        BoxDim& dd = x.dims[3];          // taps' depth slices alone (a strided view of D)
+        dd = BoxDim{w.in[0], w.in[1] * w.in[2] * w.d[0], Coord{}, c5.k[0]};
+        dd.step = w.d[0];
+        dd.phase = Coord{kAxisD, w.s[0], -w.pb[0]};
+        c5.d[0] = 1;
+      }
       wb.dims[2] = BoxDim{cg, win, Coord{kv.var, tc, 0}, c1 * c0};
       wb.dims.push_back(BoxDim{win, 1, Coord{}, win});
       Buf x5 = t.transpose(
-          t.copy_in(g.x_arg, x, Pos::kUB, "x", {c1, c0, cols.span(0), cols.span(1), cols.span(2)}),
-          1);
+          t.copy_in(g.x_arg, x, Pos::kUB, "x", {c1, c0, c5.span(0), c5.span(1), c5.span(2)}), 1);
       // [TM, C1, C0, window] -> [C1, window, C0, TM]: the K rows of W^T.
       Buf wk = t.gather(t.copy_in(g.w_arg, wb, Pos::kUB, "w", {tm, c1, c0, win}), {c1, win, c0, tm},
                         {c0 * win, 1, win, c1 * c0 * win}, 0, {c1 * win * c0, tm});
-      t.mmad(r.c, t.load_l0_im2col(x5, Pos::kL0A, cols), t.load_l0(wk, Pos::kL0B), kv);
+      t.mmad(r.c, t.load_l0_im2col(x5, Pos::kL0A, c5), t.load_l0(wk, Pos::kL0B), kv);
       return;
     }
     if (g.pointwise)  // X_g [channels, positions] as it is

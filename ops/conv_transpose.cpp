@@ -266,6 +266,9 @@ void relaid_phase_steps(TileBuilder& t, const TransposeGeom& tg, const ConvTile&
     cols.d[j] = tg.dim[j].xd;
     cols.out[j] = tile[j];
   }
+  // Load3D's depth is undilated: a dilated depth window's box holds the taps' slices alone.
+  const int64_t xd = cols.k[0] > 1 ? cols.d[0] : 1;
+  if (xd > 1) cols.d[0] = 1;
   t.loop(std::max<int64_t>(1, (cg + tc - 1) / tc), [&](Coord kv) {
     GmBox x;  // X[n, g, cb*TC : +C1*C0, q0 + x0 : +span]
     x.dims = {BoxDim{g.n, g.c * in_plane, t.grid(kAxisN), 1},
@@ -277,6 +280,11 @@ void relaid_phase_steps(TileBuilder& t, const TransposeGeom& tg, const ConvTile&
     for (int j = 0; j < 3; ++j) {
       const PhaseDim& p = tg.dim[j];
       x.dims.push_back(BoxDim{y.in[j], istride[j], Coord{kAxisD + j, tile[j], p.x0}, cols.span(j)});
+      if (j == 0 && xd > 1) {  // depth q + x0 + u * xd: a strided view of D
+        x.dims.back() = BoxDim{y.in[0], istride[0] * xd, Coord{}, cols.k[0]};
+        x.dims.back().step = xd;
+        x.dims.back().phase = Coord{kAxisD, 1, p.x0};
+      }
       BoxDim k{y.k[j], kstride[j] * p.ks, Coord{}, taps[j]};
       k.step = p.ks;
       k.phase = Coord{kAxisPhase + j, 1, p.k0 - (taps[j] - 1) * p.ks};

@@ -90,6 +90,12 @@ void add_conv(std::vector<OpCase>& c) {
                {in(f32, {1, 3, 6, 7, 5}), in(f32, {4, 3, 3, 3, 2})},
                {{"pads", V{1, 1, 0, 1, 1, 1}}, {"strides", V{2, 1, 2}}},
                "3d_kd3"});
+  // A dilated kernel depth: Load3D's depth is undilated, so the 910B's map box steps over it.
+  c.push_back({"Conv",
+               11,
+               {in(f32, {1, 3, 7, 5, 4}), in(f32, {2, 3, 2, 3, 2})},
+               {{"pads", V{1, 1, 0, 0, 1, 1}}, {"dilations", V{2, 1, 1}}},
+               "3d_dilated_depth"});
   // Groups of several channels (ResNeXt / RegNet blocks) and a window larger than the input.
   c.push_back({"Conv",
                11,
@@ -207,6 +213,11 @@ void add_conv_transpose(std::vector<OpCase>& c) {
                {in(f32, {1, 2, 2, 3, 2}), in(f32, {2, 2, 2, 2, 3})},
                {{"strides", V{2, 1, 2}}},
                "3d"});
+  c.push_back({"ConvTranspose",
+               11,
+               {in(f32, {1, 2, 3, 3, 2}), in(f32, {2, 2, 3, 2, 2})},
+               {{"dilations", V{2, 1, 1}}, {"strides", V{1, 2, 1}}},
+               "3d_dilated_depth"});
   c.push_back({"ConvTranspose", 11, {in(f16, {1, 2, 3, 3}), in(f16, {2, 2, 3, 3})}, {}});
   c.push_back({"ConvTranspose",
                1,

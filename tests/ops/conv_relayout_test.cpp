@@ -36,7 +36,7 @@ OpCase random_conv(std::mt19937& rng, int index) {
   for (int j = 0; j < rank; ++j) {
     w.push_back(pick(1, 3));
     strides.push_back(pick(1, 2));
-    dil.push_back(j > 0 || rank < 3 ? pick(1, 2) : 1);  // (Load3D's depth is undilated)
+    dil.push_back(pick(1, 2));
     x.push_back(pick((w.back() - 1) * dil.back() + 1, cells));
     pads[static_cast<size_t>(j)] = pick(0, w.back() - 1);
     pads[static_cast<size_t>(j + rank)] = pick(0, w.back() - 1);
