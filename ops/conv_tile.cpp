@@ -4,7 +4,9 @@
 // mmad accumulates the [output channels, positions] product in L0C, which is Y's NCHW layout.
 //
 // A pointwise conv (1x1, unit strides, no pads) is that product with X_g's [channels, positions]
-// box loaded as it is (load_l0).
+// box loaded as it is (load_l0). Under a fractal-layout spec (relayout_c0 below) the product is
+// Y^T instead: Load3D's feature map in L0A times W^T's K rows in L0B, both laid out by the vector
+// unit, and Y^T transposed back after the K loop.
 //
 //   c (L0C, f32 [TM, TOH * TOW])
 //   for cb in [0, ceil(C/G / TC)):
@@ -136,12 +138,12 @@ bool given(const LaunchContext& ctx, int i) {
 
 }  // namespace
 
-// On a device whose cube reads fractal layouts (Ascend's Load3D takes NC1HWC0 maps only), the
-// vector unit lays each K step's map and weight block out for it: channels in blocks of C0 =
-// 32 / sizeof(T), the map's [C1, C0, D, H, W] transposed into NC1HWC0's [C1, D, H, W, C0] and
-// the weight's [TM, C1, C0, window] into [TM, C1, window, C0], K's (c1, window, c0) order of
-// Load3D; a K step holds whole C0 blocks (the last one's channels past C/G zero), and as many
-// as make K whole 16-row fractals (relayout_channels).
+// On a device whose cube reads fractal layouts (Ascend's Load3D takes NC1HWC0 maps only, into
+// L0A as the feature map), the vector unit lays each K step's map and weight block out for it:
+// channels in blocks of C0 = 32 / sizeof(T), the map's [C1, C0, D, H, W] transposed into
+// NC1HWC0's [C1, D, H, W, C0] and the weight's [TM, C1, C0, window] gathered into W^T's K rows
+// [(c1, window, c0), TM], Load3D's K order; a K step holds whole C0 blocks (the last one's
+// channels past C/G zero), as many as make K whole 16-row fractals (relayout_channels).
 int64_t relayout_c0(const LaunchContext& ctx, const ConvGeom& g) {
   if (!ctx.spec->fractal_layout || g.pointwise || g.ints || g.panel > 0) return 1;
   return 32 / static_cast<int64_t>(dtype_size(ctx.inputs.at(g.x_arg).dtype));
@@ -325,7 +327,7 @@ ConvTile conv_accumulate(TileBuilder& t, const ConvGeom& g) {
         BoxDim{mg, k, r.m0, tm},
         BoxDim{k, 1, Coord{kv.var, tc * win, 0}, tc * win},
     };
-    if (c0 > 1) {  // whole C0 blocks of channels (tc is a multiple of C0, or all of C/G)
+    if (c0 > 1) {  // whole C0 blocks of channels (tc a multiple of the unit, or all of C/G)
       x.dims[2].size = c1 * c0;
       Im2col c5 = cols;
       if (c5.k[0] > 1 && c5.d[0] > 1) {  // Load3D's depth is undilated: the box holds the

@@ -47,9 +47,9 @@ void Emitter::emit_instr(int pc) {
       if (src >= 0 && p_.buffers[src].pos == Pos::kL0C &&
           std::find(l0c.begin(), l0c.end(), src) == l0c.end())
         l0c.push_back(src);
-  // A vector result the cube loads (attention's probabilities): the AIV that owns the tile
-  // writes it to its workspace slot and both AIVs set flag 2; the AIC waits for it and copies it
-  // into L1 in the cube's layout, where the load reads it.
+  // A vector result the cube loads (attention's probabilities, a conv's relaid map and weight
+  // block): the AIV that owns the tile writes it to its workspace slot and both AIVs set flag 2;
+  // the AIC waits for it and copies it into L1 in the cube's layout, where the load reads it.
   const bool from_ub = (in.kind == InstrKind::kLoadL0 || in.kind == InstrKind::kLoadIm2col) &&
                        p_.buffers[in.src[0]].pos == Pos::kUB;
   if (side_ == Side::kAic) {
@@ -121,9 +121,9 @@ bool Emitter::cube_instr(const Instr& in) const {
 }
 
 // The AIC's side of a vector result the cube loads: wait for the AIVs (flag 2), then the
-// workspace slot into the L1 stage as Nz (DataCopy with Nd2NzParams; a float B as one Nz matrix
-// per 16 k rows, as copy_in_l1 lays it), which the load reads; a
-// Load3D's map (laid out NC1HWC0 by the AIVs) as it is. Flag 3 tells the AIVs the slot is free.
+// workspace slot into the L1 stage, where the load reads it: as Nz (DataCopy with Nd2NzParams; a
+// float B as one Nz matrix per 16 k rows, as copy_in_l1 lays it), or a Load3D map (laid out
+// NC1HWC0 by the AIVs) as it is. Flag 3 tells the AIVs the slot is free again.
 void Emitter::ub_to_l1(int pc) {
   const int src = p_.instrs[pc].src[0];
   if (p_.instrs[pc].kind == InstrKind::kLoadIm2col) {
