@@ -4,12 +4,15 @@
 // ops/conv_tile.cpp), and the results are the naive reference's over seeded random
 // geometries: 1-D to 3-D, groups, strides, dilations, pads, odd channel counts (a partial last C0
 // block), f32 and f16, an empty batch. The cpu's own spec keeps the NCHW map (no transposes).
+// And the gather's views: inside their buffer, or refused naming them.
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "ops/op_cases.h"
 #include "ops/ops.h"
+#include "registry/dsl.h"
+#include "registry/error.h"
 #include "runtime/devices/cpu/cpu_device.h"
 #include "runtime/op_runner.h"
 
@@ -107,6 +110,54 @@ TEST(ConvRelayout, CpuSpecKeepsTheNchwMap) {
   EXPECT_EQ(transposes, 0);
   EXPECT_GT(maps, 0);
   EXPECT_EQ(compare(got[0], run_reference(op, c.attrs, inputs)[0], 1e-4, 1e-4), "");
+}
+
+// TileBuilder::gather records a view inside its source (negative strides read backwards) and
+// refuses one that leaves it, or an element count `as` does not keep, naming the view.
+TEST(Gather, ViewsStayInsideTheirBuffer) {
+  const OpDef& def = global_registry().lookup("", "Relu", 14);
+  const Attrs resolved = def.resolve({});
+  const DeviceSpec spec = ascend910b();
+  LaunchContext ctx;
+  ctx.op = &def;
+  ctx.inputs = {TensorDesc{DType::kF32, {4, 8}}};
+  ctx.outputs = ctx.inputs;
+  ctx.attrs = &resolved;
+  ctx.spec = &spec;
+  TilingData td;
+  td.grid = {1};
+  const auto with_view = [&](Shape dims, Shape strides, int64_t offset, Shape as) {
+    return trace(ctx, td, [&](TileBuilder& t) {
+      GmBox b;
+      b.dims = {BoxDim{4, 8, Coord{}, 4}, BoxDim{8, 1, Coord{}, 8}};
+      const Buf g = t.gather(t.copy_in(0, b), dims, strides, offset, as);
+      t.copy_out(0, g, b);
+    });
+  };
+  const TileProgram p = with_view({8, 4}, {-1, 8}, 7, {4, 8});  // reversed columns, transposed
+  ASSERT_EQ(count(p, InstrKind::kGather), 1);
+  for (const Instr& in : p.instrs)
+    if (in.kind == InstrKind::kGather) {
+      EXPECT_EQ(in.box.offset, 7);
+      EXPECT_EQ(in.box.dims[0].stride, -1);
+      EXPECT_EQ(p.buffers[static_cast<size_t>(in.dst)].dims, (Shape{4, 8}));
+    }
+  const auto refused = [&](Shape dims, Shape strides, int64_t offset, Shape as) {
+    try {
+      with_view(dims, strides, offset, as);
+    } catch (const ShapeError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_NE(refused({8, 4}, {-1, 8}, 6, {4, 8})
+                .find("gather of [8,4] at strides [-1,8] from "
+                      "element 6 of UB [4,8]"),
+            std::string::npos);
+  EXPECT_NE(refused({4, 8}, {8, 1}, 1, {4, 8}).find("(a view inside a UB or L0C buffer)"),
+            std::string::npos);
+  EXPECT_NE(refused({4, 8}, {8, 1}, 0, {5, 8}).find("shaped as [5,8] (a different element count)"),
+            std::string::npos);
 }
 
 }  // namespace
