@@ -254,9 +254,18 @@ TilingData conv_tiling(const LaunchContext& ctx, const ConvGeom& g, int64_t epil
         const double a_reuse = spec.matmul.keeps_a && stays
                                    ? static_cast<double>(std::min(p_tiles, ceil_div(tiles, cores)))
                                    : 1.0;
+        // The relayout (c0 > 1), in MACs of the 4096-MAC cube: per K step two operands through
+        // the workspace (a cross-core flag each way, a copy on each side: ~140 cycles) and
+        // about 300 per element gathered and moved (two vector repeats per 256 bytes, the L2
+        // round trip); per tile the product's hand-off back and its transpose.
+        const double handoff = 6e5, relay = 300;
+        const double relaid =
+            c0 > 1 ? steps * (2 * handoff + relay * static_cast<double>(map + tm * kb)) + handoff +
+                         relay * static_cast<double>(tm * tp)
+                   : 0.0;
         const double per_tile = m * p * k + (read_only ? read_a : pack_a) * m * k / a_reuse +
                                 pack_cols * k * static_cast<double>(tp) + c_step * m * p * steps +
-                                step_fixed * steps;
+                                step_fixed * steps + relaid;
         const double working = static_cast<double>((tm * kb + kb * tp) * es + tm * tp * 4);
         const double spill =
             spec.shared_cache_bytes > 0 && working > spec.shared_cache_bytes ? 1.5 : 1.0;
