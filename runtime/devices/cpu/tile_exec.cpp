@@ -39,23 +39,43 @@ void check_panels(const TileProgram& p, const Instr& in, DType dt, const BufStat
 }
 
 // dst = the view `v` of src's dense elements (TileBuilder::gather): dst element i, in the view's
-// order, at row i / cols, column i % cols of rows `rs` apart (a result bound to GM).
-void gather_view(size_t es, const std::byte* src, std::byte* dst, int64_t rs, int64_t cols,
-                 const GmBox& v) {
-  const int64_t n = numel(v.sizes());
+// order, at row i / cols, column i % cols of rows `rs` apart (a result bound to GM). A run of
+// the view's innermost dim at a time; the outer dims advance as an odometer.
+template <typename T>
+void gather_view_as(const T* src, T* dst, int64_t rs, int64_t cols, const GmBox& v) {
   const size_t r = v.dims.size();
+  const int64_t n = numel(v.sizes());
+  const int64_t inner = r > 0 ? v.dims[r - 1].size : 1, step = r > 0 ? v.dims[r - 1].stride : 0;
   cols = std::max<int64_t>(cols, 1);
   std::vector<int64_t> idx(r, 0);
   int64_t at = v.offset;
-  for (int64_t i = 0; i < n; ++i) {
-    std::memcpy(dst + static_cast<size_t>(i / cols * rs + i % cols) * es,
-                src + static_cast<size_t>(at) * es, es);
-    for (size_t j = r; j-- > 0;) {  // the next element: an odometer over the view's dims
+  for (int64_t i = 0; i < n; i += inner) {
+    for (int64_t e = 0; e < inner; ++e)
+      dst[(i + e) / cols * rs + (i + e) % cols] = src[at + e * step];
+    for (size_t j = r > 0 ? r - 1 : 0; j-- > 0;) {
       at += v.dims[j].stride;
       if (++idx[j] < v.dims[j].size) break;
       at -= v.dims[j].stride * v.dims[j].size;
       idx[j] = 0;
     }
+  }
+}
+
+void gather_view(size_t es, const std::byte* src, std::byte* dst, int64_t rs, int64_t cols,
+                 const GmBox& v) {
+  const auto run = [&](auto tag) {
+    using T = decltype(tag);
+    gather_view_as(reinterpret_cast<const T*>(src), reinterpret_cast<T*>(dst), rs, cols, v);
+  };
+  switch (es) {
+    case 1:
+      return run(uint8_t{});
+    case 2:
+      return run(uint16_t{});
+    case 4:
+      return run(uint32_t{});
+    default:
+      return run(uint64_t{});
   }
 }
 
